@@ -1,0 +1,5 @@
+import sys
+
+from companion.cli.main import main
+
+sys.exit(main())

@@ -1,0 +1,119 @@
+"""Domino tiles as small hashable values with a notation that round-trips.
+
+>>> Tile.parse("7-4")
+Tile(4, 7)
+>>> str(Tile(4, 7))
+'4-7'
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+from .errors import InvalidTileError, TileNotInSetError
+
+#: Largest set the project knows pip layouts for.
+MAX_SET = 18
+SETS = (6, 9, 12, 15, 18)
+
+# Players write tiles "4-7", "4:7", "4|7", "4/7" or "4 7"; the order of the halves is free.
+_TILE_RE = re.compile(r"^\s*\[?\s*(\d{1,2})\s*(?:[-:|/,xX]|\s)\s*(\d{1,2})\s*\]?\s*$")
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Tile:
+    """One domino. Always stored low half first, so ``Tile(7, 4) == Tile(4, 7)``."""
+
+    low: int
+    high: int
+
+    def __init__(self, a: int, b: int) -> None:
+        for v in (a, b):
+            if not isinstance(v, int) or isinstance(v, bool) or v < 0 or v > MAX_SET:
+                raise InvalidTileError(f"tile halves must be whole numbers 0-{MAX_SET}, got {a!r}-{b!r}")
+        lo, hi = (a, b) if a <= b else (b, a)
+        object.__setattr__(self, "low", lo)
+        object.__setattr__(self, "high", hi)
+
+    @classmethod
+    def parse(cls, text: str | Tile) -> Tile:
+        """Parse ``"4-7"``, ``"7-4"``, ``"4:7"``, ``"4|7"``; a Tile passes through."""
+        if isinstance(text, Tile):
+            return text
+        if not isinstance(text, str):
+            raise InvalidTileError(f"a tile is written like 4-7, got {text!r}")
+        m = _TILE_RE.match(text)
+        if not m:
+            raise InvalidTileError(f"cannot read {text!r} as a tile; write it like 4-7")
+        a, b = int(m.group(1)), int(m.group(2))
+        if a > MAX_SET or b > MAX_SET:
+            raise InvalidTileError(f"{text!r}: no domino set has a half above {MAX_SET}")
+        return cls(a, b)
+
+    def __str__(self) -> str:
+        return f"{self.low}-{self.high}"
+
+    def __repr__(self) -> str:
+        return f"Tile({self.low}, {self.high})"
+
+    @property
+    def is_double(self) -> bool:
+        return self.low == self.high
+
+    @property
+    def pips(self) -> int:
+        return self.low + self.high
+
+    def has(self, value: int) -> bool:
+        return value in (self.low, self.high)
+
+    def other(self, value: int) -> int:
+        """The half left free when this tile is joined on ``value``."""
+        if value == self.low:
+            return self.high
+        if value == self.high:
+            return self.low
+        raise ValueError(f"{self} has no {value}")
+
+    def in_set(self, top: int) -> bool:
+        return self.high <= top
+
+
+def double(n: int) -> Tile:
+    return Tile(n, n)
+
+
+def full_set(top: int) -> tuple[Tile, ...]:
+    """Every tile of the double-``top`` set, in a fixed order."""
+    return tuple(Tile(a, b) for a in range(top + 1) for b in range(a, top + 1))
+
+
+def set_size(top: int) -> int:
+    return (top + 1) * (top + 2) // 2
+
+
+def check_in_set(tile: Tile, top: int) -> Tile:
+    if not tile.in_set(top):
+        raise TileNotInSetError(f"{tile} is not in a double-{top} set (halves go up to {top})")
+    return tile
+
+
+def parse_tiles(items: str | Iterable[str | Tile], top: int | None = None) -> list[Tile]:
+    """Parse a comma/space separated list (``"3-4, 0-0"``) or an iterable of tiles."""
+    if isinstance(items, str):
+        parts = [p for p in re.split(r"[,;]\s*|\s+(?=\d+\s*[-:|/]\s*\d)", items.strip()) if p.strip()]
+    else:
+        parts = list(items)
+    tiles = [Tile.parse(p) for p in parts]
+    if top is not None:
+        for t in tiles:
+            check_in_set(t, top)
+    return tiles
+
+
+def iter_values(tiles: Iterable[Tile]) -> Iterator[int]:
+    for t in tiles:
+        yield t.low
+        yield t.high

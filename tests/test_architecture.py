@@ -1,0 +1,135 @@
+"""The import arrows from the design card, checked on the source itself.
+
+rules <- match <- storage; vision reads only the rules; app and CLI on top; torch only in training.
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+STDLIB = set(sys.stdlib_module_names)
+TRAINING_ONLY = {"torch", "torchvision", "ultralytics", "cv2"}
+
+
+def _imports(path: Path) -> set[str]:
+    """Absolute dotted names imported by a file (relative imports resolved against its package)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    pkg = path.relative_to(ROOT).with_suffix("").parts[:-1]
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = pkg[: len(pkg) - (node.level - 1)]
+                mod = ".".join((*base, node.module)) if node.module else ".".join(base)
+            else:
+                mod = node.module or ""
+            found.add(mod)
+            found.update(f"{mod}.{a.name}" for a in node.names)
+    return found
+
+
+def _files(pkg: str) -> list[Path]:
+    return sorted((ROOT / pkg).rglob("*.py"))
+
+
+def _ours(name: str) -> bool:
+    return name.split(".")[0] in {"companion", "vision", "datasets"}
+
+
+def _violations(pkg: str, allowed_ours: tuple[str, ...], extra_check=None) -> list[str]:
+    bad = []
+    for f in _files(pkg):
+        for name in _imports(f):
+            if _ours(name) and not name.startswith(allowed_ours):
+                bad.append(f"{f.relative_to(ROOT)} imports {name}")
+            if extra_check:
+                bad.extend(extra_check(f, name))
+    return bad
+
+
+def test_rules_core_imports_only_stdlib_and_itself():
+    def stdlib_only(f: Path, name: str) -> list[str]:
+        top = name.split(".")[0]
+        if top and not _ours(name) and top not in STDLIB and top != "__future__":
+            return [f"{f.relative_to(ROOT)} imports third-party {name}"]
+        return []
+
+    assert _violations("companion/rules", ("companion.rules",), stdlib_only) == []
+
+
+def test_match_imports_rules_only():
+    if not (ROOT / "companion/match").exists():
+        pytest.skip("companion/match not built yet")
+    assert _violations("companion/match", ("companion.rules", "companion.match")) == []
+
+
+def test_storage_sits_on_match():
+    if not (ROOT / "companion/storage").exists():
+        pytest.skip("companion/storage not built yet")
+    allowed = ("companion.rules", "companion.match", "companion.storage")
+    assert _violations("companion/storage", allowed) == []
+
+
+def test_reader_imports_only_rules_and_no_training_stack():
+    def no_training(f: Path, name: str) -> list[str]:
+        if f.name.startswith("train"):
+            return []
+        if name.split(".")[0] in TRAINING_ONLY:
+            return [f"{f.relative_to(ROOT)} imports {name} (training-only)"]
+        return []
+
+    allowed = ("companion.rules", "vision", "datasets")
+    assert _violations("vision", allowed, no_training) == []
+
+
+def test_nothing_below_imports_app_or_cli():
+    bad = []
+    for pkg in ("companion/rules", "companion/match", "companion/storage", "vision", "datasets"):
+        if not (ROOT / pkg).exists():
+            continue
+        for f in _files(pkg):
+            bad += [
+                f"{f.relative_to(ROOT)} imports {n}"
+                for n in _imports(f)
+                if n.startswith(("companion.app", "companion.cli"))
+            ]
+    assert bad == []
+
+
+def test_torch_only_in_training_code():
+    bad = []
+    for pkg in ("companion", "vision", "datasets"):
+        for f in _files(pkg):
+            if f.name.startswith("train"):
+                continue
+            bad += [
+                f"{f.relative_to(ROOT)} imports {n}"
+                for n in _imports(f)
+                if n.split(".")[0] in ("torch", "torchvision", "ultralytics")
+            ]
+    assert bad == []
+
+
+def test_app_side_runtime_never_loads_torch():
+    """Importing everything the app and CLI use at run time leaves torch unloaded."""
+    mods = ["companion.cli.main", "companion.rules"]
+    for m in ("companion.app", "companion.match", "companion.storage", "vision.reader"):
+        if (ROOT / (m.replace(".", "/") + ".py")).exists() or (ROOT / m.replace(".", "/")).is_dir():
+            mods.append(m)
+    code = (
+        "import importlib, sys\n"
+        f"for m in {mods!r}: importlib.import_module(m)\n"
+        "from companion.cli.main import build_parser; build_parser()\n"
+        "bad = sorted(k for k in sys.modules if k.split('.')[0] in ('torch', 'ultralytics', 'cv2'))\n"
+        "print(','.join(bad))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ""

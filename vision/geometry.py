@@ -1,0 +1,79 @@
+"""Oriented tile boxes and the crops cut from them, shared by data making, training and reading.
+
+One convention everywhere: an oriented box is ``(cx, cy, length, width, angle)`` in image
+pixels, ``length >= width`` along the tile's long axis, ``angle`` in radians of that long
+axis from the +x axis. A tile crop is resampled so the long axis is vertical: ``size`` wide
+and ``2 * size`` high, half A on top, half B below. Training crops and runtime crops go
+through the same function, so the half reader sees at run time exactly what it was taught on.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from PIL import Image
+
+
+@dataclass(frozen=True, slots=True)
+class OrientedBox:
+    cx: float
+    cy: float
+    length: float
+    width: float
+    angle: float  # radians, direction of the long axis
+
+    def __post_init__(self) -> None:
+        if not (self.length > 0 and self.width > 0):
+            raise ValueError(f"box sides must be positive, got {self.length}x{self.width}")
+
+    @classmethod
+    def from_xywhr(cls, cx: float, cy: float, w: float, h: float, r: float) -> OrientedBox:
+        """From ultralytics' OBB ``xywhr`` (w along angle r); the long side becomes ``length``."""
+        if h > w:
+            return cls(float(cx), float(cy), float(h), float(w), float(r) + math.pi / 2)
+        return cls(float(cx), float(cy), float(w), float(h), float(r))
+
+    def axes(self) -> tuple[np.ndarray, np.ndarray]:
+        u = np.array([math.cos(self.angle), math.sin(self.angle)])
+        v = np.array([-math.sin(self.angle), math.cos(self.angle)])
+        return u, v
+
+    def corners(self) -> np.ndarray:
+        """Four corners (4x2): end-A left, end-B left, end-B right, end-A right."""
+        u, v = self.axes()
+        c = np.array([self.cx, self.cy])
+        hl, hw = u * self.length / 2, v * self.width / 2
+        return np.stack([c - hl - hw, c + hl - hw, c + hl + hw, c - hl + hw])
+
+    def scaled(self, s: float) -> OrientedBox:
+        return OrientedBox(self.cx * s, self.cy * s, self.length * s, self.width * s, self.angle)
+
+    def padded(self, frac: float) -> OrientedBox:
+        return OrientedBox(self.cx, self.cy, self.length * (1 + frac), self.width * (1 + frac), self.angle)
+
+    def aabb(self) -> tuple[float, float, float, float]:
+        pts = self.corners()
+        return (float(pts[:, 0].min()), float(pts[:, 1].min()), float(pts[:, 0].max()), float(pts[:, 1].max()))
+
+    def to_list(self) -> list[float]:
+        return [round(self.cx, 2), round(self.cy, 2), round(self.length, 2), round(self.width, 2),
+                round(math.degrees(self.angle) % 360.0, 2)]
+
+
+def rectify(image: Image.Image, box: OrientedBox, size: int = 64, pad: float = 0.0) -> Image.Image:
+    """Cut the tile under ``box`` out of ``image`` as an upright ``size`` x ``2*size`` crop."""
+    b = box.padded(pad) if pad else box
+    quad = b.corners()  # upper-left, lower-left, lower-right, upper-right of the output
+    data = tuple(float(x) for x in quad.reshape(-1))
+    return image.transform((size, 2 * size), Image.Transform.QUAD, data, resample=Image.Resampling.BILINEAR)
+
+
+def split_halves(crop: Image.Image) -> tuple[Image.Image, Image.Image]:
+    """The two halves of an upright tile crop, each square; half B is turned 180 degrees so
+    both halves are seen from the tile's divider outwards the same way."""
+    w, h = crop.size
+    a = crop.crop((0, 0, w, h // 2))
+    b = crop.crop((0, h // 2, w, h)).rotate(180)
+    return a, b
