@@ -3,6 +3,8 @@
 Imports nothing of the project's outside this package and nothing outside the standard library.
 """
 
+from .bots import BOTS, GreedyBot, RandomBot, make_bot
+from .engine import DRAW, PASS, RoundState, deal_round, new_round, play_out
 from .errors import (
     ChickenFootError,
     IllegalPlayError,
@@ -13,6 +15,21 @@ from .errors import (
     TileNotInSetError,
     UnknownPresetError,
 )
+from .layout import (
+    REASON_CODES,
+    REASONS,
+    Layout,
+    LayoutError,
+    OpenEnd,
+    Placement,
+    Problem,
+    Report,
+    Table,
+    Verdict,
+    check_layout,
+    judge_play,
+)
+from .plays import Play, legal_plays
 from .ruleset import (
     DEFAULT_PRESET,
     OPTIONS,
@@ -27,34 +44,63 @@ from .ruleset import (
     get_rules,
     parse_option,
 )
+from .simulate import MatchResult, decide_winners, simulate, simulate_match
 from .tiles import SETS, Tile, check_in_set, double, full_set, parse_tiles, set_size
 
 __all__ = [
+    "BOTS",
     "DEFAULT_PRESET",
+    "DRAW",
     "OPTIONS",
+    "PASS",
     "PRESETS",
+    "REASONS",
+    "REASON_CODES",
     "SETS",
     "ChickenFootError",
     "DrawPolicy",
     "FirstPlayer",
+    "GreedyBot",
     "IllegalPlayError",
     "InputError",
     "InvalidOptionError",
     "InvalidTileError",
+    "Layout",
+    "LayoutError",
     "MatchLength",
+    "MatchResult",
     "MissingDouble",
+    "OpenEnd",
+    "Placement",
+    "Play",
     "PlayerCountError",
+    "Problem",
+    "RandomBot",
+    "Report",
+    "RoundState",
     "RuleSet",
     "Start",
+    "Table",
     "TieBreak",
     "Tile",
     "TileNotInSetError",
     "UnknownPresetError",
+    "Verdict",
     "check_in_set",
+    "check_layout",
+    "deal_round",
+    "decide_winners",
     "double",
     "full_set",
     "get_rules",
+    "judge_play",
+    "legal_plays",
+    "make_bot",
+    "new_round",
     "parse_option",
     "parse_tiles",
+    "play_out",
     "set_size",
+    "simulate",
+    "simulate_match",
 ]

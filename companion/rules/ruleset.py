@@ -379,7 +379,9 @@ PRESETS: dict[str, RuleSet] = {
             set=6, hand_size=5,
             start=Start.HOLDER, missing_double=MissingDouble.NEXT_HIGHEST,
             first_player=FirstPlayer.AFTER_HOLDER,
-            spokes=4, toes=3, draw=DrawPolicy.MUST_PLAY, zero_zero=50,
+            # The seed counts the dots; 50 or 25 for the 0-0 is a house rule it names (and
+            # only plays with engraved sets), so those are options here.
+            spokes=4, toes=3, draw=DrawPolicy.MUST_PLAY, zero_zero=0,
             tie_break=TieBreak.NONE,
             end_when_foot_dead=True,
         ),
@@ -416,7 +418,9 @@ def describe(r: RuleSet) -> list[str]:
         lo = r.min_players
         for upto, top in r.set_by_players:
             if upto >= lo:
-                parts.append(f"double-{top} for {lo}-{min(upto, r.max_players)} players")
+                hi = min(upto, r.max_players)
+                who = f"{lo} players" if lo == hi else f"{lo}-{hi} players"
+                parts.append(f"double-{top} for {who}")
                 lo = upto + 1
         lines.append("Set: " + "; ".join(parts) + ".")
     if r.hand_size is not None:

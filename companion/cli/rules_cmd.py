@@ -1,0 +1,150 @@
+"""``chickenfoot rules``, ``check`` and ``simulate``: the rules core on the command line.
+
+Exit codes: 0 legal / done, 1 the layout or the play breaks a rule, 2 unusable input (bad file,
+bad JSON, unknown preset, a tile that is not in the set, a play on a tile not on the table),
+always with a one-line message and never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from companion.cli.main import EXIT_FAIL, EXIT_OK, emit
+from companion.rules.errors import InputError, TileNotInSetError
+from companion.rules.layout import NOT_IN_SET, UNKNOWN_TARGET, Layout, check_layout, resolve_rules
+from companion.rules.ruleset import DEFAULT_PRESET, PRESETS, RuleSet, get_rules, parse_option
+from companion.rules.simulate import simulate
+from companion.rules.tiles import Tile
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("rules", help="list the rule presets, or show one in full",
+                       description="List the rule presets, or show one in full.")
+    p.add_argument("name", nargs="?", help="preset to show (omit to list them all)")
+    p.add_argument("--option", "-o", action="append", default=[], metavar="KEY=VALUE",
+                   help="change an option of the shown preset (repeatable)")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=cmd_rules)
+
+    c = sub.add_parser("check", help="check a layout file; judge one play with --play/--on",
+                       description="Check every rule of a layout file at once and list its open "
+                       "ends; with --play TILE --on TILE, judge that one play. Exit 0 legal, 1 not, "
+                       "2 unusable input.")
+    c.add_argument("layout", metavar="LAYOUT.json", help="the layout file")
+    c.add_argument("--rules", metavar="NAME", help="rules preset (default: the file's, else "
+                   f"{DEFAULT_PRESET})")
+    c.add_argument("--play", metavar="TILE", help="a tile to judge, e.g. 4-7")
+    c.add_argument("--on", metavar="TILE", help="the tile on the table it is laid against")
+    c.add_argument("--json", action="store_true", help="print JSON")
+    c.set_defaults(func=cmd_check)
+
+    s = sub.add_parser("simulate", help="simulate matches with seeded bots",
+                       description="Simulate matches with seeded bots. The same seed always "
+                       "prints the same output.")
+    s.add_argument("--rules", metavar="NAME", default=DEFAULT_PRESET,
+                   help=f"rules preset (default {DEFAULT_PRESET})")
+    s.add_argument("--players", "-n", type=int, metavar="N",
+                   help="players (default 4, or the nearest count the rules allow)")
+    s.add_argument("--seed", type=int, default=0, metavar="S", help="random seed (default 0)")
+    s.add_argument("--matches", type=int, default=1, metavar="M", help="matches (default 1)")
+    s.add_argument("--bot", choices=("random", "greedy"), default="greedy",
+                   help="bot for every seat (default greedy)")
+    s.add_argument("--option", "-o", action="append", default=[], metavar="KEY=VALUE",
+                   help="change a rule option, e.g. draw=must-play (repeatable)")
+    s.add_argument("--json", action="store_true", help="print JSON")
+    s.set_defaults(func=cmd_simulate)
+
+
+def _rules_with_options(name: str, options: list[str]) -> RuleSet:
+    return get_rules(name, dict(parse_option(o) for o in options) if options else None)
+
+
+# ------------------------------------------------------------------------------- rules
+def cmd_rules(args: argparse.Namespace) -> int:
+    if args.name is None:
+        if args.option:
+            raise InputError("--option needs a preset name: chickenfoot rules NAME --option KEY=VALUE")
+        rows = [{"name": r.name, "title": r.title, "source": r.source, "summary": r.summary}
+                for r in PRESETS.values()]
+        width = max(len(r["name"]) for r in rows)
+        text = "\n".join(f"{r['name']:<{width}}  {r['title']}: {r['summary']}" for r in rows)
+        emit(rows, args.json, text)
+        return EXIT_OK
+    rules = _rules_with_options(args.name, args.option)
+    data = {**rules.to_dict(), "describe": rules.describe()}
+    lines = [f"{rules.title} ({rules.name})", f"Source: {rules.source}" if rules.source else ""]
+    lines = [x for x in lines if x] + [f"- {s}" for s in rules.describe()]
+    emit(data, args.json, "\n".join(lines))
+    return EXIT_OK
+
+
+# ------------------------------------------------------------------------------- check
+def cmd_check(args: argparse.Namespace) -> int:
+    if (args.play is None) != (args.on is None):
+        raise InputError("--play and --on go together: --play 4-7 --on 9-4")
+    layout = Layout.load(args.layout)
+    rules = resolve_rules(layout, args.rules)
+    report = check_layout(layout, rules)
+    bad = [p for p in report.problems if p.code == NOT_IN_SET]
+    if bad:
+        raise TileNotInSetError(f"{args.layout}: " + "; ".join(p.message for p in bad))
+    data = report.to_dict()
+    lines = report.summary_lines()
+    ok = report.legal
+    if args.play is not None:
+        verdict = report.judge(Tile.parse(args.play), Tile.parse(args.on))
+        if verdict.code in (NOT_IN_SET, UNKNOWN_TARGET):
+            raise InputError(verdict.message)
+        data["play"] = verdict.to_dict()
+        t = report.table
+        lines.append(f"Play {t.show(verdict.tile, t.value.get(verdict.on))} on {t.show(verdict.on)}: "
+                     f"{'legal' if verdict.legal else 'not legal'} [{verdict.code}] {verdict.message}")
+        ok = ok and verdict.legal
+    emit(data, args.json, "\n".join(lines))
+    return EXIT_OK if ok else EXIT_FAIL
+
+
+# ---------------------------------------------------------------------------- simulate
+def cmd_simulate(args: argparse.Namespace) -> int:
+    if args.matches < 1:
+        raise InputError(f"--matches must be 1 or more, not {args.matches}")
+    rules = _rules_with_options(args.rules, args.option)
+    players = args.players
+    if players is None:
+        players = min(max(4, rules.min_players), rules.max_players)
+    rules.check_players(players)
+    data = simulate(rules, players, args.seed, args.matches, args.bot)
+    emit(data, args.json, None if args.json else "\n".join(_simulate_lines(data)))
+    return EXIT_OK
+
+
+def _simulate_lines(data: dict[str, Any]) -> list[str]:
+    rules = data["rules"]
+    lines = [f"{rules['title']} ({rules['name']}), {data['players']} players, {data['bot']} bots, "
+             f"seed {data['seed']}"]
+    for m in data["matches"]:
+        lines.append(f"Match {m['match']}:")
+        for r in m["rounds"]:
+            draws = sum(1 for t in r["turns"] if t["action"] == "draw")
+            passes = sum(1 for t in r["turns"] if t["action"] == "pass")
+            hub = r["hub"] if r["hub"] == r["round_double"] else f"{r['hub']} (for {r['round_double']})"
+            if r["end"] == "out":
+                end = f"seat {r['out']} went out"
+            elif r["end"] == "dead-foot":
+                end = f"the {r['dead_foot']} foot could not be completed"
+            else:
+                end = "blocked"
+            lines.append(
+                f"  round {r['round']}: hub {hub}, seat {r['first_player']} first, "
+                f"{len(r['plays'])} plays, {draws} draws, {passes} passes; {end}; "
+                f"penalties {', '.join(map(str, r['penalties']))}; "
+                f"totals {', '.join(map(str, r['totals']))}"
+            )
+        winners = ", ".join(f"seat {w}" for w in m["winners"])
+        verdict = {"win": "wins", "draw": "draw", "shared": "share first place"}[m["result"]]
+        lines.append(f"  totals {', '.join(map(str, m['totals']))}: {winners} {verdict}"
+                     + (f" ({m['decided_by']})" if m["decided_by"] not in ("lowest-total", "tied") else "")
+                     + (f"; seat(s) {', '.join(map(str, m['losers']))} passed the loss total"
+                        if m["losers"] else ""))
+    return lines

@@ -1,0 +1,478 @@
+"""The round engine: hidden hands, boneyard, draws, passes, going out, blocked rounds.
+
+OpenSpiel-style: the :class:`~companion.rules.ruleset.RuleSet` is frozen and lives apart from
+the changing :class:`RoundState`; all randomness comes from the ``random.Random`` passed to
+:func:`new_round` (the shuffle), so a seed replays a round exactly. ``state.apply(action)``
+changes the state in place (fast, for simulation); ``state.child(action)`` returns a new state
+and leaves the original untouched.
+
+Actions are :class:`~companion.rules.plays.Play` tuples, :data:`DRAW` or :data:`PASS`. Only
+the player to act has choices, and :meth:`RoundState.legal_actions` lists them:
+
+* a player who can play must play (any legal play);
+* a player who cannot play draws one tile (:data:`DRAW`) while the boneyard has tiles;
+* after drawing, what happens follows ``rules.draw``: ``may-play`` offers the drawn tile's
+  plays and :data:`PASS`; ``must-play`` offers only its plays; ``draw-until-playable`` offers
+  :data:`DRAW` again until a tile fits (then it must be played) or the boneyard is empty;
+* a player who cannot play and cannot draw (or drew and could not play) passes.
+
+The round ends when a player plays their last tile (``out``), when the boneyard is empty and
+every player in turn has passed without being able to play (``blocked``), or, with
+``end_when_foot_dead`` (Chickie Sixes), when the open foot can no longer get its toes because
+too few tiles showing its number are left off the table (``dead-foot``).
+
+How the round's double reaches the table (decided before the first play, no choices involved):
+
+* ``Start.CENTRE``: the double is taken out of the set before the deal and is the hub.
+* ``Start.HOLDER``: its holder places it. Nobody holds it:
+  ``draw-until-found``: starting with the round's rotating seat, players draw one tile each in
+  turn until it appears; the finder places it. ``next-highest``: the holder of the highest
+  double below it places that one; if nobody holds one, players draw in turn until any double at
+  or below the round's appears, and its drawer places it. ``skip``: the round is played from the
+  next lower double someone holds; if nobody holds one, players draw in turn until the round's
+  own double appears.
+
+The first play: ``FirstPlayer.ROTATE`` gives seat ``round_index % players``; ``AFTER_HOLDER``
+gives the seat after whoever placed the double (with ``Start.CENTRE`` nobody placed it, so the
+seat rotates).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from typing import Any
+
+from .errors import IllegalPlayError, InputError
+from .layout import Layout, Placement, Table
+from .plays import Play, hand_plays, has_play
+from .ruleset import DrawPolicy, FirstPlayer, MissingDouble, RuleSet, Start
+from .tiles import Tile, full_set
+
+DRAW = "draw"
+PASS = "pass"
+Action = Play | str
+
+OUT = "out"
+BLOCKED = "blocked"
+DEAD_FOOT = "dead-foot"
+
+# Setup and turn events, kept as small tuples (kind, seat, tile, on) for speed.
+Event = tuple[str, int, Tile | None, Tile | None]
+
+_SETS: dict[int, tuple[Tile, ...]] = {}
+
+
+def canonical_set(top: int) -> tuple[Tile, ...]:
+    """The double-``top`` set as shared Tile objects (identity makes dict lookups fast)."""
+    tiles = _SETS.get(top)
+    if tiles is None:
+        tiles = _SETS[top] = full_set(top)
+    return tiles
+
+
+def _double(top: int, n: int) -> Tile:
+    # full_set order: (a, b) for a in 0..top, b in a..top; the double n-n sits at row n's start.
+    return canonical_set(top)[n * (top + 1) - n * (n - 1) // 2]
+
+
+class RoundState:
+    """One round in progress. Read the fields; change it only through ``apply``/``child``."""
+
+    __slots__ = (
+        "_draw",
+        "avail",
+        "boneyard",
+        "current",
+        "dealt",
+        "drew",
+        "first_player",
+        "hands",
+        "history",
+        "hub",
+        "out",
+        "outcome",
+        "passes",
+        "placed_by",
+        "players",
+        "round_double",
+        "round_index",
+        "rules",
+        "setup",
+        "table",
+        "top",
+    )
+
+    rules: RuleSet
+    players: int
+    top: int
+    round_index: int
+    #: The double the round is meant to start from (its place in the match's sequence).
+    round_double: int
+    #: The double actually at the centre (lower than ``round_double`` only with
+    #: ``next-highest`` or ``skip`` when nobody held the round's double).
+    hub: Tile
+    placed_by: int | None
+    first_player: int
+    hands: list[list[Tile]]
+    dealt: list[tuple[Tile, ...]]
+    boneyard: list[Tile]
+    table: Table
+    current: int
+    drew: bool
+    passes: int
+    outcome: str | None
+    out: int | None
+    setup: list[Event]
+    history: list[Event]
+    avail: list[int]
+
+    # ------------------------------------------------------------------ queries
+    @property
+    def terminal(self) -> bool:
+        return self.outcome is not None
+
+    def hand(self, seat: int) -> tuple[Tile, ...]:
+        return tuple(self.hands[seat])
+
+    def legal_actions(self) -> list[Action]:
+        """What the player to act may do, plays first; empty when the round is over."""
+        if self.outcome is not None:
+            return []
+        hand = self.hands[self.current]
+        if self.drew:
+            # The table has not changed since the player found nothing to play, so only the
+            # tile just drawn (the last in hand) can fit.
+            plays: list[Action] = list(hand_plays(self.table, (hand[-1],)))
+            if plays:
+                if self._draw is DrawPolicy.MAY_PLAY:
+                    plays.append(PASS)
+                return plays
+            if self._draw is DrawPolicy.DRAW_UNTIL_PLAYABLE and self.boneyard:
+                return [DRAW]
+            return [PASS]
+        plays = list(hand_plays(self.table, hand))
+        if plays:
+            return plays
+        return [DRAW] if self.boneyard else [PASS]
+
+    def penalties(self) -> list[int]:
+        """Penalty points per seat for the tiles left in hand (0-0 per the rules)."""
+        return [self.rules.penalty(h) for h in self.hands]
+
+    def plays(self) -> list[tuple[int, Tile, Tile]]:
+        """Every play so far as ``(seat, tile, on)``, in order."""
+        return [(seat, t, on) for kind, seat, t, on in self.history if kind == "play"]  # type: ignore[misc]
+
+    def layout(self) -> Layout:
+        """The table as a layout description (the layout-file format)."""
+        return Layout(
+            self.hub,
+            tuple(Placement(t, on, seat) for seat, t, on in self.plays()),
+            rules=self.rules.name, set=self.top, ordered=True,
+        )
+
+    def observation(self, seat: int) -> dict[str, Any]:
+        """What ``seat`` may see: own hand, the table, everyone's hand size, the boneyard's size."""
+        return {
+            "seat": seat,
+            "hand": [str(t) for t in self.hands[seat]],
+            "hand_sizes": [len(h) for h in self.hands],
+            "boneyard": len(self.boneyard),
+            "to_act": self.current,
+            "layout": self.layout().to_dict(),
+        }
+
+    # ----------------------------------------------------------------- changes
+    def clone(self) -> RoundState:
+        new = RoundState.__new__(RoundState)
+        for name in RoundState.__slots__:
+            setattr(new, name, getattr(self, name))
+        new.hands = [list(h) for h in self.hands]
+        new.boneyard = list(self.boneyard)
+        new.table = self.table.copy()
+        new.history = list(self.history)
+        new.avail = list(self.avail)
+        return new
+
+    def child(self, action: Action | tuple[Tile | str, Tile | str]) -> RoundState:
+        """A new state with ``action`` applied; this one is left as it was."""
+        new = self.clone()
+        new.apply(action)
+        return new
+
+    def apply(self, action: Action | tuple[Tile | str, Tile | str], *, check: bool = True) -> None:
+        """Apply ``action`` for the player to act: a Play, ``(tile, on)``, DRAW or PASS.
+
+        Raises :class:`IllegalPlayError` (with a reason code) for anything not legal now.
+        ``check=False`` skips the check: only for actions taken from :meth:`legal_actions`, as
+        the simulator does."""
+        if self.outcome is not None:
+            raise IllegalPlayError("the round is over", "round-over")
+        if check:
+            action = self._check(action)
+        seat = self.current
+        hand = self.hands[seat]
+        if action == DRAW:
+            tile = self.boneyard.pop()
+            hand.append(tile)
+            self.drew = True
+            self.history.append(("draw", seat, tile, None))
+            return
+        if action == PASS:
+            self.history.append(("pass", seat, None, None))
+            if self.drew and has_play(self.table, (hand[-1],)):
+                self.passes = 0  # declined a playable tile: the round is not stuck
+            elif self.boneyard:
+                self.passes = 0  # someone after this player can still draw
+            else:
+                self.passes += 1
+                if self.passes >= self.players:
+                    self.outcome = BLOCKED
+                    return
+            self.drew = False
+            self.current = (seat + 1) % self.players
+            return
+        tile, target = action[0], action[1]  # type: ignore[index]
+        hand.remove(tile)
+        self.table.attach(tile, target)
+        self.history.append(("play", seat, tile, target))
+        lo, hi = tile.low, tile.high
+        if lo != hi:
+            self.avail[lo] -= 1
+            self.avail[hi] -= 1
+        self.passes = 0
+        self.drew = False
+        if not hand:
+            self.outcome = OUT
+            self.out = seat
+            return
+        if lo == hi and self.rules.end_when_foot_dead:
+            need = self.table.short.get(tile, 0)
+            if need and self.avail[lo] < need:
+                self.outcome = DEAD_FOOT
+                return
+        self.current = (seat + 1) % self.players
+
+    def _check(self, action: Action | tuple[Tile | str, Tile | str]) -> Action:
+        """The legal action meant by ``action`` (a Play, or just ``(tile, on)``), or raise."""
+        legal = self.legal_actions()
+        if action in legal:
+            return action  # type: ignore[return-value]
+        if isinstance(action, tuple) and len(action) >= 2:
+            tile, target = Tile.parse(action[0]), Tile.parse(action[1])
+            for a in legal:
+                if isinstance(a, Play) and a.tile == tile and a.target == target:
+                    return a
+            if tile not in self.hands[self.current]:
+                raise IllegalPlayError(f"seat {self.current} does not hold {tile}", "not-in-hand")
+            verdict = self.table.judge(tile, target)
+            if not verdict.legal:
+                raise IllegalPlayError(verdict.message, verdict.code)
+            raise IllegalPlayError(
+                f"{tile} on {target} is not allowed now: after drawing, only the drawn tile may be played",
+                "illegal-action",
+            )
+        allowed = ", ".join(sorted({a if isinstance(a, str) else "play" for a in legal}))
+        raise IllegalPlayError(f"{action!r} is not allowed now (allowed: {allowed})", "illegal-action")
+
+    # ------------------------------------------------------------------ output
+    def to_dict(self) -> dict[str, Any]:
+        """The round's record, JSON-ready (the simulate command prints this)."""
+        return {
+            "round": self.round_index + 1,
+            "round_double": str(_double(self.top, self.round_double)),
+            "hub": str(self.hub),
+            "placed_by": self.placed_by,
+            "first_player": self.first_player,
+            "dealt": [[str(t) for t in h] for h in self.dealt],
+            "setup": [_event_dict(e) for e in self.setup],
+            "plays": [{"tile": str(t), "on": str(on), "seat": seat} for seat, t, on in self.plays()],
+            "turns": [_event_dict(e) for e in self.history],
+            "end": self.outcome,
+            "out": self.out,
+            "dead_foot": str(self.table.open_foot) if self.outcome == DEAD_FOOT else None,
+            "hands": [[str(t) for t in h] for h in self.hands],
+            # In the order the tiles would have been drawn.
+            "boneyard": [str(t) for t in reversed(self.boneyard)],
+            "penalties": self.penalties(),
+        }
+
+
+def _event_dict(e: Event) -> dict[str, Any]:
+    kind, seat, tile, on = e
+    d: dict[str, Any] = {"seat": seat, "action": kind}
+    if tile is not None:
+        d["tile"] = str(tile)
+    if on is not None:
+        d["on"] = str(on)
+    return d
+
+
+def new_round(
+    rules: RuleSet,
+    players: int,
+    round_index: int,
+    rng: random.Random,
+    *,
+    round_double: int | None = None,
+) -> RoundState:
+    """Shuffle, deal and put the round's double down; the returned state awaits the first play.
+
+    ``round_double`` defaults to the match's sequence (``rules.round_doubles(players)``).
+    """
+    rules.check_players(players)
+    top = rules.set_for(players)
+    d = _round_double(rules, players, round_index, round_double)
+    size = rules.deal_size(players)
+    dd = _double(top, d)
+    deck = [t for t in canonical_set(top) if t is not dd] if rules.start is Start.CENTRE \
+        else list(canonical_set(top))
+    rng.shuffle(deck)
+    hands = [deck[i * size:(i + 1) * size] for i in range(players)]
+    return _start(rules, players, round_index, d, top, hands, deck[players * size:][::-1])
+
+
+def deal_round(
+    rules: RuleSet,
+    round_index: int,
+    hands: Sequence[Sequence[Tile | str]],
+    boneyard: Sequence[Tile | str],
+    *,
+    round_double: int | None = None,
+) -> RoundState:
+    """A round from a known deal (tests, replaying a real round): ``boneyard`` is listed in the
+    order its tiles will be drawn. Every tile of the set must appear exactly once (with
+    ``Start.CENTRE``, every tile but the round's double)."""
+    players = len(hands)
+    rules.check_players(players)
+    top = rules.set_for(players)
+    d = _round_double(rules, players, round_index, round_double)
+    canon = {t: t for t in canonical_set(top)}
+    try:
+        hs = [[canon[Tile.parse(t)] for t in h] for h in hands]
+        yard = [canon[Tile.parse(t)] for t in boneyard]
+    except KeyError as exc:
+        raise InputError(f"{exc.args[0]} is not in a double-{top} set") from None
+    every = [t for h in hs for t in h] + yard
+    expected = [t for t in canonical_set(top) if not (rules.start is Start.CENTRE and t.is_double
+                                                       and t.low == d)]
+    if sorted(every) != sorted(expected):
+        raise InputError("the hands and the boneyard must hold every tile of the set exactly once"
+                         + (" (all but the round's double)" if rules.start is Start.CENTRE else ""))
+    return _start(rules, players, round_index, d, top, hs, yard[::-1])
+
+
+def _round_double(rules: RuleSet, players: int, round_index: int, round_double: int | None) -> int:
+    top = rules.set_for(players)
+    if round_double is None:
+        doubles = rules.round_doubles(players)
+        if not 0 <= round_index < len(doubles):
+            raise InputError(f"round {round_index + 1} is outside this match of {len(doubles)} rounds")
+        round_double = doubles[round_index]
+    if not 0 <= round_double <= top:
+        raise InputError(f"there is no {round_double}-{round_double} in a double-{top} set")
+    return round_double
+
+
+def _start(
+    rules: RuleSet,
+    players: int,
+    round_index: int,
+    round_double: int,
+    top: int,
+    hands: list[list[Tile]],
+    boneyard: list[Tile],
+) -> RoundState:
+    """Put the round's double down and seat the first player. ``boneyard`` pops from its end."""
+    dealt = [tuple(h) for h in hands]
+    rotating = rules.rotating_first_seat(round_index, players)
+    setup: list[Event] = []
+    placed_by: int | None
+    if rules.start is Start.CENTRE:
+        hub, placed_by = _double(top, round_double), None
+    else:
+        hub, placed_by = _find_starting_double(rules, hands, boneyard, round_double, top, rotating, setup)
+        hands[placed_by].remove(hub)
+        setup.append(("place", placed_by, hub, None))
+
+    if rules.first_player is FirstPlayer.AFTER_HOLDER and placed_by is not None:
+        first = (placed_by + 1) % players
+    else:
+        first = rotating
+
+    s = RoundState.__new__(RoundState)
+    s.rules = rules
+    s.players = players
+    s.top = top
+    s.round_index = round_index
+    s.round_double = round_double
+    s.hub = hub
+    s.placed_by = placed_by
+    s.first_player = first
+    s.hands = hands
+    s.dealt = dealt
+    s.boneyard = boneyard
+    s.table = Table(hub, spokes=rules.spokes, toes=rules.toes, top=top)
+    s.current = first
+    s.drew = False
+    s.passes = 0
+    s.outcome = None
+    s.out = None
+    s.setup = setup
+    s.history = []
+    # Tiles off the table showing each number, doubles left out (a double can never be a toe).
+    s.avail = [top if v <= top else 0 for v in range(19)]
+    s._draw = rules.draw
+    if placed_by is not None and not hands[placed_by]:
+        s.outcome, s.out = OUT, placed_by  # a one-tile hand that was the double itself
+    return s
+
+
+def _find_starting_double(
+    rules: RuleSet,
+    hands: list[list[Tile]],
+    boneyard: list[Tile],
+    d: int,
+    top: int,
+    first_drawer: int,
+    setup: list[Event],
+) -> tuple[Tile, int]:
+    dd = _double(top, d)
+    for seat, hand in enumerate(hands):
+        if dd in hand:
+            return dd, seat
+    policy = rules.missing_double
+    if policy in (MissingDouble.NEXT_HIGHEST, MissingDouble.SKIP):
+        best: tuple[int, int] | None = None
+        for seat, hand in enumerate(hands):
+            for t in hand:
+                if t.low == t.high and t.low < d and (best is None or t.low > best[0]):
+                    best = (t.low, seat)
+        if best is not None:
+            return _double(top, best[0]), best[1]
+
+    def usable(t: Tile) -> bool:
+        if policy is MissingDouble.NEXT_HIGHEST:
+            return t.low == t.high and t.low <= d
+        return t is dd
+
+    seat = first_drawer
+    players = len(hands)
+    while boneyard:  # the round's double is in the boneyard, so this always finds one
+        tile = boneyard.pop()
+        hands[seat].append(tile)
+        setup.append(("draw", seat, tile, None))
+        if usable(tile):
+            return tile, seat
+        seat = (seat + 1) % players
+    raise AssertionError("the round's double was neither dealt nor in the boneyard")
+
+
+def play_out(state: RoundState, bots: Sequence[Any]) -> RoundState:
+    """Let ``bots`` (one per seat, each with ``choose(state, legal)``) play the round to its end."""
+    while state.outcome is None:
+        legal = state.legal_actions()
+        action = legal[0] if len(legal) == 1 else bots[state.current].choose(state, legal)
+        state.apply(action, check=False)
+    return state

@@ -1,0 +1,183 @@
+"""``chickenfoot rules``, ``check`` and ``simulate`` through the real CLI."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from companion.cli.main import main
+
+ROOT = Path(__file__).resolve().parents[2]
+SPOKES = [{"tile": f"9-{i}", "on": "9-9"} for i in range(6)]
+
+
+def write(tmp_path: Path, data: object, name: str = "layout.json") -> str:
+    p = tmp_path / name
+    p.write_text(data if isinstance(data, str) else json.dumps(data), encoding="utf-8")
+    return str(p)
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "companion", *args], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+
+
+def one_line_error(err: str) -> str:
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert "Traceback" not in err
+    return lines[0]
+
+
+# ----------------------------------------------------------------------------- rules
+def test_rules_lists_presets(capsys: pytest.CaptureFixture[str]):
+    assert main(["rules", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert [r["name"] for r in rows] == ["double-chicken-foot", "gameweave", "pagat", "chickie-sixes"]
+    assert main(["rules"]) == 0
+    assert "chickie-sixes" in capsys.readouterr().out
+
+
+def test_rules_name_json_prints_one_in_full(capsys: pytest.CaptureFixture[str]):
+    assert main(["rules", "pagat", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["name"] == "pagat" and data["spokes"] == 4 and data["tie_break"] == "zero-rounds"
+    assert any("four" in s or "4 spokes" in s for s in data["describe"])
+    assert main(["rules", "chickie-sixes", "-o", "zero-zero=25", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["zero_zero"] == 25
+
+
+# ----------------------------------------------------------------------------- check
+def test_check_legal_layout_exit_0(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    path = write(tmp_path, {"rules": "double-chicken-foot", "hub": "9-9",
+                            "plays": [*SPOKES, {"tile": "4-4", "on": "9-4"}, {"tile": "4:1", "on": "4-4"}]})
+    assert main(["check", path, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["legal"] and data["problems"] == []
+    assert data["spokes"]["have"] == 6 and data["open_foot"]["tile"] == "4-4"
+    assert {"on": "4-4", "value": 4, "slots": 2, "kind": "foot", "playable_now": True} in data["open_ends"]
+    assert main(["check", path]) == 0
+    out = capsys.readouterr().out
+    assert "Open foot: 4-4 needs 2 more toes" in out and "No problems" in out
+
+
+def test_check_reports_every_problem_exit_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    path = write(tmp_path, {"hub": "9-9", "plays": [
+        {"tile": "9-4", "on": "9-9"}, {"tile": "4-1", "on": "9-4"}, {"tile": "9-4", "on": "9-9"},
+        {"tile": "2-3", "on": "9-9"}]})
+    assert main(["check", path, "--json"]) == 1
+    codes = [p["code"] for p in json.loads(capsys.readouterr().out)["problems"]]
+    assert codes == ["hub-incomplete", "already-played", "no-match"]
+
+
+def test_check_play_legal_and_not(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    path = write(tmp_path, {"hub": "9-9", "plays": [*SPOKES, {"tile": "4-4", "on": "9-4"},
+                                                   {"tile": "4-1", "on": "4-4"}]})
+    assert main(["check", path, "--play", "7-4", "--on", "4-4", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["play"]["code"] == "ok"
+    assert main(["check", path, "--play", "0-6", "--on", "9-0", "--json"]) == 1
+    play = json.loads(capsys.readouterr().out)["play"]
+    assert play == {"tile": "0-6", "on": "0-9", "legal": False, "code": "foot-incomplete",
+                    "message": "The 4-4 still needs 2 toes before anything else."}
+    assert main(["check", path, "--play", "0-6", "--on", "9-0"]) == 1
+    assert "[foot-incomplete] The 4-4 still needs 2 toes" in capsys.readouterr().out
+
+
+def test_check_rules_override_and_unordered(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    plays = [{"tile": "3-5", "on": "9-3"}, *SPOKES[:4]]
+    path = write(tmp_path, {"hub": "9-9", "ordered": False, "plays": plays})
+    assert main(["check", path, "--rules", "pagat"]) == 0
+    assert main(["check", path]) == 1  # six spokes needed by default
+    capsys.readouterr()
+
+
+@pytest.mark.parametrize("content, args, fragment", [
+    ('{"hub": "9-9", "plays": [', [], "is not valid JSON"),
+    ({"hub": "9-9"}, ["--rules", "nope"], "unknown rules preset 'nope'"),
+    ({"hub": "9-9", "set": 9, "plays": [{"tile": "9-10", "on": "9-9"}]}, [], "9-10 is not in a double-9 set"),
+    ({"hub": "9-9", "rules": "gameweave"}, ["--play", "9-10", "--on", "9-9"], "not in a double-9 set"),
+    ({"hub": "9-9", "plays": [{"tile": "9-x", "on": "9-9"}]}, [], "cannot read '9-x' as a tile"),
+    ({"hub": "9-9"}, ["--play", "4:7", "--on", "7-7"], "There is no 7-7 on the table"),
+    ({"hub": "9-9"}, ["--play", "9-4"], "--play and --on go together"),
+    ({"hub": "9-8"}, [], "the hub must be a double"),
+])
+def test_check_unusable_input_exit_2_one_line(tmp_path: Path, content: object, args: list[str],
+                                              fragment: str):
+    path = write(tmp_path, content)
+    res = run_cli("check", path, *args)
+    assert res.returncode == 2, res.stdout + res.stderr
+    line = one_line_error(res.stderr)
+    assert line.startswith("chickenfoot: error:") and fragment in line
+    assert res.stdout == ""
+
+
+def test_check_missing_file_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    assert main(["check", str(tmp_path / "gone.json")]) == 2
+    assert "does not exist" in one_line_error(capsys.readouterr().err)
+
+
+def test_both_tile_orders_and_separators_accepted(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    path = write(tmp_path, {"hub": "9:9", "plays": [{"tile": "4-9", "on": "9:9"}]})
+    assert main(["check", path, "--play", "9:7", "--on", "9-9", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["play"]["code"] == "ok" and data["problems"] == [] and not data["spokes"]["complete"]
+
+
+# -------------------------------------------------------------------------- simulate
+def test_simulate_same_seed_byte_identical():
+    args = ["simulate", "--rules", "chickie-sixes", "--players", "2", "--seed", "5", "--matches", "2",
+            "--json"]
+    a, b = run_cli(*args), run_cli(*args)
+    assert a.returncode == 0 and a.stdout == b.stdout
+    data = json.loads(a.stdout)
+    assert len(data["matches"]) == 2 and data["rules"]["name"] == "chickie-sixes"
+    c = run_cli("simulate", "--rules", "chickie-sixes", "--players", "2", "--seed", "6", "--json")
+    assert c.stdout != a.stdout
+
+
+def test_simulate_record_and_layouts_check(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    assert main(["simulate", "--rules", "pagat", "--players", "4", "--seed", "1", "--bot", "random",
+                 "--option", "draw=must-play", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["rules"]["draw"] == "must-play" and data["bot"] == "random"
+    match = data["matches"][0]
+    assert [r["round_double"] for r in match["rounds"]] == [f"{d}-{d}" for d in range(9, -1, -1)]
+    assert match["winners"] and len(match["totals"]) == 4
+    for rnd in match["rounds"][:3]:
+        layout = {"rules": "pagat", "hub": rnd["hub"], "plays": rnd["plays"]}
+        assert main(["check", write(tmp_path, layout), "--json"]) == 0
+        capsys.readouterr()
+        assert rnd["end"] in ("out", "blocked")
+        assert len(rnd["hands"]) == 4 and isinstance(rnd["boneyard"], list)
+
+
+def test_simulate_players_default_fits_the_rules(capsys: pytest.CaptureFixture[str]):
+    assert main(["simulate", "--rules", "chickie-sixes", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["players"] == 2
+
+
+def test_simulate_text(capsys: pytest.CaptureFixture[str]):
+    assert main(["simulate", "--players", "3", "--seed", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "round 10: hub 0-0" in out and ("wins" in out or "draw" in out)
+
+
+@pytest.mark.parametrize("args, fragment", [
+    (["--rules", "chickie-sixes", "--players", "3"], "is for 2-2 players, not 3"),
+    (["--option", "spokes=5"], "option 'spokes'"),
+    (["--option", "nonsense"], "must be written KEY=VALUE"),
+    (["--matches", "0"], "--matches must be 1 or more"),
+    (["--rules", "nope"], "unknown rules preset"),
+])
+def test_simulate_bad_input_exit_2(args: list[str], fragment: str, capsys: pytest.CaptureFixture[str]):
+    assert main(["simulate", *args]) == 2
+    assert fragment in one_line_error(capsys.readouterr().err)
+
+
+def test_simulate_bad_bot_is_a_usage_error():
+    res = run_cli("simulate", "--bot", "clever")
+    assert res.returncode == 2 and "invalid choice" in one_line_error(res.stderr.splitlines()[-1])
