@@ -234,11 +234,12 @@ class Table:
         v = self.value[on]
         shown = show(tile, v)
         short = self.short
+        # The hub comes first even on a table that (wrongly) also has a foot open.
+        if self.hub in short and on != self.hub:
+            need = short[self.hub]
+            return Verdict(HUB_INCOMPLETE, f"The {self.hub} still needs {_count(need, 'more spoke')}"
+                           " before anything else.", tile, on)
         if short and on not in short:
-            if self.hub in short:
-                need = short[self.hub]
-                return Verdict(HUB_INCOMPLETE, f"The {self.hub} still needs {_count(need, 'more spoke')}"
-                               " before anything else.", tile, on)
             foot = next(iter(short))
             need = short[foot]
             return Verdict(FOOT_INCOMPLETE, f"The {foot} still needs {_count(need, 'toe')} before "

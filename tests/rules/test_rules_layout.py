@@ -90,6 +90,16 @@ def test_hub_incomplete():
     assert v.message == "The 9-9 still needs 2 more spokes before anything else."
 
 
+def test_short_hub_outranks_a_foot_wrongly_opened_before_it():
+    # A described table can break the rules (a double on a spoke while the hub is short); the
+    # judge must still say the hub comes first, as the "playable now" list does.
+    lay = layout([("9-4", "9-9"), ("4-4", "9-4"), ("9-3", "9-9")])
+    v = judge_play(lay, "4-7", "4-4")
+    assert v.code == "hub-incomplete"
+    assert v.message == "The 9-9 still needs 4 more spokes before anything else."
+    assert judge_play(lay, "9-0", "9-9").legal
+
+
 def test_foot_incomplete_sentence_from_the_issue():
     lay = layout([*SPOKES, ("4-4", "9-4"), ("4-1", "4-4")])
     v = judge_play(lay, "0-6", "9-0")
