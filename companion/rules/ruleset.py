@@ -140,7 +140,7 @@ class RuleSet:
         kw: dict[str, Any] = {}
         for name, value in data.items():
             if name in ("set_by_players", "deal_table"):
-                kw[name] = tuple(tuple(int(x) for x in row) for row in value)
+                kw[name] = _int_rows(name, value, 2 if name == "set_by_players" else 3)
             elif name == "notes":
                 kw[name] = tuple(value)
             elif name in OPTIONS:
@@ -232,7 +232,10 @@ class Option:
     high: int | None = None
 
     def coerce(self, raw: Any) -> Any:
-        if raw is None or (isinstance(raw, str) and raw.strip().lower() in ("none", "null", "")):
+        # "none" is a real value for some enums (tie-break=none); it means "unset" only where
+        # the option can be unset.
+        blank = isinstance(raw, str) and raw.strip().lower() in ("none", "null", "")
+        if raw is None or (blank and self.nullable):
             if self.nullable:
                 return None
             raise InvalidOptionError(f"option {self.key!r} needs a value")
@@ -303,6 +306,20 @@ OPTIONS: dict[str, Option] = {
     )
 }
 OPTION_KEYS = tuple(k.replace("_", "-") for k in OPTIONS)
+
+
+def _int_rows(name: str, value: Any, width: int) -> tuple[tuple[int, ...], ...]:
+    """A table such as ``deal_table`` read back from JSON, refusing anything of the wrong shape."""
+    try:
+        rows = tuple(tuple(int(x) for x in row) for row in value)
+    except (TypeError, ValueError):
+        rows = ()
+        ok = False
+    else:
+        ok = all(len(r) == width and all(0 <= x <= 100 for x in r) for r in rows)
+    if not ok or isinstance(value, str | bytes):
+        raise InvalidOptionError(f"{name} must be a list of rows of {width} small whole numbers")
+    return rows
 
 
 def _validate(r: RuleSet) -> None:

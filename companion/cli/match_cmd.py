@@ -1,0 +1,369 @@
+"""``chickenfoot match ...``, ``chickenfoot stats`` and ``chickenfoot db ...``: the scorekeeper.
+
+Every command takes ``--json`` and ``--db PATH`` (else ``$CHICKENFOOT_DB``, else the user
+data directory). A match id may be shortened to any unique prefix. Unusable input gives a
+one-line message and exit 2, and nothing is written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from companion.cli.main import emit
+from companion.rules.errors import InputError
+
+# The storage and match packages are imported inside the handlers: `chickenfoot --help` and the
+# other areas' commands should not pay for them.
+
+
+def _common() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(add_help=False)
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument("--db", metavar="PATH",
+                   help="scorekeeper file (default: $CHICKENFOOT_DB, else the user data folder)")
+    return p
+
+
+def _round_flags(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--penalty", action="append", nargs="+", default=[], metavar="NAME=POINTS",
+                   help="penalty points, e.g. Ann=12 (repeat, or Ann=12,Bob=5)")
+    p.add_argument("--tiles", action="append", nargs="+", default=[], metavar="NAME=TILES",
+                   help="tiles left in hand, e.g. Bob=3-4,0-0 (the penalty is computed)")
+    p.add_argument("--out", metavar="NAME", help="the player who went out")
+    p.add_argument("--blocked", action="store_true", help="the round was blocked")
+    p.add_argument("--held", metavar="NAME",
+                   help="who held (or drew and placed) the round's double")
+    p.add_argument("--started-with", metavar="DOUBLE",
+                   help="the double that opened the round when nobody held its own (e.g. 8-8)")
+
+
+def register(subparsers: Any) -> None:
+    common = _common()
+    match = subparsers.add_parser("match", help="keep score: matches, rounds, history",
+                                  description="Keep score of Chicken Foot matches.")
+    msub = match.add_subparsers(dest="match_command", metavar="ACTION")
+    match.set_defaults(func=lambda a: _usage(match))
+
+    p = msub.add_parser("new", parents=[common], help="start a match")
+    p.add_argument("--players", required=True, help="names in seating order, e.g. Ann,Bob,Cy")
+    p.add_argument("--rules", default="double-chicken-foot", help="rules preset")
+    p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                   help="change a rule option (repeatable), e.g. zero-zero=25")
+    p.set_defaults(func=cmd_new)
+
+    p = msub.add_parser("list", parents=[common], help="list matches, newest first")
+    p.add_argument("--status", choices=("active", "finished", "abandoned"))
+    p.set_defaults(func=cmd_list)
+
+    p = msub.add_parser("show", parents=[common], help="standings, rounds and the next round")
+    p.add_argument("id")
+    p.set_defaults(func=cmd_show)
+
+    p = msub.add_parser("round", parents=[common], help="score the current round")
+    p.add_argument("id")
+    _round_flags(p)
+    p.set_defaults(func=cmd_round)
+
+    p = msub.add_parser("edit", parents=[common], help="correct a past round (only what you give)")
+    p.add_argument("id")
+    p.add_argument("round", type=int, help="round number, 1 = first")
+    _round_flags(p)
+    p.set_defaults(func=cmd_edit)
+
+    p = msub.add_parser("held", parents=[common],
+                        help="record who holds the current round's double (who starts follows)")
+    p.add_argument("id")
+    p.add_argument("name")
+    p.set_defaults(func=lambda a: _change(a, lambda m: m.set_holder(a.name), "recorded"))
+
+    for name, helptext, attr in (
+        ("delete-round", "delete the last round", "delete_last_round"),
+        ("undo", "undo the last change", "undo"),
+        ("redo", "redo what undo took back", "redo"),
+        ("abandon", "abandon an unfinished match", "abandon"),
+        ("resume", "resume an abandoned match", "resume"),
+    ):
+        p = msub.add_parser(name, parents=[common], help=helptext)
+        p.add_argument("id")
+        p.set_defaults(func=_simple(attr, name))
+
+    p = msub.add_parser("export", parents=[common], help="export one match or all history")
+    p.add_argument("id", nargs="?", help="match id (omit, or --all, for every match)")
+    p.add_argument("--all", action="store_true", help="export every match")
+    p.add_argument("--format", choices=("json", "csv"), default="json")
+    p.add_argument("--out", metavar="FILE", help="write to FILE instead of standard output")
+    p.set_defaults(func=cmd_export)
+
+    p = msub.add_parser("import", parents=[common], help="merge an exported JSON file")
+    p.add_argument("file")
+    p.set_defaults(func=cmd_import)
+
+    p = subparsers.add_parser("stats", parents=[common], help="player statistics across matches")
+    p.add_argument("--player", help="only this player")
+    p.set_defaults(func=cmd_stats)
+
+    db = subparsers.add_parser("db", help="the scorekeeper file: where, check, restore")
+    dsub = db.add_subparsers(dest="db_command", metavar="ACTION")
+    db.set_defaults(func=lambda a: _usage(db))
+    p = dsub.add_parser("info", parents=[common], help="where the file is, its size and backup")
+    p.set_defaults(func=cmd_db_info)
+    p = dsub.add_parser("check", parents=[common], help="read back every match; list problems")
+    p.set_defaults(func=cmd_db_check)
+    p = dsub.add_parser("restore", parents=[common],
+                        help="put the last good backup (FILE.bak) back in place")
+    p.set_defaults(func=cmd_db_restore)
+
+
+def _usage(parser: argparse.ArgumentParser) -> int:
+    parser.print_help(sys.stderr)
+    return 2
+
+
+# ------------------------------------------------------------------------------ helpers
+def _open(args: argparse.Namespace) -> Any:
+    from companion.storage import Repository
+
+    return Repository.open(args.db)
+
+
+def _pairs(groups: list[list[str]], what: str) -> list[tuple[str, str]]:
+    out = []
+    for group in groups:
+        for item in group:
+            if "=" not in item:
+                raise InputError(f"{what} {item!r} must be written NAME=VALUE")
+            name, value = item.split("=", 1)
+            if not name.strip():
+                raise InputError(f"{what} {item!r} has no player name")
+            out.append((name.strip(), value.strip()))
+    return out
+
+
+def _round_kwargs(args: argparse.Namespace) -> dict[str, Any]:
+    penalties: dict[str, Any] = {}
+    for group in args.penalty:
+        for item in group:
+            for piece in (p for p in item.split(",") if p.strip()):
+                (name, value), = _pairs([[piece]], "penalty")
+                if name.casefold() in (n.casefold() for n in penalties):
+                    raise InputError(f"{name} has two penalties")
+                penalties[name] = value
+    tiles: dict[str, str] = {}
+    for name, value in _pairs(args.tiles, "tiles"):
+        if name.casefold() in (n.casefold() for n in tiles):
+            raise InputError(f"{name} has two sets of tiles")
+        tiles[name] = value
+    if args.out and args.blocked:
+        raise InputError("a round is either won by --out NAME or --blocked, not both")
+    kw: dict[str, Any] = {"penalties": penalties, "tiles": tiles, "out": args.out,
+                          "blocked": args.blocked, "holder": args.held}
+    if args.started_with is not None:
+        kw["started_with"] = args.started_with
+    return kw
+
+
+def _change(args: argparse.Namespace, fn: Any, verb: str) -> int:
+    with _open(args) as repo:
+        m = repo.update(args.id, fn)
+        _emit_match(m, args.json, header=f"{verb}: match {m.id[:8]}")
+    return 0
+
+
+def _simple(attr: str, name: str) -> Any:
+    def handler(args: argparse.Namespace) -> int:
+        def fn(m: Any) -> Any:
+            return getattr(m, attr)()
+        return _change(args, fn, name)
+    return handler
+
+
+# ----------------------------------------------------------------------------- commands
+def cmd_new(args: argparse.Namespace) -> int:
+    from companion.rules import get_rules, parse_option
+
+    players = [p.strip() for p in args.players.split(",") if p.strip()]
+    options = dict(parse_option(o) for o in args.option)
+    rules = get_rules(args.rules, options or None)
+    from companion.match import Match
+
+    Match.new(players, rules)  # validate before opening (and maybe creating) the file
+    with _open(args) as repo:
+        m = repo.create_match(players, rules)
+        _emit_match(m, args.json, header=f"new match {m.id[:8]} ({m.id})")
+    return 0
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    with _open(args) as repo:
+        rows = repo.list_matches(args.status)
+    lines = []
+    for r in rows:
+        who = ", ".join(f"{p} {t}" for p, t in zip(r.players, r.totals, strict=True))
+        tail = ""
+        if r.status == "finished":
+            tail = ("draw: " if r.draw else "won by ") + ", ".join(r.winners)
+        lines.append(f"{r.id[:8]}  {r.created_at[:16].replace('T', ' ')}  {r.status:<9}  "
+                     f"{r.rounds:>2}/{r.planned_rounds:<2} {r.rules}  {who}  {tail}".rstrip())
+    emit([r.to_dict() for r in rows], args.json, "\n".join(lines) if lines else "no matches yet")
+    return 0
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    with _open(args) as repo:
+        m = repo.get(args.id)
+    _emit_match(m, args.json)
+    return 0
+
+
+def cmd_round(args: argparse.Namespace) -> int:
+    kw = _round_kwargs(args)
+    with _open(args) as repo:
+        m = repo.add_round(args.id, **kw)
+        _emit_match(m, args.json, header=f"round {len(m.rounds)} recorded")
+    return 0
+
+
+def cmd_edit(args: argparse.Namespace) -> int:
+    kw = _round_kwargs(args)
+    with _open(args) as repo:
+        m = repo.edit_round(args.id, args.round, **kw)
+        _emit_match(m, args.json, header=f"round {args.round} changed")
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from companion.match import dumps_json, export_csv
+
+    if args.id and args.all:
+        raise InputError("give a match id or --all, not both")
+    with _open(args) as repo:
+        matches = ([repo.get(args.id)] if args.id else
+                   sorted(repo.all_matches(), key=lambda m: (m.created_at, m.id)))
+    text = dumps_json(matches) if args.format == "json" else export_csv(matches)
+    if args.out:
+        from companion.storage.safe_json import atomic_write
+
+        out = Path(args.out).expanduser()
+        try:
+            atomic_write(out, text.encode("utf-8"), keep_backup=False)
+        except OSError as exc:
+            raise InputError(f"cannot write {out}: {exc.strerror}") from None
+        emit({"file": str(out), "matches": len(matches), "format": args.format}, args.json,
+             f"exported {len(matches)} match(es) to {out}")
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    from companion.match import loads_json
+
+    path = Path(args.file).expanduser()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from None
+    try:
+        matches = loads_json(text)
+    except InputError as exc:
+        raise InputError(f"{path}: {exc}") from None
+    with _open(args) as repo:
+        report = repo.import_matches(matches)
+    emit(report.to_dict(), args.json,
+         f"imported {path}: {len(report.added)} added, {len(report.updated)} updated, "
+         f"{len(report.unchanged)} already there")
+    return 0
+
+
+def cmd_stats(args: argparse.Namespace) -> int:
+    with _open(args) as repo:
+        rows = repo.stats()
+    if args.player:
+        rows = [r for r in rows if r.player.casefold() == args.player.strip().casefold()]
+        if not rows:
+            raise InputError(f"no games recorded for {args.player!r}")
+    lines = [f"{'player':<14}{'played':>7}{'won':>5}{'drawn':>6}{'rounds':>7}{'out':>5}"
+             f"{'0-0':>5}{'avg':>8}{'worst':>6}{'best':>6}"]
+    for r in rows:
+        def f(v: Any) -> str:
+            return "-" if v is None else str(v)
+        lines.append(f"{r.player:<14}{r.matches_played:>7}{r.matches_won:>5}{r.matches_drawn:>6}"
+                     f"{r.rounds_played:>7}{r.rounds_out:>5}{r.caught_with_double_blank:>5}"
+                     f"{f(r.average_penalty):>8}{f(r.worst_penalty):>6}{f(r.best_match_total):>6}")
+    emit([r.to_dict() for r in rows], args.json,
+         "\n".join(lines) if rows else "no games recorded yet")
+    return 0
+
+
+def cmd_db_info(args: argparse.Namespace) -> int:
+    with _open(args) as repo:
+        info = repo.info()
+    text = (f"file:    {info['path']}{'' if info['exists'] else ' (not created yet)'}\n"
+            f"size:    {info['size_bytes']} bytes\nmatches: {info['matches']}\n"
+            f"backup:  {info['backup'] or 'none yet'}\nschema:  {info['schema']}")
+    emit(info, args.json, text)
+    return 0
+
+
+def cmd_db_check(args: argparse.Namespace) -> int:
+    with _open(args) as repo:
+        problems = repo.check()
+        n = len(repo)
+    emit({"matches": n, "problems": problems}, args.json,
+         "\n".join(problems) if problems else f"ok: {n} match(es) read back fine")
+    return 1 if problems else 0
+
+
+def cmd_db_restore(args: argparse.Namespace) -> int:
+    from companion.storage import Repository, resolve_db_path
+
+    path = resolve_db_path(args.db)
+    kept = Repository.restore_backup(path)
+    with Repository.open(path) as repo:
+        n = len(repo)
+    emit({"restored": str(path), "damaged_copy": str(kept) if kept else None, "matches": n},
+         args.json,
+         f"restored {path} from its backup ({n} match(es))"
+         + (f"; the replaced file is kept as {kept}" if kept else ""))
+    return 0
+
+
+# ------------------------------------------------------------------------------ output
+def _emit_match(m: Any, as_json: bool, header: str | None = None) -> None:
+    from companion.match import match_view
+
+    view = match_view(m)
+    if as_json:
+        emit(view, True)
+        return
+    lines = [header] if header else []
+    lines.append(f"match {m.id[:8]}  {m.rules.title}  ({m.status}, round {len(m.rounds)}/"
+                 f"{m.planned_rounds}, double-{m.set_top}, {m.deal_size} tiles each)")
+    width = max(6, *(len(p) for p in m.players))
+    head = f"{'round':<8}" + "".join(f"{p:>{width + 2}}" for p in m.players)
+    lines.append(head)
+    for r in view["rounds"]:
+        cells = []
+        for p in m.players:
+            mark = "*" if r["out"] == p else " "
+            cells.append(f"{str(r['penalties'][p]) + mark:>{width + 2}}")
+        label = f"{r['number']:>2} {r['double']}-{r['double']}"
+        lines.append(f"{label:<8}" + "".join(cells) + ("  blocked" if r["blocked"] else ""))
+    lines.append(f"{'total':<8}" + "".join(f"{s['total']:>{width + 1}} " for s in view["standings"]))
+    lines.append(f"{'rank':<8}" + "".join(f"{s['rank']:>{width + 1}} " for s in view["standings"]))
+    if view["current_round"]:
+        c = view["current_round"]
+        lines.append(f"next: round {c['number']} from {c['double_tile']}, {c['deal_size']} tiles "
+                     f"each. {c['first_player_rule']}")
+        if m.rules.start.value == "holder":
+            lines.append(c["missing_double_rule"])
+    elif m.abandoned:
+        lines.append("abandoned (resume with `chickenfoot match resume ID`)")
+    else:
+        winners = ", ".join(view["winners"])
+        lines.append(("draw between " if view["draw"] else "winner: ") + winners
+                     + f" ({view['result']})")
+    emit(view, False, "\n".join(lines))

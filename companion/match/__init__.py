@@ -1,0 +1,64 @@
+"""The scorekeeper's match model: plain values, imports only the rules core (never storage).
+
+See :mod:`companion.match.model` for the match, :mod:`.stats` for per-player statistics and
+:mod:`.export` for JSON/CSV export and import.
+"""
+
+from .errors import MatchDataError, MatchError, MatchStateError, PlayerError, RoundError
+from .export import (
+    CSV_COLUMNS,
+    EXPORT_FORMAT,
+    EXPORT_VERSION,
+    dumps_json,
+    export_csv,
+    export_json,
+    loads_json,
+    read_export,
+)
+from .model import (
+    STATUS_ABANDONED,
+    STATUS_ACTIVE,
+    STATUS_FINISHED,
+    Match,
+    Outcome,
+    Round,
+    Standing,
+    build_round,
+    check_player_names,
+    check_round,
+    new_match_id,
+    utc_now,
+)
+from .stats import PlayerStats, player_stats
+from .view import match_view
+
+__all__ = [
+    "CSV_COLUMNS",
+    "EXPORT_FORMAT",
+    "EXPORT_VERSION",
+    "STATUS_ABANDONED",
+    "STATUS_ACTIVE",
+    "STATUS_FINISHED",
+    "Match",
+    "MatchDataError",
+    "MatchError",
+    "MatchStateError",
+    "Outcome",
+    "PlayerError",
+    "PlayerStats",
+    "Round",
+    "RoundError",
+    "Standing",
+    "build_round",
+    "check_player_names",
+    "check_round",
+    "dumps_json",
+    "export_csv",
+    "export_json",
+    "loads_json",
+    "match_view",
+    "new_match_id",
+    "player_stats",
+    "read_export",
+    "utc_now",
+]

@@ -1,0 +1,512 @@
+"""The repository: the only door to stored matches. TinyDB stays behind it.
+
+For the app (and the CLI)::
+
+    repo = Repository.open()                 # or Repository.open("games.json")
+    m = repo.create_match(["Ann", "Bob"], "double-chicken-foot", {"zero_zero": 25})
+    m = repo.add_round(m.id, penalties={"Ann": 12}, out="Bob")   # atomic read-change-write
+    m = repo.update(m.id, lambda m: m.undo())                    # any Match method
+    repo.get("3fa8")                         # a unique id prefix is enough
+    repo.list_matches()                      # MatchSummary rows, newest first
+    seen = repo.version                      # multi-device refresh: poll
+    if repo.version != seen: ...             # ... and reload when it moved
+
+Every change is one transaction: file lock + thread lock, re-read the file if another process
+changed it, apply the change to the *latest* stored match, write everything at once with an
+atomic replace. So two devices adding rounds to one match never lose one, and a crash leaves
+the previous good state (plus ``FILE.bak``, the state before the last write).
+
+Path: ``--db PATH`` beats the ``CHICKENFOOT_DB`` environment variable, which beats the
+default ``platformdirs.user_data_dir("chickenfoot")/matches.json``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import threading
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tinydb import TinyDB
+from tinydb.table import Document, Table
+
+from companion.match import (
+    Match,
+    MatchDataError,
+    PlayerStats,
+    export_csv,
+    export_json,
+    player_stats,
+)
+from companion.rules import RuleSet, get_rules
+
+from .errors import ConflictError, DamagedFileError, MatchNotFoundError, StorageError
+from .migrations import (
+    META_DOC,
+    META_TABLE,
+    SCHEMA_VERSION,
+    empty,
+    match_data,
+    match_doc,
+    migrate,
+    schema_of,
+    summarize,
+)
+from .safe_json import SafeJSONStorage, atomic_write, encode, restore_backup, restore_hint
+
+ENV_VAR = "CHICKENFOOT_DB"
+APP_NAME = "chickenfoot"
+DEFAULT_FILE = "matches.json"
+
+
+def default_db_path() -> Path:
+    from platformdirs import user_data_dir
+
+    return Path(user_data_dir(APP_NAME, appauthor=False)) / DEFAULT_FILE
+
+
+def resolve_db_path(path: str | os.PathLike[str] | None = None) -> Path:
+    """``path`` if given, else ``$CHICKENFOOT_DB``, else the user data directory."""
+    if path:
+        return Path(path).expanduser()
+    env = os.environ.get(ENV_VAR)
+    if env:
+        return Path(env).expanduser()
+    return default_db_path()
+
+
+@dataclass(frozen=True, slots=True)
+class MatchSummary:
+    """A row of the match list, read without decoding the match."""
+
+    id: str
+    players: tuple[str, ...]
+    rules: str
+    status: str
+    rounds: int
+    planned_rounds: int
+    created_at: str
+    updated_at: str
+    totals: tuple[int, ...]
+    leaders: tuple[str, ...]
+    winners: tuple[str, ...]
+    draw: bool
+    revision: int
+
+    @classmethod
+    def from_doc(cls, doc: Mapping[str, Any]) -> MatchSummary:
+        """Raises KeyError/TypeError when the stored summary is missing or malformed."""
+        s = doc["summary"]
+        for key in ("rules", "status", "created_at", "updated_at"):
+            if not isinstance(s[key], str):
+                raise TypeError(key)
+        for key in ("rounds", "planned_rounds", "revision"):
+            if isinstance(s[key], bool) or not isinstance(s[key], int):
+                raise TypeError(key)
+        for key in ("players", "totals", "leaders", "winners"):
+            if not isinstance(s[key], list):
+                raise TypeError(key)
+        return cls(id=doc["id"], players=tuple(s["players"]), rules=s["rules"], status=s["status"],
+                   rounds=s["rounds"], planned_rounds=s["planned_rounds"],
+                   created_at=s["created_at"], updated_at=s["updated_at"],
+                   totals=tuple(s["totals"]), leaders=tuple(s["leaders"]),
+                   winners=tuple(s["winners"]), draw=bool(s["draw"]), revision=s["revision"])
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: list(v) if isinstance(v, tuple) else v
+                for k, v in ((f, getattr(self, f)) for f in self.__slots__)}
+
+
+@dataclass(frozen=True, slots=True)
+class ImportReport:
+    added: tuple[str, ...]
+    updated: tuple[str, ...]  # the imported copy had more changes than the stored one
+    unchanged: tuple[str, ...]  # already stored as is, or the stored copy is newer
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"added": list(self.added), "updated": list(self.updated),
+                "unchanged": list(self.unchanged)}
+
+
+class Repository:
+    """Stored matches in one TinyDB file. Thread-safe; safe across processes.
+
+    Open with :meth:`open`; close with :meth:`close` (or use it as a context manager).
+    """
+
+    def __init__(self, path: str | os.PathLike[str], *, lock_timeout: float = 15.0) -> None:
+        self.path = Path(path).expanduser().absolute()
+        self._db = TinyDB(self.path, storage=SafeJSONStorage, lock_timeout=lock_timeout)
+        self._storage: SafeJSONStorage = self._db.storage  # type: ignore[assignment]
+        self._lock = threading.RLock()
+        self._matches: Table = self._db.table("matches", cache_size=0)
+        self._meta: Table = self._db.table(META_TABLE, cache_size=0)
+        self._index: dict[str, int] = {}
+        self._index_gen = -1
+        # Decoded matches: ``_fresh`` for the data as now loaded; ``_decoded`` keyed by the stored
+        # text as well, so a reload after another process's save re-decodes only what changed.
+        self._fresh: dict[str, Match] = {}
+        self._decoded: dict[str, tuple[Any, Match]] = {}
+
+    # ------------------------------------------------------------------ opening
+    @classmethod
+    def open(cls, path: str | os.PathLike[str] | None = None, *, lock_timeout: float = 15.0
+             ) -> Repository:
+        """Open (not yet create) the file at ``resolve_db_path(path)``; migrate an old schema.
+
+        Raises :class:`StorageError` (damaged file, newer schema, unreadable) with a message
+        that names the file and what to do.
+        """
+        repo = cls(resolve_db_path(path), lock_timeout=lock_timeout)
+        try:
+            repo._migrate_if_needed()
+        except BaseException:
+            repo.close()
+            raise
+        return repo
+
+    def _migrate_if_needed(self) -> None:
+        raw = self._storage.read()
+        if schema_of(raw) == SCHEMA_VERSION:
+            return
+        with self._storage.transaction():
+            raw = self._storage.read()
+            start = schema_of(raw)
+            if start == SCHEMA_VERSION:
+                return
+            assert raw is not None
+            keep = self.path.with_name(f"{self.path.name}.schema-{start}.bak")
+            new, _ = migrate(raw)  # raises SchemaError before anything is written
+            if not keep.exists():
+                atomic_write(keep, encode(raw), keep_backup=False)
+            self._storage.write(new)
+
+    def close(self) -> None:
+        self._db.close()
+
+    def __enter__(self) -> Repository:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def backup_path(self) -> Path:
+        return self._storage.backup_path
+
+    @staticmethod
+    def restore_backup(path: str | os.PathLike[str] | None = None) -> Path | None:
+        """Put the last good backup back (see :func:`safe_json.restore_backup`)."""
+        return restore_backup(resolve_db_path(path))
+
+    # ------------------------------------------------------------------ reading
+    @property
+    def version(self) -> int:
+        """Counter raised by every write from any process: poll it to know when to refresh."""
+        with self._lock:
+            meta = self._meta.get(doc_id=int(META_DOC))
+            changes = meta.get("changes", 0) if meta else 0
+            if isinstance(changes, bool) or not isinstance(changes, int):
+                raise DamagedFileError(
+                    f"the scorekeeper file {self.path} has a bad change counter {changes!r:.20} "
+                    f"(hand-edited?). Restore the backup with `{restore_hint(self.path)}` or set "
+                    "it to a number.")
+            return changes
+
+    def changed_on_disk(self) -> bool:
+        """Cheap check (one ``stat``) whether another process wrote since we last looked."""
+        return self._storage.changed_on_disk()
+
+    def _refresh_index(self) -> None:
+        self._storage.read()  # reload if the file changed
+        gen = self._storage.generation
+        if gen == self._index_gen:
+            return
+        index: dict[str, int] = {}
+        for doc in self._matches:
+            mid = doc.get("id")
+            if not isinstance(mid, str) or not isinstance(doc.get("match"), dict | str):
+                raise DamagedFileError(
+                    f"the scorekeeper file {self.path} has a match entry #{doc.doc_id} without an "
+                    f"id or data (hand-edited?). Restore the backup with `{restore_hint(self.path)}`"
+                    " or fix the entry.")
+            index[mid] = doc.doc_id
+        self._index, self._index_gen, self._fresh = index, gen, {}
+        self._decoded = {k: v for k, v in self._decoded.items() if k in index}
+
+    def resolve_id(self, prefix: str) -> str:
+        """The full id of the one match whose id starts with ``prefix``."""
+        with self._lock:
+            self._refresh_index()
+            key = prefix.strip().lower()
+            if key in self._index:
+                return key
+            if not key:
+                raise MatchNotFoundError("give a match id (or the start of one)")
+            hits = [i for i in self._index if i.startswith(key)]
+            if not hits:
+                raise MatchNotFoundError(f"no match with id {prefix!r} in {self.path}")
+            if len(hits) > 1:
+                raise MatchNotFoundError(f"{prefix!r} fits {len(hits)} matches; give more of the id")
+            return hits[0]
+
+    def __contains__(self, match_id: str) -> bool:
+        with self._lock:
+            self._refresh_index()
+            return match_id in self._index
+
+    def get(self, id_or_prefix: str) -> Match:
+        """The stored match (a unique id prefix is enough)."""
+        with self._lock:
+            mid = self.resolve_id(id_or_prefix)
+            fresh = self._fresh.get(mid)
+            if fresh is not None:
+                return fresh
+            doc = self._matches.get(doc_id=self._index[mid])
+            assert doc is not None
+            raw = doc["match"]
+            known = self._decoded.get(mid)
+            if known is not None and known[0] == raw:
+                m = known[1]
+            else:
+                m = self._decode(doc)
+                self._decoded[mid] = (raw, m)
+            self._fresh[mid] = m
+            return m
+
+    def _decode(self, doc: Mapping[str, Any]) -> Match:
+        try:
+            return Match.from_dict(match_data(doc))
+        except json.JSONDecodeError as exc:
+            raise DamagedFileError(
+                f"the scorekeeper file {self.path} holds match {doc.get('id')} whose data is not "
+                f"JSON ({exc.msg}); it was probably hand-edited. Restore the backup with "
+                f"`{restore_hint(self.path)}` or fix the entry.") from None
+        except MatchDataError as exc:
+            raise DamagedFileError(
+                f"the scorekeeper file {self.path} holds a match that cannot be read ({exc}); "
+                f"it was probably hand-edited. Restore the backup with `{restore_hint(self.path)}`"
+                " or fix the entry.") from None
+
+    def list_matches(self, status: str | None = None) -> list[MatchSummary]:
+        """Every match (or those with ``status`` active/finished/abandoned), newest first."""
+        with self._lock:
+            self._refresh_index()
+            rows = []
+            for doc in self._matches:
+                try:
+                    row = MatchSummary.from_doc(doc)
+                except (KeyError, TypeError):
+                    row = MatchSummary.from_doc(match_doc(self._decode(doc)))
+                if status is None or row.status == status:
+                    rows.append(row)
+            rows.sort(key=lambda r: (r.created_at, r.id), reverse=True)
+            return rows
+
+    def all_matches(self) -> list[Match]:
+        with self._lock:
+            self._refresh_index()
+            return [self.get(mid) for mid in self._index]
+
+    def __len__(self) -> int:
+        with self._lock:
+            self._refresh_index()
+            return len(self._index)
+
+    def stats(self) -> list[PlayerStats]:
+        return player_stats(self.all_matches())
+
+    def export_json(self, ids: Iterable[str] | None = None) -> dict[str, Any]:
+        return export_json(self._pick(ids))
+
+    def export_csv(self, ids: Iterable[str] | None = None) -> str:
+        return export_csv(self._pick(ids))
+
+    def _pick(self, ids: Iterable[str] | None) -> list[Match]:
+        if ids is None:
+            return sorted(self.all_matches(), key=lambda m: (m.created_at, m.id))
+        return [self.get(i) for i in ids]
+
+    # ------------------------------------------------------------------ writing
+    def _put(self, m: Match) -> None:
+        """Insert or replace one match; call inside a transaction."""
+        self._refresh_index()
+        doc = match_doc(m)
+        doc_id = self._index.get(m.id)
+        if doc_id is None:
+            doc_id = max(self._index.values(), default=0) + 1
+            self._matches.insert(Document(doc, doc_id=doc_id))
+        else:
+            def replace(stored: dict[str, Any]) -> None:
+                stored.clear()
+                stored.update(doc)
+            self._matches.update(replace, doc_ids=[doc_id])
+        self._refresh_index()
+        self._fresh[m.id] = m
+        self._decoded[m.id] = (doc["match"], m)
+
+    def _bump(self) -> None:
+        raw = self._storage.read()
+        if not raw:
+            raw = empty()
+        meta = raw.setdefault(META_TABLE, {}).setdefault(
+            META_DOC, {"schema": SCHEMA_VERSION, "changes": 0})
+        meta["schema"] = SCHEMA_VERSION
+        changes = meta.get("changes", 0)
+        meta["changes"] = (changes if isinstance(changes, int) and changes >= 0 else 0) + 1
+        self._storage.write(raw)
+
+    @contextlib.contextmanager
+    def _writing(self) -> Iterator[None]:
+        """One transaction = one file write = one step of :attr:`version`."""
+        with self._lock, self._storage.transaction():
+            yield
+            if self._storage.dirty:
+                self._bump()
+
+    def create_match(
+        self,
+        players: Iterable[str],
+        rules: str | RuleSet = "double-chicken-foot",
+        options: Mapping[str, Any] | None = None,
+    ) -> Match:
+        """Start and store a new match; ``rules`` is a preset name or a RuleSet."""
+        rs = get_rules(rules, options) if isinstance(rules, str) else (
+            rules.with_options(options) if options else rules)
+        m = Match.new(list(players), rs)
+        with self._writing():
+            self._put(m)
+        return m
+
+    def save(self, match: Match, *, expected_revision: int | None = None) -> Match:
+        """Store ``match`` (insert or replace).
+
+        Refuses with :class:`ConflictError` when the stored copy moved on meanwhile: its
+        revision differs from ``expected_revision`` when given, else it is not older than
+        ``match``. Prefer :meth:`update`, which cannot conflict.
+        """
+        with self._writing():
+            self._refresh_index()
+            if match.id in self._index:
+                stored = self.get(match.id)
+                if stored != match:
+                    stale = (stored.revision != expected_revision if expected_revision is not None
+                             else stored.revision >= match.revision)
+                    if stale:
+                        raise ConflictError(
+                            f"match {match.id[:8]} was changed elsewhere (stored revision "
+                            f"{stored.revision}); reload it and apply the change again")
+                else:
+                    return stored
+            self._put(match)
+        return match
+
+    def update(self, match_id: str, change: Callable[[Match], Match]) -> Match:
+        """Apply ``change`` to the latest stored match and store the result, atomically."""
+        with self._writing():
+            current = self.get(match_id)
+            new = change(current)
+            if not isinstance(new, Match) or new.id != current.id:
+                raise StorageError("an update must return the same match")
+            if new != current:
+                self._put(new)
+            return new
+
+    def delete_match(self, match_id: str) -> None:
+        with self._writing():
+            mid = self.resolve_id(match_id)
+            self._matches.remove(doc_ids=[self._index[mid]])
+            self._refresh_index()
+
+    def import_matches(self, matches: Iterable[Match]) -> ImportReport:
+        """Merge matches by id: new ones are added, a copy with more changes replaces the
+        stored one, anything else is left as stored. One write for the whole import."""
+        added, updated, unchanged = [], [], []
+        fresh: list[Document] = []
+        with self._writing():
+            self._refresh_index()
+            next_id = max(self._index.values(), default=0) + 1
+            for m in matches:
+                if m.id in added:  # the same match twice in one import
+                    unchanged.append(m.id)
+                    continue
+                if m.id not in self._index:
+                    fresh.append(Document(match_doc(m), doc_id=next_id))
+                    next_id += 1
+                    added.append(m.id)
+                    continue
+                stored = self.get(m.id)
+                if stored != m and m.revision > stored.revision:
+                    self._put(m)
+                    updated.append(m.id)
+                else:
+                    unchanged.append(m.id)
+            if fresh:
+                self._matches.insert_multiple(fresh)  # one table rewrite for all new matches
+        return ImportReport(tuple(added), tuple(updated), tuple(unchanged))
+
+    # ------------------------------------------------ command methods (for app/CLI)
+    def add_round(self, match_id: str, **kw: Any) -> Match:
+        """``Match.add_round`` on the latest stored copy, stored atomically."""
+        return self.update(match_id, lambda m: m.add_round(**kw))
+
+    def edit_round(self, match_id: str, number: int, **kw: Any) -> Match:
+        return self.update(match_id, lambda m: m.edit_round(number, **kw))
+
+    def delete_last_round(self, match_id: str) -> Match:
+        return self.update(match_id, lambda m: m.delete_last_round())
+
+    def set_holder(self, match_id: str, name: str | None) -> Match:
+        return self.update(match_id, lambda m: m.set_holder(name))
+
+    def undo(self, match_id: str) -> Match:
+        return self.update(match_id, lambda m: m.undo())
+
+    def redo(self, match_id: str) -> Match:
+        return self.update(match_id, lambda m: m.redo())
+
+    def abandon(self, match_id: str) -> Match:
+        return self.update(match_id, lambda m: m.abandon())
+
+    def resume(self, match_id: str) -> Match:
+        return self.update(match_id, lambda m: m.resume())
+
+    # ------------------------------------------------------------------ checks
+    def check(self) -> list[str]:
+        """Every problem in the file at once (empty list: all matches read back fine)."""
+        problems = []
+        with self._lock:
+            self._refresh_index()
+            for doc in self._matches:
+                try:
+                    m = Match.from_dict(match_data(doc))
+                except (MatchDataError, KeyError, TypeError, ValueError) as exc:
+                    problems.append(f"match #{doc.doc_id} ({doc.get('id', '?')}): {exc}")
+                    continue
+                if m.id != doc.get("id"):
+                    problems.append(f"match #{doc.doc_id}: listed as {doc.get('id')!r} but holds "
+                                    f"match {m.id!r}")
+                if doc.get("summary") != summarize(m):
+                    problems.append(f"match {m.id}: its list entry does not match its rounds "
+                                    "(hand-edited?); the next change to the match rewrites it")
+        return problems
+
+    def info(self) -> dict[str, Any]:
+        with self._lock:
+            exists = self.path.exists()
+            return {
+                "path": str(self.path),
+                "exists": exists,
+                "size_bytes": self.path.stat().st_size if exists else 0,
+                "backup": str(self.backup_path) if self.backup_path.exists() else None,
+                "schema": SCHEMA_VERSION,
+                "matches": len(self),
+                "version": self.version,
+            }
+
+    def summarize(self, m: Match) -> MatchSummary:
+        return MatchSummary.from_doc({"id": m.id, "summary": summarize(m)})

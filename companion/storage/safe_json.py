@@ -1,0 +1,344 @@
+"""A TinyDB storage that never loses data.
+
+Why not TinyDB's ``JSONStorage``: it rewrites the file in place (a kill mid-write leaves half a
+file) and has no lock (two writers corrupt it). This storage:
+
+* writes a temporary file in the same folder, flushes and fsyncs it, keeps the current file as
+  ``FILE.bak`` (a hard link, so the backup costs no copy), ``os.replace``s the temporary file
+  over ``FILE`` and fsyncs the folder: a reader or a crash sees the old file or the new one;
+* serialises writers with a cross-process file lock (``FILE.lock``) plus a thread lock, and
+  groups everything done inside :meth:`SafeJSONStorage.transaction` into one write, so a
+  read-modify-write by another process can neither interleave nor be lost;
+* re-reads the file only when it changed on disk (inode, size, mtime, ctime), so repeated
+  queries cost a ``stat`` and another process's change is seen before the next read;
+* turns an unreadable file into :class:`DamagedFileError` naming the file, the backup and the
+  command that restores it, instead of a traceback or a silently empty history.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import tempfile
+import threading
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from tinydb.storages import Storage
+
+from .errors import DamagedFileError, StorageBusyError, StorageError
+
+LOCK_TIMEOUT_S = 15.0
+
+Signature = tuple[int, int, int, int]
+
+
+def backup_path(path: Path) -> Path:
+    return path.with_name(path.name + ".bak")
+
+
+def lock_path(path: Path) -> Path:
+    return path.with_name(path.name + ".lock")
+
+
+def restore_hint(path: Path) -> str:
+    return f"chickenfoot db restore --db {_quote(path)}"
+
+
+def _quote(path: Path) -> str:
+    s = str(path)
+    return f'"{s}"' if any(c.isspace() for c in s) else s
+
+
+def _signature(st: os.stat_result) -> Signature:
+    return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def _fsync_dir(folder: Path) -> None:
+    # Makes the rename itself durable; not possible on every platform (e.g. Windows).
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _write_temp(folder: Path, stem: str, data: bytes) -> Path:
+    fd, tmp = tempfile.mkstemp(prefix=f".{stem}.", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    return Path(tmp)
+
+
+def _keep_backup(path: Path) -> None:
+    """Make ``FILE.bak`` the current ``FILE`` without a window where neither is complete."""
+    bak = backup_path(path)
+    with contextlib.suppress(OSError):
+        if os.path.samefile(bak, path):
+            # A writer was killed between this step and its replace: the backup already is
+            # the current file. (Renaming a second link of the same inode onto it would be a
+            # no-op that leaves the temporary link behind.)
+            return
+    tmp = path.with_name(f".{path.name}.bak-{os.getpid()}-{threading.get_ident()}.tmp")
+    with contextlib.suppress(FileNotFoundError):
+        tmp.unlink()
+    try:
+        os.link(path, tmp)  # same inode: free, and still the old file after the replace
+    except OSError:
+        tmp = _write_temp(path.parent, path.name + ".bak", path.read_bytes())
+    os.replace(tmp, bak)
+    with contextlib.suppress(FileNotFoundError):
+        tmp.unlink()  # only still there if rename found both names on one inode
+
+
+def atomic_write(path: Path, data: bytes, *, keep_backup: bool = True) -> None:
+    """Replace ``path`` with ``data`` so that a crash at any moment leaves the old or new file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = _write_temp(path.parent, path.name, data)
+    try:
+        if keep_backup and path.exists():
+            _keep_backup(path)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    _fsync_dir(path.parent)
+
+
+def decode(raw: bytes, path: Path) -> dict[str, Any]:
+    """Parse and shape-check a database file; :class:`DamagedFileError` when it is not one."""
+    if not raw.strip():
+        raise damaged(path, "the file is empty")
+    try:
+        data = json.loads(raw)
+    except UnicodeDecodeError:
+        raise damaged(path, "the file is not text") from None
+    except json.JSONDecodeError as exc:
+        raise damaged(path, f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+    if not isinstance(data, dict):
+        raise damaged(path, "the top level is not an object of tables")
+    for name, table in data.items():
+        if not isinstance(table, dict):
+            raise damaged(path, f"table {name!r} is not an object")
+        for key, doc in table.items():
+            if not key.isdigit() or not isinstance(doc, dict):
+                raise damaged(path, f"table {name!r} has an entry {key!r} that is not a document")
+    return data
+
+
+def encode(data: dict[str, Any]) -> bytes:
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
+
+
+def damaged(path: Path, why: str) -> DamagedFileError:
+    bak = backup_path(path)
+    if bak.exists():
+        when = datetime.fromtimestamp(bak.stat().st_mtime, UTC).strftime("%Y-%m-%d %H:%M UTC")
+        way_out = (f"The last good copy is {bak} (saved {when}); restore it with "
+                   f"`{restore_hint(path)}`, or open another file with --db.")
+    else:
+        way_out = ("There is no backup; move the file aside (it is kept for repair) to start a "
+                   "new history, or open another file with --db.")
+    return DamagedFileError(f"the scorekeeper file {path} is damaged ({why}); nothing was "
+                            f"changed. {way_out}")
+
+
+class SafeJSONStorage(Storage):
+    """TinyDB storage with atomic replace, backup, cross-process lock and change detection.
+
+    Use :meth:`transaction` around every read-modify-write (the repository does); a bare
+    ``write`` outside one takes the locks for itself.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], lock_timeout: float = LOCK_TIMEOUT_S) -> None:
+        self.path = Path(path).expanduser().absolute()
+        self.backup_path = backup_path(self.path)
+        self._lock_timeout = lock_timeout
+        self._file_lock: Any = None  # created on the first write: reading needs no lock
+        self._thread_lock = threading.RLock()
+        self._data: dict[str, Any] | None = None
+        self._sig: Signature | None = None
+        self._depth = 0
+        self._dirty = False
+        #: Goes up whenever the data this storage serves changed (reload or write).
+        self.generation = 0
+
+    # ---------------------------------------------------------------- reading
+    def read(self) -> dict[str, Any] | None:
+        with self._thread_lock:
+            if self._depth:  # inside a transaction the locked, in-memory state is the truth
+                if self._data is None and self._sig is None:
+                    self._load()
+                return self._data
+            self._load()
+            return self._data
+
+    def _load(self) -> None:
+        """Re-read the file if it changed since we last saw it."""
+        try:
+            sig = _signature(os.stat(self.path))
+        except FileNotFoundError:
+            if self.backup_path.exists():
+                raise StorageError(
+                    f"the scorekeeper file {self.path} is missing but its backup "
+                    f"{self.backup_path} exists; restore it with `{restore_hint(self.path)}` "
+                    "(or delete the backup to start a new history)") from None
+            if self._data is not None or self._sig is not None:
+                self.generation += 1
+            self._data, self._sig = None, None
+            return
+        except OSError as exc:
+            raise StorageError(f"cannot read the scorekeeper file {self.path}: {exc.strerror}") from None
+        if sig == self._sig:
+            return
+        try:
+            with open(self.path, "rb") as f:
+                raw = f.read()
+                sig = _signature(os.fstat(f.fileno()))  # what we actually read
+        except OSError as exc:
+            raise StorageError(f"cannot read the scorekeeper file {self.path}: {exc.strerror}") from None
+        self._data = decode(raw, self.path)
+        self._sig = sig
+        self.generation += 1
+
+    @property
+    def dirty(self) -> bool:
+        """Something was written inside the current transaction and is not on disk yet."""
+        return self._dirty
+
+    def changed_on_disk(self) -> bool:
+        """True when the file differs from what this storage last read or wrote."""
+        try:
+            return _signature(os.stat(self.path)) != self._sig
+        except FileNotFoundError:
+            return self._sig is not None
+
+    # ---------------------------------------------------------------- writing
+    def write(self, data: dict[str, Any]) -> None:
+        with self._thread_lock:
+            if self._depth:
+                self._data = data
+                self._dirty = True
+                self.generation += 1
+                return
+            with self.transaction():
+                self._data = data
+                self._dirty = True
+                self.generation += 1
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[None]:
+        """Hold both locks; everything written inside becomes one atomic file replace.
+
+        If the block raises, nothing is written and the in-memory state is dropped (the next
+        read re-reads the file).
+        """
+        with self._thread_lock:
+            outer = self._depth == 0
+            if outer:
+                from filelock import FileLock, Timeout  # ~30 ms to import; only writers pay
+
+                if self._file_lock is None:
+                    self._file_lock = FileLock(str(lock_path(self.path)),
+                                               timeout=self._lock_timeout)
+                try:
+                    self.path.parent.mkdir(parents=True, exist_ok=True)  # first run: no folder
+                    self._file_lock.acquire()
+                except Timeout:
+                    raise StorageBusyError(
+                        f"the scorekeeper file {self.path} is busy (another chickenfoot process "
+                        f"held {lock_path(self.path).name} for {self._lock_timeout:.0f} s); "
+                        "try again") from None
+                except OSError as exc:
+                    raise StorageError(f"cannot lock {lock_path(self.path)}: {exc.strerror}") from None
+            try:
+                if outer:
+                    self._load()
+                    self._dirty = False
+                self._depth += 1
+                try:
+                    yield
+                finally:
+                    self._depth -= 1
+                if outer and self._dirty:
+                    self._flush()
+            except BaseException:
+                if outer:
+                    self._forget()
+                raise
+            finally:
+                if outer:
+                    self._dirty = False
+                    self._file_lock.release()
+
+    def _flush(self) -> None:
+        assert self._data is not None
+        try:
+            self.remove_stale_temp_files()
+            atomic_write(self.path, encode(self._data))
+            self._sig = _signature(os.stat(self.path))
+        except OSError as exc:
+            self._forget()
+            raise StorageError(f"could not save {self.path}: {exc.strerror}; the previous state "
+                               "is kept") from None
+        self._dirty = False
+
+    def _forget(self) -> None:
+        self._data, self._sig = None, None
+        self.generation += 1
+
+    def remove_stale_temp_files(self) -> int:
+        """Delete temporary files a killed writer left behind (only call under the lock)."""
+        n = 0
+        for p in self.path.parent.glob(f".{self.path.name}.*.tmp"):
+            with contextlib.suppress(OSError):
+                p.unlink()
+                n += 1
+        return n
+
+    def close(self) -> None:
+        self._data, self._sig = None, None
+
+
+def restore_backup(path: str | os.PathLike[str]) -> Path | None:
+    """Put ``FILE.bak`` back as ``FILE``; the file it replaces is kept as ``FILE.damaged-TIME``.
+
+    Returns where the replaced file was kept (None when there was none). Raises
+    :class:`StorageError` when there is no usable backup.
+    """
+    from filelock import FileLock
+
+    path = Path(path).expanduser().absolute()
+    bak = backup_path(path)
+    with FileLock(str(lock_path(path)), timeout=LOCK_TIMEOUT_S):
+        if not bak.exists():
+            raise StorageError(f"there is no backup {bak} to restore")
+        raw = bak.read_bytes()
+        try:
+            decode(raw, bak)
+        except DamagedFileError:
+            raise StorageError(f"the backup {bak} is damaged too; nothing was changed") from None
+        kept = None
+        if path.exists():
+            stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
+            kept = path.with_name(f"{path.name}.damaged-{stamp}")
+            shutil.copy2(path, kept)
+        atomic_write(path, raw, keep_backup=False)
+        return kept

@@ -1,0 +1,213 @@
+"""`chickenfoot match ...`, `stats`, `db ...` end to end on a real file."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from companion.cli.main import main
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+class CLI:
+    def __init__(self, db: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        self.db, self.capsys = db, capsys
+
+    def __call__(self, *argv: str, db: bool = True) -> tuple[int, str, str]:
+        args = list(argv) + (["--db", str(self.db)] if db else [])
+        code = main(args)
+        out, err = self.capsys.readouterr()
+        return code, out, err
+
+    def json(self, *argv: str) -> object:
+        code, out, err = self(*argv, "--json")
+        assert code == 0, err
+        return json.loads(out)
+
+    def new(self, players: str = "Ann,Bob,Cy", *extra: str) -> str:
+        data = self.json("match", "new", "--players", players, *extra)
+        assert isinstance(data, dict)
+        return str(data["id"])
+
+
+@pytest.fixture
+def cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> CLI:
+    return CLI(tmp_path / "scores.json", capsys)
+
+
+def test_show_json_has_everything_the_app_needs(cli: CLI) -> None:
+    mid = cli.new()
+    show = cli.json("match", "show", mid[:5])
+    assert isinstance(show, dict)
+    assert show["current_double"] == 9 and show["first_player"] == "Ann"
+    assert show["deal_size"] == 14 and show["over"] is False and show["winners"] == []
+    assert show["current_round"]["double_tile"] == "9-9"
+    assert [(s["player"], s["total"], s["rank"]) for s in show["standings"]] == [
+        ("Ann", 0, 1), ("Bob", 0, 1), ("Cy", 0, 1)]
+    r = cli.json("match", "round", mid, "--penalty", "Ann=12", "--tiles", "Bob=3-4,0-0",
+                 "--out", "Cy")
+    assert isinstance(r, dict)
+    assert [(s["player"], s["total"], s["rank"]) for s in r["standings"]] == [
+        ("Ann", 12, 2), ("Bob", 57, 3), ("Cy", 0, 1)]
+    assert r["current_double"] == 8 and r["first_player"] == "Bob"
+    assert r["rounds"][0]["tiles"] == {"Bob": ["3-4", "0-0"]}
+
+
+def test_a_whole_match_to_the_winner_with_edit_undo_redo(cli: CLI) -> None:
+    mid = cli.new("Ann,Bob", "--option", "match-length=half", "--option", "zero-zero=25")
+    for _ in range(5):
+        code, out, err = cli("match", "round", mid, "--penalty", "Bob=10", "--out", "Ann")
+        assert code == 0, err
+    show = cli.json("match", "show", mid)
+    assert show["over"] and show["winners"] == ["Ann"] and show["current_round"] is None
+    assert show["standings"][1]["total"] == 50
+    code, _, err = cli("match", "round", mid, "--penalty", "Bob=1", "--out", "Ann")
+    assert code == 2 and "over" in err
+    edited = cli.json("match", "edit", mid, "2", "--tiles", "Ann=0-0,6-6", "--out", "Bob")
+    assert edited["rounds"][1]["penalties"] == {"Ann": 37, "Bob": 0}
+    assert edited["winners"] == ["Ann"]  # 37 < 40: still Ann
+    edited = cli.json("match", "edit", mid, "3", "--penalty", "Ann=30", "--out", "Bob")
+    assert edited["winners"] == ["Bob"]  # 67 > 30: Bob now
+    undone = cli.json("match", "undo", mid)
+    assert undone["winners"] == ["Ann"] and undone["can_redo"]
+    assert cli.json("match", "redo", mid)["winners"] == ["Bob"]
+    code, out, _ = cli("match", "show", mid)
+    assert code == 0 and "winner: Bob" in out
+
+
+def test_after_holder_rules_with_held(cli: CLI) -> None:
+    mid = cli.new("Ann,Bob,Cy", "--rules", "gameweave")
+    show = cli.json("match", "show", mid)
+    assert show["first_player"] is None and "after whoever" in show["current_round"][
+        "first_player_rule"]
+    assert "draw one tile" in show["current_round"]["missing_double_rule"]
+    assert cli.json("match", "held", mid, "Cy")["first_player"] == "Ann"
+    r = cli.json("match", "round", mid, "--penalty", "Ann=1,Bob=2", "--out", "Cy")
+    assert r["rounds"][0]["holder"] == "Cy" and r["rounds"][0]["first_player"] == "Ann"
+    r = cli.json("match", "round", mid, "--penalty", "Ann=1", "Bob=2", "--blocked",
+                 "--penalty", "Cy=0", "--held", "Bob")
+    assert r["rounds"][1]["first_player"] == "Cy"
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["round", "{id}", "--penalty", "Ann=12", "--out", "Cy"],  # Bob missing
+        ["round", "{id}", "--penalty", "Ann=x", "Bob=1", "--out", "Cy"],
+        ["round", "{id}", "--penalty", "Ann=-3", "Bob=1", "--out", "Cy"],
+        ["round", "{id}", "--penalty", "Ann=1", "Bob=1", "--out", "Cy", "--blocked"],
+        ["round", "{id}", "--tiles", "Ann=1-2", "Bob=2-1", "--out", "Cy"],
+        ["round", "{id}", "--tiles", "Ann=1-99", "Bob=2-1", "--out", "Cy"],
+        ["round", "{id}", "--penalty", "Ann", "--out", "Cy"],
+        ["round", "{id}", "--penalty", "Zed=1", "Ann=1", "Bob=1", "--out", "Cy"],
+        ["round", "nope", "--penalty", "Ann=1", "Bob=1", "--out", "Cy"],
+        ["edit", "{id}", "1", "--penalty", "Ann=1"],  # there is no round 1 yet
+        ["undo", "{id}"],
+        ["new", "--players", "Ann"],
+        ["new", "--players", "Ann,Bob", "--rules", "nope"],
+        ["new", "--players", "Ann,Bob", "--option", "zero-zero=7"],
+        ["new", "--players", "Ann,ann"],
+        ["import", "{missing}"],
+    ],
+)
+def test_unusable_input_one_line_exit_2_nothing_written(cli: CLI, argv: list[str]) -> None:
+    mid = cli.new()
+    before = cli.db.read_bytes()
+    args = [a.format(id=mid, missing=cli.db.with_name("nothing.json")) for a in argv]
+    code, _, err = cli("match", *args)
+    assert code == 2
+    assert err.count("\n") == 1 and err.startswith("chickenfoot")
+    assert "Traceback" not in err
+    assert cli.db.read_bytes() == before
+
+
+def test_export_import_round_trip_and_csv(cli: CLI, tmp_path: Path) -> None:
+    a = cli.new()
+    cli("match", "round", a, "--tiles", "Ann=0-0,1-2", "Bob=", "--out", "Cy")
+    b = cli.new("Di,Ed", "--rules", "chickie-sixes")
+    one = tmp_path / "one.json"
+    assert cli("match", "export", a[:6], "--out", str(one))[0] == 0
+    assert [m["id"] for m in json.loads(one.read_text())["matches"]] == [a]
+    everything = tmp_path / "all.json"
+    assert cli("match", "export", "--all", "--out", str(everything))[0] == 0
+    code, out, _ = cli("match", "export", a, "--format", "csv")
+    assert code == 0
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert len(rows) == 3 and rows[0]["penalty"] == "53" and rows[1]["penalty"] == "0"
+
+    other = CLI(tmp_path / "other.json", cli.capsys)
+    rep = other.json("match", "import", str(everything))
+    assert set(rep["added"]) == {a, b}
+    rep = other.json("match", "import", str(everything))
+    assert rep["added"] == [] and set(rep["unchanged"]) == {a, b}
+    assert len(other.json("match", "list")) == 2
+    assert other.json("match", "show", a) == cli.json("match", "show", a)
+
+
+def test_list_abandon_resume_delete_round_stats(cli: CLI) -> None:
+    a = cli.new()
+    b = cli.new("Di,Ed")
+    cli("match", "round", b, "--penalty", "Di=5", "--out", "Ed")
+    assert cli.json("match", "abandon", a)["status"] == "abandoned"
+    assert [r["id"] for r in cli.json("match", "list", "--status", "abandoned")] == [a]
+    assert cli.json("match", "resume", a)["status"] == "active"
+    assert cli.json("match", "delete-round", b)["rounds_played"] == 0
+    cli("match", "undo", b)
+    stats = cli.json("stats")
+    di = next(s for s in stats if s["player"] == "Di")
+    assert di["rounds_played"] == 1 and di["worst_penalty"] == 5
+    code, out, _ = cli("stats", "--player", "ed")
+    assert code == 0 and "Ed" in out
+    code, out, _ = cli("match", "list")
+    assert a[:8] in out and b[:8] in out
+
+
+def test_damaged_file_then_db_restore(cli: CLI) -> None:
+    a = cli.new()
+    cli.new("Di,Ed")
+    cli.db.write_bytes(cli.db.read_bytes()[:40])
+    code, _, err = cli("match", "list")
+    assert code == 2 and str(cli.db) in err and "db restore" in err and ".bak" in err
+    rest = cli.json("db", "restore")
+    assert rest["matches"] == 1 and Path(rest["damaged_copy"]).exists()
+    assert cli.json("match", "show", a)["id"] == a
+    assert cli.json("db", "check")["problems"] == []
+    assert cli.json("db", "info")["matches"] == 1
+
+
+def test_env_variable_and_db_flag(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    env_db = tmp_path / "env.json"
+    monkeypatch.setenv("CHICKENFOOT_DB", str(env_db))
+    assert main(["match", "new", "--players", "Ann,Bob", "--json"]) == 0
+    capsys.readouterr()
+    assert env_db.exists()
+    flag_db = tmp_path / "flag.json"
+    assert main(["match", "new", "--players", "Ann,Bob", "--db", str(flag_db)]) == 0
+    assert flag_db.exists()
+    capsys.readouterr()
+    assert main(["match", "list", "--json"]) == 0
+    assert len(json.loads(capsys.readouterr().out)) == 1
+
+
+def test_real_cli_process(tmp_path: Path) -> None:
+    db = tmp_path / "p.json"
+
+    def run(*argv: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "companion", *argv, "--db", str(db)],
+                              cwd=ROOT, capture_output=True, text=True, timeout=60)
+
+    made = run("match", "new", "--players", "Ann,Bob", "--json")
+    assert made.returncode == 0, made.stderr
+    mid = json.loads(made.stdout)["id"]
+    bad = run("match", "round", mid, "--penalty", "Ann=oops", "--out", "Bob")
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "Traceback" not in bad.stderr
+    ok = run("match", "show", mid[:4], "--json")
+    assert ok.returncode == 0 and json.loads(ok.stdout)["current_double"] == 9

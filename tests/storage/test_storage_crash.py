@@ -1,0 +1,296 @@
+"""Never losing data, tested for real on a real file: kills, truncation, garbage, races."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from companion.match import Match
+from companion.rules import get_rules
+from companion.storage import (
+    DamagedFileError,
+    Repository,
+    StorageError,
+    backup_path,
+    restore_backup,
+)
+
+WORKER = Path(__file__).with_name("_storage_worker.py")
+
+
+def _seed(db: Path, n: int) -> Repository:
+    """A file with ``n`` matches (written in one go), so a save takes long enough to be hit."""
+    repo = Repository.open(db)
+    ms = []
+    for _ in range(n):
+        m = Match.new(["Ann", "Bob", "Cy"], get_rules())
+        for _ in range(5):
+            m = m.add_round(tiles={"Ann": "1-2,3-4", "Bob": "0-0"}, out="Cy")
+        ms.append(m)
+    repo.import_matches(ms)
+    return repo
+
+
+def _check_consistent(db: Path, seeded: int) -> int:
+    """The file opens; every match reads back; the counter matches the matches created."""
+    with Repository.open(db) as repo:
+        n = len(repo)
+        assert repo.check() == []
+        # The seed was one write (counter 1 for all `seeded` matches); each later create is one.
+        assert repo.version == 1 + (n - seeded)
+        return n
+
+
+def test_sigkill_mid_save_always_leaves_a_good_previous_state(tmp_path: Path) -> None:
+    db = tmp_path / "m.json"
+    seeded = 200
+    _seed(db, seeded).close()
+    rng = random.Random(1234)
+    last = seeded
+    kills = 0
+    mid_save = 0
+    deadline = time.monotonic() + 4.0
+    while kills < 6 or (time.monotonic() < deadline and kills < 10):
+        p = subprocess.Popen([sys.executable, str(WORKER), str(db), "forever"],
+                             stdout=subprocess.PIPE, text=True)
+        assert p.stdout is not None
+        assert p.stdout.readline().strip() == "ready"
+        time.sleep(rng.uniform(0.0, 0.4))
+        p.send_signal(signal.SIGKILL)
+        p.wait()
+        p.stdout.close()
+        kills += 1
+        mid_save += any(q.name.endswith(".tmp") for q in tmp_path.iterdir())
+        n = _check_consistent(db, seeded)
+        assert n >= last  # nothing that was saved before is lost
+        last = n
+        # The backup, too, is always a complete earlier state.
+        json.loads(backup_path(db).read_bytes())
+    assert last > seeded  # the writers did get saves through between kills
+    print(f"{kills} kills, {mid_save} of them in the middle of a save")
+    with Repository.open(db) as repo:
+        repo.create_match(["Zoe", "Yan"])  # a later save sweeps up a killed writer's temp file
+    assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []
+
+
+@pytest.mark.parametrize(
+    ("damage", "why"),
+    [
+        (lambda b: b[: len(b) // 2], "not valid JSON"),
+        (lambda b: b"", "empty"),
+        (lambda b: os.urandom(200), "not"),
+        (lambda b: b"[1, 2, 3]", "top level"),
+        (lambda b: b'{"matches": {"1": 5}}', "not a document"),
+    ],
+)
+def test_damaged_file_gives_clear_error_and_backup_restores(tmp_path: Path, damage, why) -> None:
+    db = tmp_path / "m.json"
+    with Repository.open(db) as repo:
+        a = repo.create_match(["Ann", "Bob"])
+        b = repo.create_match(["Cy", "Di"])
+    good = db.read_bytes()
+    db.write_bytes(damage(good))
+    with pytest.raises(DamagedFileError) as err:
+        Repository.open(db).list_matches()
+    msg = str(err.value)
+    assert str(db) in msg and why in msg
+    assert str(backup_path(db)) in msg and "chickenfoot db restore" in msg
+    assert "\n" not in msg
+    kept = restore_backup(db)
+    assert kept is not None and kept.exists()  # the damaged file is kept for repair
+    with Repository.open(db) as repo:
+        ids = {r.id for r in repo.list_matches()}
+    assert a.id in ids  # the backup is the state before the last save
+    assert ids <= {a.id, b.id}
+
+
+def test_damaged_file_is_never_overwritten_by_a_write(tmp_path: Path) -> None:
+    db = tmp_path / "m.json"
+    with Repository.open(db) as repo:
+        repo.create_match(["Ann", "Bob"])
+        db.write_bytes(b"{garbage")
+        with pytest.raises(DamagedFileError):
+            repo.create_match(["Cy", "Di"])
+    assert db.read_bytes() == b"{garbage"
+
+
+def test_hand_edited_match_names_the_file_and_the_way_out(tmp_path: Path) -> None:
+    db = tmp_path / "m.json"
+    with Repository.open(db) as repo:
+        m = repo.create_match(["Ann", "Bob"])
+        repo.add_round(m.id, tiles={"Ann": "1-2"}, out="Bob")
+    data = json.loads(db.read_text())
+    stored = json.loads(data["matches"]["1"]["match"])  # kept as JSON text in the document
+    stored["rounds"][0]["penalties"][0] = 1  # tiles say 3
+    data["matches"]["1"]["match"] = stored  # written back as an object: read all the same
+    db.write_text(json.dumps(data))
+    with Repository.open(db) as repo:
+        with pytest.raises(DamagedFileError, match="hand-edited") as err:
+            repo.get(m.id)
+        assert str(db) in str(err.value)
+        assert len(repo.check()) == 1
+    # Rounds removed by hand: valid, but the stored list entry still says one round, 3 to 0.
+    data["matches"]["1"]["match"] = json.dumps({**stored, "rounds": []})
+    db.write_text(json.dumps(data))
+    with Repository.open(db) as repo:
+        assert repo.get(m.id).rounds == ()
+        assert [p for p in repo.check() if "list entry" in p]
+    data["matches"]["1"]["match"] = '{"id": "broken'
+    db.write_text(json.dumps(data))
+    with pytest.raises(DamagedFileError, match="not JSON"):
+        Repository.open(db).get(m.id)
+    data["matches"]["1"] = {"no": "id"}
+    db.write_text(json.dumps(data))
+    with pytest.raises(DamagedFileError, match="without an id"):
+        Repository.open(db).get(m.id)
+
+
+def test_missing_file_with_a_backup_is_not_an_empty_history(tmp_path: Path) -> None:
+    db = tmp_path / "m.json"
+    with Repository.open(db) as repo:
+        repo.create_match(["Ann", "Bob"])
+        repo.create_match(["Ann", "Bob"])
+    db.unlink()
+    with pytest.raises(StorageError, match="missing but its backup"):
+        Repository.open(db).list_matches()
+    restore_backup(db)
+    assert len(Repository.open(db)) == 1
+
+
+def test_restore_refuses_a_damaged_backup(tmp_path: Path) -> None:
+    db = tmp_path / "m.json"
+    with Repository.open(db) as repo:
+        repo.create_match(["Ann", "Bob"])
+        repo.create_match(["Ann", "Bob"])
+    backup_path(db).write_bytes(b"xx")
+    before = db.read_bytes()
+    with pytest.raises(StorageError, match="damaged too"):
+        restore_backup(db)
+    assert db.read_bytes() == before
+
+
+def test_two_processes_and_threads_write_without_corruption_or_lost_updates(tmp_path: Path) -> None:
+    db = tmp_path / "m.json"
+    procs = [subprocess.Popen([sys.executable, str(WORKER), str(db), "create", "6", "3"],
+                              stdout=subprocess.PIPE, text=True) for _ in range(2)]
+    # ...and threads of this process at the same time, sharing one repository.
+    repo = Repository.open(db)
+    errors: list[BaseException] = []
+
+    def create() -> None:
+        try:
+            for _ in range(6):
+                repo.create_match(["Eve", "Fay"])
+        except BaseException as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    ts = [threading.Thread(target=create) for _ in range(3)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    for p in procs:
+        out, _ = p.communicate(timeout=60)
+        assert p.returncode == 0 and out.strip() == "done"
+    assert errors == []
+    assert len(repo) == 2 * 3 * 6 + 3 * 6
+    assert repo.version == len(repo)  # every write counted once: none lost
+    assert repo.check() == []
+
+
+def test_concurrent_rounds_on_one_match_are_never_lost(tmp_path: Path) -> None:
+    db = tmp_path / "m.json"
+    with Repository.open(db) as repo:
+        m = repo.create_match(["Ann", "Bob"])
+    procs = [subprocess.Popen([sys.executable, str(WORKER), str(db), "shared", m.id, "2"],
+                              stdout=subprocess.PIPE, text=True) for _ in range(2)]
+    counts = []
+    for p in procs:
+        out, _ = p.communicate(timeout=60)
+        assert p.returncode == 0
+        counts.append(int(out.strip()))
+    with Repository.open(db) as repo:
+        final = repo.get(m.id)
+    assert sum(counts) == len(final.rounds) == 10  # each successful add is in the file
+    assert final.is_over and final.revision == 10
+
+
+def _paths(node: object, prefix: tuple = ()) -> list[tuple]:
+    out = [prefix]
+    if isinstance(node, dict):
+        for k, v in node.items():
+            out += _paths(v, (*prefix, k))
+    elif isinstance(node, list):
+        for i, v in enumerate(node):
+            out += _paths(v, (*prefix, i))
+    return out
+
+
+def test_random_hand_edits_give_clear_errors_never_tracebacks(tmp_path: Path) -> None:
+    """Mutate one value anywhere in a real file (inner match text included) and use it."""
+    from companion.match import match_view
+    from companion.rules import ChickenFootError
+
+    db = tmp_path / "m.json"
+    with Repository.open(db) as repo:
+        m = repo.create_match(["Ann", "Bob", "Cy"], "pagat")
+        repo.add_round(m.id, tiles={"Ann": "0-0,1-2"}, penalties={"Bob": 4}, out="Cy", holder="Bob")
+        repo.add_round(m.id, penalties={"Ann": 3, "Cy": 1}, out="Bob")
+        repo.update(m.id, lambda x: x.edit_round(1, penalties={"Bob": 6}).undo())
+    pristine = json.loads(db.read_text())
+    rng = random.Random(99)
+    junk = [None, "x", -1, 10**9, 1.5, True, [], {}, [1, "a"], {"a": 1}]
+    outcomes = {"ok": 0, "refused": 0}
+    for _ in range(150):
+        data = json.loads(json.dumps(pristine))
+        doc = data["matches"]["1"]
+        inner = json.loads(doc["match"])
+        target_inner = rng.random() < 0.7
+        root = inner if target_inner else data
+        path = rng.choice(_paths(root)[1:])
+        parent = root
+        for key in path[:-1]:
+            parent = parent[key]
+        if rng.random() < 0.2 and isinstance(parent, dict):
+            del parent[path[-1]]
+        else:
+            parent[path[-1]] = rng.choice(junk)
+        if target_inner:
+            doc["match"] = json.dumps(inner)
+        db.write_text(json.dumps(data))
+        try:
+            with Repository.open(db) as repo:
+                for row in repo.list_matches():
+                    json.dumps(match_view(repo.get(row.id)))
+                repo.stats()
+                repo.check()
+                repo.version  # noqa: B018
+            outcomes["ok"] += 1
+        except ChickenFootError as exc:
+            assert "\n" not in str(exc)
+            outcomes["refused"] += 1
+    assert outcomes["refused"] > 20 and outcomes["ok"] > 0
+
+
+def test_killed_between_backup_and_replace_next_save_is_clean(tmp_path: Path) -> None:
+    """A writer killed right after linking FILE.bak to FILE leaves both names on one inode."""
+    db = tmp_path / "m.json"
+    with Repository.open(db) as repo:
+        repo.create_match(["Ann", "Bob"])
+    assert not backup_path(db).exists()  # the first save had nothing to back up
+    os.link(db, backup_path(db))  # the state a kill at that moment leaves
+    previous = db.read_bytes()
+    with Repository.open(db) as repo:
+        repo.create_match(["Cy", "Di"])
+        assert len(repo) == 2
+    assert backup_path(db).read_bytes() == previous
+    assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []

@@ -1,0 +1,181 @@
+"""The repository on a real TinyDB file: CRUD, ids, refresh across processes, paths, imports."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from companion.match import Match, MatchStateError, RoundError
+from companion.rules import get_rules
+from companion.storage import (
+    ENV_VAR,
+    ConflictError,
+    MatchNotFoundError,
+    Repository,
+    SafeJSONStorage,
+    default_db_path,
+    resolve_db_path,
+)
+
+
+@pytest.fixture
+def repo(tmp_path: Path):
+    r = Repository.open(tmp_path / "m.json")
+    yield r
+    r.close()
+
+
+def test_open_does_not_create_the_file_until_the_first_save(tmp_path: Path) -> None:
+    db = tmp_path / "sub" / "m.json"
+    with Repository.open(db) as repo:
+        assert len(repo) == 0 and repo.list_matches() == [] and repo.version == 0
+        assert not db.exists()
+        repo.create_match(["Ann", "Bob"])
+    assert db.exists()
+    assert json.loads(db.read_text())["_meta"]["1"] == {"schema": 1, "changes": 1}
+
+
+def test_create_get_update_and_prefix_ids(repo: Repository) -> None:
+    m = repo.create_match(["Ann", "Bob", "Cy"], "pagat", {"zero_zero": 25})
+    assert repo.get(m.id) == m
+    assert repo.get(m.id[:4].upper()) == m
+    assert m.rules.zero_zero == 25
+    m2 = repo.add_round(m.id[:6], tiles={"Ann": "0-0"}, penalties={"Bob": 2}, out="Cy",
+                        holder="Bob")
+    assert repo.get(m.id).totals() == [25, 2, 0] == m2.totals()
+    assert repo.undo(m.id).rounds == ()
+    assert repo.redo(m.id).rounds == m2.rounds
+    assert repo.set_holder(m.id, "Ann").first_player == "Bob"
+    assert repo.abandon(m.id).status == "abandoned"
+    with pytest.raises(MatchStateError):
+        repo.add_round(m.id, penalties={"Ann": 1, "Bob": 2}, out="Cy")
+    assert repo.resume(m.id).status == "active"
+    assert repo.edit_round(m.id, 1, penalties={"Bob": 9}).totals() == [25, 9, 0]
+    assert repo.delete_last_round(m.id).rounds == ()
+
+
+def test_unknown_and_ambiguous_ids(repo: Repository) -> None:
+    ids = {repo.create_match(["Ann", "Bob"]).id for _ in range(20)}
+    with pytest.raises(MatchNotFoundError, match="no match"):
+        repo.get("zzzz")
+    # Some first hex digit is shared by two of 20 random ids (pigeonhole over 16 digits).
+    firsts = [i[0] for i in ids]
+    shared = next(c for c in firsts if firsts.count(c) > 1)
+    with pytest.raises(MatchNotFoundError, match="fits"):
+        repo.get(shared)
+
+
+def test_a_failed_change_writes_nothing(repo: Repository) -> None:
+    m = repo.create_match(["Ann", "Bob"])
+    before = repo.path.read_bytes()
+    with pytest.raises(RoundError, match="no result"):
+        repo.add_round(m.id, penalties={"Ann": 1}, blocked=True)
+    assert repo.path.read_bytes() == before and repo.version == 1
+
+
+def test_list_summaries_and_status_filter(repo: Repository) -> None:
+    a = repo.create_match(["Ann", "Bob"], options={"match_length": "single"})
+    repo.add_round(a.id, penalties={"Ann": 4}, out="Bob")
+    b = repo.create_match(["Cy", "Di"])
+    rows = repo.list_matches()
+    assert {r.id for r in rows} == {a.id, b.id}
+    fin = repo.list_matches("finished")
+    assert [r.id for r in fin] == [a.id] and fin[0].winners == ("Bob",)
+    assert fin[0].totals == (4, 0)
+    assert [r.id for r in repo.list_matches("active")] == [b.id]
+
+
+def test_another_process_change_is_seen_before_the_next_read(tmp_path: Path) -> None:
+    db = tmp_path / "m.json"
+    one, two = Repository.open(db), Repository.open(db)
+    m = one.create_match(["Ann", "Bob"])
+    assert two.get(m.id) == m
+    seen = two.version
+    one.add_round(m.id, penalties={"Ann": 3}, out="Bob")
+    assert two.changed_on_disk()
+    assert two.version == seen + 1
+    assert len(two.get(m.id).rounds) == 1
+    # The other copy's stale match cannot overwrite the newer one.
+    stale = m.add_round(penalties={"Bob": 3}, out="Ann")
+    with pytest.raises(ConflictError, match="changed elsewhere"):
+        two.save(stale)
+    with pytest.raises(ConflictError):
+        two.save(stale, expected_revision=m.revision)
+    fresh = two.get(m.id)
+    assert two.save(fresh.undo(), expected_revision=fresh.revision).rounds == ()
+
+
+def test_import_merges_without_duplicating(tmp_path: Path) -> None:
+    src = Repository.open(tmp_path / "a.json")
+    a = src.create_match(["Ann", "Bob"])
+    a = src.add_round(a.id, penalties={"Ann": 2}, out="Bob")
+    b = src.create_match(["Cy", "Di"])
+    exported = src.export_json()
+    dst = Repository.open(tmp_path / "b.json")
+    from companion.match import read_export
+
+    first = dst.import_matches(read_export(exported))
+    assert set(first.added) == {a.id, b.id}
+    again = dst.import_matches(read_export(json.loads(json.dumps(exported))))
+    assert again.added == () and set(again.unchanged) == {a.id, b.id}
+    assert len(dst) == 2 and dst.get(a.id) == a
+    # A copy with more changes replaces the stored one; an older copy does not.
+    newer = src.add_round(a.id, penalties={"Bob": 5}, out="Ann")
+    rep = dst.import_matches([newer])
+    assert rep.updated == (a.id,) and dst.get(a.id) == newer
+    rep = dst.import_matches([a])
+    assert rep.unchanged == (a.id,) and dst.get(a.id) == newer
+    assert dst.export_csv().count("\n") == 1 + 2 * 2
+
+
+def test_delete_match(repo: Repository) -> None:
+    a = repo.create_match(["Ann", "Bob"])
+    b = repo.create_match(["Ann", "Bob"])
+    repo.delete_match(a.id)
+    assert a.id not in repo and b.id in repo and len(repo) == 1
+    c = repo.create_match(["Ann", "Bob"])  # doc ids never collide after a delete
+    assert len(repo) == 2 and repo.get(c.id) == c
+
+
+def test_stats_through_the_repository(repo: Repository) -> None:
+    m = repo.create_match(["Ann", "Bob"], options={"match_length": "single"})
+    repo.add_round(m.id, tiles={"Ann": "0-0"}, out="Bob")
+    s = {x.player: x for x in repo.stats()}
+    assert s["Bob"].matches_won == 1 and s["Ann"].caught_with_double_blank == 1
+
+
+def test_save_round_trips_through_a_fresh_process_view(tmp_path: Path) -> None:
+    db = tmp_path / "m.json"
+    with Repository.open(db) as repo:
+        m = Match.new(["Ann", "Bob"], get_rules("chickie-sixes"))
+        m = m.add_round(tiles={"Ann": "0-0,6-6"}, out="Bob", holder="Ann", started_with=5)
+        repo.save(m)
+    with Repository.open(db) as repo:
+        assert repo.get(m.id) == m
+
+
+def test_db_path_resolution(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(ENV_VAR, str(tmp_path / "env.json"))
+    assert resolve_db_path(None) == tmp_path / "env.json"
+    assert resolve_db_path(tmp_path / "flag.json") == tmp_path / "flag.json"
+    monkeypatch.delenv(ENV_VAR)
+    d = resolve_db_path(None)
+    assert d == default_db_path() and d.name == "matches.json" and "chickenfoot" in str(d)
+
+
+def test_storage_reads_the_file_only_when_it_changed(tmp_path: Path) -> None:
+    db = tmp_path / "m.json"
+    with Repository.open(db) as repo:
+        repo.create_match(["Ann", "Bob"])
+    st = SafeJSONStorage(db)
+    first = st.read()
+    assert st.read() is first  # unchanged: the parsed data is reused, not re-read
+    with Repository.open(db) as repo:
+        repo.create_match(["Cy", "Di"])
+    second = st.read()
+    assert second is not first and len(second["matches"]) == 2
+    os.utime(db)  # a touch (new mtime) is also noticed
+    assert st.read() is not second
