@@ -40,6 +40,7 @@ from companion.rules import (
     parse_tiles,
     set_size,
 )
+from companion.rules.simulate import DRAW_RESULT, decide_winners
 
 from .errors import MatchDataError, MatchStateError, PlayerError, RoundError
 
@@ -358,17 +359,23 @@ class Match:
         """Winner(s) of a finished match per the rules' tie-break; None while unfinished."""
         if not self.is_over or self.abandoned:
             return None
-        table = self.standings()
-        best = [s.player for s in table if s.rank == 1]
+        totals = self.totals()
+        # One tie-break implementation for simulated and real matches: the rules core's.
+        seats, result, decided_by = decide_winners(self.rules, totals, [r.penalties for r in self.rounds])
+        best = [self.players[s] for s in seats]
         limit = self.rules.loss_total
-        losers = tuple(s.player for s in table if limit is not None and s.total > limit)
+        losers = tuple(p for p, t in zip(self.players, totals, strict=True) if limit is not None and t > limit)
         if losers:
             reason = f"{', '.join(losers)} passed {limit} after round {len(self.rounds)}"
         else:
             reason = f"all {len(self.rounds)} rounds played"
-        draw = len(best) > 1 and self.rules.tie_break is TieBreak.DRAW
-        if len(best) > 1:
-            reason += "; " + ("equal lowest totals: a draw" if draw else "tied players share first place")
+        draw = result == DRAW_RESULT
+        reason += {
+            "lowest-total": "",
+            "most-zero-rounds": f"; equal lowest totals of {min(totals)}, decided by most rounds scored 0",
+            "lowest-non-zero-round": f"; equal lowest totals of {min(totals)} and equal zero rounds, "
+            "decided by the lowest non-zero round",
+        }.get(decided_by, "; equal lowest totals: a draw" if draw else "; tied players share first place")
         return Outcome(tuple(best), draw, losers, reason)
 
     @property
