@@ -1,0 +1,44 @@
+"""The Flet app: state objects (no UI) and thin screens over them.
+
+State objects, each tested without a browser:
+
+* :class:`~companion.app.setup.MatchSetup` - the new-match form (seating, preset, options).
+* :func:`~companion.app.brief.round_brief` / :func:`~companion.app.brief.rules_sections`.
+* :class:`~companion.app.round_entry.RoundEntry` - the hands of one round being entered.
+* :class:`~companion.app.photo_review.PhotoReview` - a photo's reading under correction.
+* :class:`~companion.app.dispute.DisputeBuilder` - the table described for a disputed play.
+* :class:`~companion.app.match_session.MatchSession` - the match in progress.
+* :class:`~companion.app.settings.Settings` - theme, text size, default rules.
+
+The screens (:mod:`companion.app.shell`, :mod:`companion.app.views`) import Flet; importing this
+package does not, so the CLI and the state objects stay light.
+"""
+
+from .brief import RoundBrief, round_brief, rules_sections
+from .dispute import DisputeBuilder, DisputeError
+from .photo_review import PhotoReview, ReadTile, ReviewError, annotate, from_reading
+from .round_entry import EntryError, HandEntry, Mode, RoundEntry
+from .settings import Settings, SettingsError, SettingsStore
+from .setup import MatchSetup, SetupError
+
+__all__ = [
+    "DisputeBuilder",
+    "DisputeError",
+    "EntryError",
+    "HandEntry",
+    "MatchSetup",
+    "Mode",
+    "PhotoReview",
+    "ReadTile",
+    "ReviewError",
+    "RoundBrief",
+    "RoundEntry",
+    "Settings",
+    "SettingsError",
+    "SettingsStore",
+    "SetupError",
+    "annotate",
+    "from_reading",
+    "round_brief",
+    "rules_sections",
+]

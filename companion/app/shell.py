@@ -1,0 +1,271 @@
+"""The Flet front end: one :class:`AppContext` per server process, one :class:`App` per session.
+
+Screens are thin functions in :mod:`companion.app.views` that read the state objects and call
+them; nothing here scores or decides a rule. Routes live in the URL, so a reload (or a second
+phone opening the same address) lands on the same screen with the same data.
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+import threading
+import time
+import weakref
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import flet as ft
+
+from companion.rules.errors import ChickenFootError
+
+from .settings import Settings, SettingsStore
+from .store import MatchStore
+
+log = logging.getLogger(__name__)
+
+TOPIC = "chickenfoot-match"
+#: Seconds between checks of the scorekeeper file's change counter (writes from other processes).
+POLL_S = 2.0
+
+
+class AppContext:
+    """What every session of one server shares: the match store, settings, the tile reader."""
+
+    def __init__(self, db_path: str | Path, models_dir: str | Path | None = None) -> None:
+        self.store = MatchStore.open(db_path)
+        self.db_path = self.store.path
+        self.settings_store = SettingsStore(self.db_path.with_name(self.db_path.stem + "-settings.json"))
+        self.settings: Settings = self.settings_store.load()
+        self.models_dir = models_dir
+        self._reader: Any = None
+        self._reader_lock = threading.Lock()
+        self.sessions: weakref.WeakSet[App] = weakref.WeakSet()
+        #: Work in progress every device shares (the round being entered), under ``lock``.
+        self.drafts: dict[str, Any] = {}
+        self.lock = threading.RLock()
+        self._seen_version = self.store.version
+        self._poller: threading.Thread | None = None
+
+    def add_session(self, app: App) -> None:
+        self.sessions.add(app)
+        if self._poller is None:
+            # Another process (the CLI, a second server) may write the same file: poll the
+            # repository's change counter so open screens pick that up too.
+            self._poller = threading.Thread(target=self._poll, name="db-poller", daemon=True)
+            self._poller.start()
+
+    def _poll(self) -> None:
+        while True:
+            time.sleep(POLL_S)
+            try:
+                self.check_external_changes()
+            except Exception:  # a damaged file mid-write by someone else: try again later
+                log.debug("change poll failed", exc_info=True)
+
+    def check_external_changes(self) -> bool:
+        """Refresh every open screen if the file's change counter moved; True if it did."""
+        version = self.store.version
+        if version == self._seen_version:
+            return False
+        self._seen_version = version
+        for app in list(self.sessions):
+            try:
+                app.external_change()
+            except Exception:  # a closed browser tab: nothing to redraw
+                self.sessions.discard(app)
+        return True
+
+    def save_settings(self, settings: Settings) -> None:
+        self.settings_store.save(settings)
+        self.settings = settings
+
+    def reader(self) -> Any:
+        """The ONNX tile reader, loaded on first use (a photo); raises ModelError if absent."""
+        with self._reader_lock:
+            if self._reader is None:
+                from vision.reader import Reader
+
+                self._reader = Reader.from_models_dir(self.models_dir)
+            return self._reader
+
+
+class App:
+    """One browser tab / desktop window."""
+
+    def __init__(self, page: ft.Page, ctx: AppContext) -> None:
+        self.page = page
+        self.ctx = ctx
+        #: Per-session work in progress that survives moving between screens.
+        self.drafts: dict[str, Any] = {}
+        self._render_lock = threading.RLock()
+        page.title = "Chicken Foot companion"
+        page.padding = 0
+        page.on_route_change = lambda e: self.render()
+        page.pubsub.subscribe_topic(TOPIC, self._on_remote_change)
+        # One picker per session, made while the page is the current context (so it registers).
+        self.picker = ft.FilePicker()
+        self.apply_settings()
+
+    # ------------------------------------------------------------ plumbing
+    @property
+    def settings(self) -> Settings:
+        return self.ctx.settings
+
+    @property
+    def scale(self) -> float:
+        return self.settings.text_scale
+
+    def apply_settings(self) -> None:
+        self.page.theme_mode = {"light": ft.ThemeMode.LIGHT, "dark": ft.ThemeMode.DARK}.get(
+            self.settings.theme, ft.ThemeMode.SYSTEM)
+        self.page.theme = ft.Theme(color_scheme_seed=ft.Colors.GREEN)
+        self.page.dark_theme = ft.Theme(color_scheme_seed=ft.Colors.GREEN)
+
+    def go(self, route: str) -> None:
+        """Navigate (works from sync handlers running in worker threads)."""
+        self.page.run_task(self.page.push_route, route)
+
+    def notify_change(self, match_id: str) -> None:
+        """Tell every other session that a match changed (they refresh if they show it)."""
+        self.page.pubsub.send_others_on_topic(TOPIC, match_id)
+
+    def external_change(self) -> None:
+        """The file changed (maybe from another process): redraw screens that only show data."""
+        route = self.page.route or "/"
+        if route == "/" or route.startswith(("/history", "/stats")) or (
+                route.startswith("/match/") and route.count("/") == 2):
+            self.page.run_task(self._render_async)
+
+    async def _render_async(self) -> None:
+        self.render()
+
+    def notify_entry(self, match_id: str) -> None:
+        """Tell the other devices that the shared round entry of a match changed."""
+        self.page.pubsub.send_others_on_topic(TOPIC, {"entry": match_id})
+
+    def _on_remote_change(self, topic: str, message: Any) -> None:
+        route = self.page.route or "/"
+        if isinstance(message, dict):  # someone typed into a shared round entry
+            if f"/match/{message.get('entry')}/round" in route:
+                self.render()
+            return
+        if route == "/" or route.startswith(("/history", "/stats")) or f"/match/{message}" in route:
+            self.render()
+
+    def snack(self, message: str, error: bool = False) -> None:
+        self.page.show_dialog(ft.SnackBar(
+            ft.Text(message, size=self.fs(15)), bgcolor=ft.Colors.ERROR if error else None,
+            duration=ft.Duration(seconds=6 if error else 3)))
+
+    def guarded(self, fn: Callable[..., Any]) -> Callable[..., Any]:
+        """Wrap a handler: a ChickenFootError becomes a message, never a crash."""
+        def run(*args: Any) -> Any:
+            try:
+                return fn(*args)
+            except ChickenFootError as exc:
+                self.snack(str(exc), error=True)
+                self.page.update()
+        return run
+
+    def aguarded(self, fn: Callable[..., Any]) -> Callable[..., Any]:
+        """``guarded`` for async handlers (file dialogs, background reads)."""
+        async def run(*args: Any) -> Any:
+            try:
+                return await fn(*args)
+            except ChickenFootError as exc:
+                self.snack(str(exc), error=True)
+                self.page.update()
+        return run
+
+    # ------------------------------------------------------- text helpers
+    def fs(self, size: float) -> float:
+        return round(size * self.scale, 1)
+
+    def text(self, value: str, size: float = 16, bold: bool = False, color: Any = None,
+             italic: bool = False, selectable: bool = False) -> ft.Text:
+        return ft.Text(value, size=self.fs(size), weight=ft.FontWeight.BOLD if bold else None,
+                       color=color, italic=italic, selectable=selectable)
+
+    def warning(self, value: str) -> ft.Control:
+        # An icon, not a "⚠" character: the offline fonts have no such glyph.
+        return ft.Row([ft.Icon(ft.Icons.WARNING_AMBER, color=ft.Colors.ERROR, size=self.fs(20),
+                               semantics_label="Warning"),
+                       ft.Container(self.text(value, 16, color=ft.Colors.ERROR), expand=True)],
+                      vertical_alignment=ft.CrossAxisAlignment.START)
+
+    def heading(self, value: str) -> ft.Text:
+        return self.text(value, 22, bold=True)
+
+    def button(self, label: str, on_click: Callable[..., Any], *, kind: str = "filled",
+               icon: Any = None, disabled: bool = False, tooltip: str | None = None) -> ft.Control:
+        cls = {"filled": ft.FilledButton, "outlined": ft.OutlinedButton, "text": ft.TextButton,
+               "tonal": ft.FilledTonalButton}[kind]
+        return cls(content=ft.Text(label, size=self.fs(16)), icon=icon,
+                   on_click=self.aguarded(on_click) if inspect.iscoroutinefunction(on_click)
+                   else self.guarded(on_click), disabled=disabled, tooltip=tooltip,
+                   style=ft.ButtonStyle(padding=ft.Padding.symmetric(horizontal=16, vertical=12)))
+
+    def icon_button(self, icon: Any, label: str, on_click: Callable[..., Any], *,
+                    disabled: bool = False) -> ft.Control:
+        """An icon button whose name screen readers (and the tests) can read."""
+        return ft.IconButton(ft.Icon(icon, semantics_label=label), tooltip=label, disabled=disabled,
+                             on_click=self.guarded(on_click))
+
+    def card(self, *controls: ft.Control, color: Any = None) -> ft.Control:
+        return ft.Container(
+            content=ft.Column(list(controls), spacing=8),
+            padding=12, border_radius=12, bgcolor=color or ft.Colors.SURFACE_CONTAINER_LOW,
+            border=ft.Border.all(1, ft.Colors.OUTLINE_VARIANT))
+
+    # --------------------------------------------------------------- render
+    def render(self) -> None:
+        # Handlers, pub/sub messages from other devices and the file poller can all ask for a
+        # redraw at once, from different threads: one at a time per screen.
+        with self._render_lock:
+            self._render()
+
+    def _render(self) -> None:
+        from . import views
+
+        route = self.page.route or "/"
+        try:
+            title, body, back = views.build(self, route)
+        except ChickenFootError as exc:
+            title, body, back = "Cannot show this", [self.text(str(exc)),
+                                             self.button("Home", lambda _: self.go("/"))], "/"
+        self.page.appbar = ft.AppBar(
+            title=self.text(title, 20, bold=True),
+            leading=self.icon_button(ft.Icons.ARROW_BACK, "Back", lambda _: self.go(back))
+            if back else None,
+            automatically_imply_leading=False,
+            actions=[self.icon_button(ft.Icons.HOME, "Home", lambda _: self.go("/"))]
+            if route != "/" else [self.icon_button(ft.Icons.SETTINGS, "Settings",
+                                                   lambda _: self.go("/settings"))],
+        )
+        self.page.controls.clear()
+        self.page.controls.append(ft.SafeArea(ft.Container(
+            ft.Column(body, spacing=14, scroll=None), padding=ft.Padding.all(14))))
+        self.page.scroll = ft.ScrollMode.AUTO
+        self.page.update()
+
+
+def make_main(ctx: AppContext) -> Callable[[ft.Page], Any]:
+    def main(page: ft.Page) -> None:
+        app = App(page, ctx)
+        page.data = app
+        ctx.add_session(app)
+        if ctx.settings_store.problem:
+            app.snack(ctx.settings_store.problem, error=True)
+        app.render()
+
+    return main
+
+
+def run_app(db_path: str | Path, *, web: bool, host: str | None = None, port: int = 0,
+            models_dir: str | Path | None = None) -> None:
+    """Serve (web) or open (desktop) the app; blocks until it is closed."""
+    ctx = AppContext(db_path, models_dir)
+    view = ft.AppView.WEB_BROWSER if web else ft.AppView.FLET_APP
+    ft.run(make_main(ctx), view=view, host=host, port=port, no_cdn=True)

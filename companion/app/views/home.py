@@ -1,0 +1,189 @@
+"""Home, history (with export/import), statistics, rules page and settings."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import flet as ft
+
+from companion.app.brief import rules_sections
+from companion.app.settings import THEMES
+from companion.app.views import bind
+from companion.rules import PRESETS
+
+if TYPE_CHECKING:
+    from companion.app.shell import App
+
+
+def _match_line(app: App, m: Any) -> str:
+    done = len(m.rounds)
+    state = "finished" if m.is_over else "abandoned" if m.abandoned else f"round {done + 1} of {m.planned_rounds}"
+    return f"{', '.join(m.players)} · {m.rules.title} · {state}"
+
+
+def build_home(app: App) -> tuple[str, list[Any], str | None]:
+    body: list[Any] = [app.text("Keep the score of your Chicken Foot games, count a hand from a photo, "
+                                "and settle arguments about a play.", 16)]
+    unfinished = app.ctx.store.unfinished()
+    if unfinished:
+        m = unfinished[0]
+        body.append(app.card(
+            app.text("Unfinished match", 18, bold=True),
+            app.text(_match_line(app, m)),
+            app.button("Resume match", lambda _: app.go(f"/match/{m.id}"), icon=ft.Icons.PLAY_ARROW),
+        ))
+    items = [
+        ("New match", "/new", ft.Icons.ADD),
+        ("History", "/history", ft.Icons.HISTORY),
+        ("Statistics", "/stats", ft.Icons.BAR_CHART),
+        ("Dispute checker", "/dispute", ft.Icons.GAVEL),
+        ("Rules", "/rules", ft.Icons.MENU_BOOK),
+        ("Settings", "/settings", ft.Icons.SETTINGS),
+    ]
+    body.append(ft.Row([
+        app.button(label, bind(app.go, route), icon=icon,
+                   kind="filled" if label == "New match" else "tonal")
+        for label, route, icon in items
+    ], wrap=True, spacing=10, run_spacing=10))
+    if len(unfinished) > 1:
+        body.append(app.text("Other unfinished matches", 18, bold=True))
+        for m in unfinished[1:]:
+            body.append(ft.TextButton(content=ft.Text(_match_line(app, m), size=app.fs(15)),
+                                      on_click=bind(app.go, f"/match/{m.id}")))
+    return "Chicken Foot", body, None
+
+
+def build_history(app: App) -> tuple[str, list[Any], str | None]:
+    store = app.ctx.store
+
+    async def export(fmt: str) -> None:
+        data = store.export_json() if fmt == "json" else store.export_csv()
+        name = f"chickenfoot-matches.{fmt}"
+        if app.page.web:
+            await app.picker.save_file(file_name=name, src_bytes=data.encode("utf-8"))
+            app.snack(f"Exported {len(store.all())} matches as {name}")
+        else:
+            path = await app.picker.save_file(file_name=name, allowed_extensions=[fmt],
+                                              file_type=ft.FilePickerFileType.CUSTOM)
+            if not path:
+                return
+            with open(path, "w", encoding="utf-8") as fh:
+                fh.write(data)
+            app.snack(f"Exported to {path}")
+        app.page.update()
+
+    async def do_import(_: Any) -> None:
+        files = await app.picker.pick_files(dialog_title="Import matches (JSON export)",
+                                            file_type=ft.FilePickerFileType.CUSTOM,
+                                            allowed_extensions=["json"], with_data=True)
+        if not files:
+            return
+        f = files[0]
+        raw = f.bytes
+        if raw is None and f.path:
+            with open(f.path, "rb") as fh:
+                raw = fh.read()
+        if raw is None:
+            app.snack("the file could not be read", error=True)
+            app.page.update()
+            return
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            app.snack(f"{f.name} is not a text (JSON) file", error=True)
+            app.page.update()
+            return
+        added, updated, same = store.import_json(text)
+        app.snack(f"Imported {f.name}: {added} new, {updated} updated, {same} already here")
+        app.render()
+
+    async def exp_json(_: Any) -> None:
+        await export("json")
+
+    async def exp_csv(_: Any) -> None:
+        await export("csv")
+
+    body: list[Any] = [ft.Row([
+        app.button("Export JSON", exp_json, kind="tonal", icon=ft.Icons.DOWNLOAD),
+        app.button("Export CSV", exp_csv, kind="tonal", icon=ft.Icons.TABLE_VIEW),
+        app.button("Import JSON", do_import, kind="tonal", icon=ft.Icons.UPLOAD),
+    ], wrap=True, spacing=8, run_spacing=8)]
+    matches = store.all()
+    if not matches:
+        body.append(app.text("No matches yet."))
+    for m in matches:
+        lines = [app.text(_match_line(app, m), bold=True), app.text(f"Started {m.created_at[:16].replace('T', ' ')}", 14)]
+        if m.rounds:
+            table = sorted(m.standings(), key=lambda s: s.rank)
+            lines.append(app.text(" · ".join(f"{s.rank}. {s.player} {s.total}" for s in table), 15))
+        out = m.outcome()
+        if out:
+            lines.append(app.text(("Draw: " if out.draw else "Won by ") + ", ".join(out.winners), 15))
+        lines.append(app.button("Open", bind(app.go, f"/match/{m.id}"), kind="outlined"))
+        body.append(app.card(*lines))
+    return "History", body, "/"
+
+
+def build_stats(app: App) -> tuple[str, list[Any], str | None]:
+    stats = app.ctx.store.stats()
+    if not stats:
+        return "Statistics", [app.text("No matches yet: statistics appear after the first round.")], "/"
+    cols = ["Player", "Matches", "Won", "Drawn", "Rounds", "Went out", "Avg", "Worst", "Best match",
+            "0-0 caught"]
+    rows = []
+    for s in stats:
+        avg = "-" if s.average_penalty is None else f"{s.average_penalty:.1f}"
+        cells = (s.player, s.matches_played, s.matches_won, s.matches_drawn, s.rounds_played,
+                 s.rounds_out, avg, "-" if s.worst_penalty is None else s.worst_penalty,
+                 "-" if s.best_match_total is None else s.best_match_total, s.caught_with_double_blank)
+        rows.append(ft.DataRow([ft.DataCell(app.text(str(v), 15)) for v in cells]))
+    table = ft.DataTable(columns=[ft.DataColumn(app.text(c, 15, bold=True)) for c in cols], rows=rows,
+                         column_spacing=18)
+    note = app.text("Matches, wins and best match count finished matches; round figures count every "
+                    "round of matches not abandoned. 0-0 catches are known only for hands entered "
+                    "as tiles.", 14, italic=True)
+    return "Statistics", [ft.Row([table], scroll=ft.ScrollMode.AUTO), note], "/"
+
+
+def build_rules(app: App) -> tuple[str, list[Any], str | None]:
+    body: list[Any] = [app.text("Generated from the rules presets the scorekeeper and the dispute "
+                                "checker use, so this page always matches them.", 15, italic=True)]
+    for sec in rules_sections():
+        body.append(app.card(
+            app.text(sec.title, 20, bold=True),
+            app.text(f"{sec.players}. Source: {sec.source}.", 14, italic=True),
+            app.text(sec.summary),
+            *[app.text("• " + line, 15) for line in sec.lines],
+        ))
+    return "Rules", body, "/"
+
+
+def build_settings(app: App) -> tuple[str, list[Any], str | None]:
+    s = app.settings
+
+    def set_theme(e: Any) -> None:
+        app.ctx.save_settings(s.with_(theme=e.control.value))
+        app.apply_settings()
+        app.render()
+
+    def set_large(e: Any) -> None:
+        app.ctx.save_settings(s.with_(large_text=bool(e.control.value)))
+        app.render()
+
+    def set_preset(e: Any) -> None:
+        app.ctx.save_settings(s.with_(default_preset=e.control.value, default_options={}))
+        app.render()
+
+    theme = ft.RadioGroup(value=s.theme, on_change=app.guarded(set_theme), content=ft.Row(
+        [ft.Radio(value=t, label=t.capitalize()) for t in THEMES], wrap=True))
+    body = [
+        app.text("Theme", 18, bold=True), theme,
+        ft.Switch(label="Large text", value=s.large_text, on_change=app.guarded(set_large),
+                  label_text_style=ft.TextStyle(size=app.fs(16))),
+        app.text("Default rules for new matches", 18, bold=True),
+        ft.Dropdown(value=s.default_preset, on_select=app.guarded(set_preset), label="Preset",
+                    options=[ft.DropdownOption(key=k, text=r.title) for k, r in PRESETS.items()],
+                    text_size=app.fs(16)),
+        app.text(PRESETS[s.default_preset].summary, 15),
+    ]
+    return "Settings", body, "/"

@@ -1,0 +1,120 @@
+"""New match: seating (add, rename, reorder), rules preset, every option explained."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import flet as ft
+
+from companion.app.setup import MatchSetup, fmt_value
+from companion.app.views import bind, bind_event
+from companion.rules import PRESETS
+
+if TYPE_CHECKING:
+    from companion.app.shell import App
+
+
+def _setup(app: App) -> MatchSetup:
+    s = app.drafts.get("setup")
+    if s is None:
+        st = app.settings
+        s = MatchSetup(st.default_preset, dict(st.default_options))
+        app.drafts["setup"] = s
+    return s
+
+
+def build_new(app: App) -> tuple[str, list[Any], str | None]:
+    s = _setup(app)
+    name = ft.TextField(label="Player name", autofocus=True, text_size=app.fs(16),
+                        expand=True, max_length=24)
+
+    def add(_: Any = None) -> None:
+        s.add_player(name.value or "")
+        app.render()
+
+    name.on_submit = app.guarded(add)
+
+    def rename(i: int, field: ft.TextField) -> None:
+        s.rename_player(i, field.value or "")
+        app.render()
+
+    def rename_if_changed(i: int, field: ft.TextField) -> None:
+        if field.value != s.players[i]:
+            rename(i, field)
+
+    def move(i: int, delta: int) -> None:
+        s.move_player(i, delta)
+        app.render()
+
+    def remove(i: int) -> None:
+        s.remove_player(i)
+        app.render()
+
+    rows: list[Any] = []
+    for i, p in enumerate(s.players):
+        field = ft.TextField(value=p, label=f"Seat {i + 1}", text_size=app.fs(16), expand=True,
+                             max_length=24)
+        field.on_submit = app.guarded(bind(rename, i, field))
+        field.on_blur = app.guarded(bind(rename_if_changed, i, field))
+        rows.append(ft.Row([
+            field,
+            app.icon_button(ft.Icons.ARROW_UPWARD, f"Move {p} up", bind(move, i, -1), disabled=i == 0),
+            app.icon_button(ft.Icons.ARROW_DOWNWARD, f"Move {p} down", bind(move, i, 1),
+                            disabled=i == len(s.players) - 1),
+            app.icon_button(ft.Icons.DELETE_OUTLINE, f"Remove {p}", bind(remove, i)),
+        ], spacing=2))
+
+    def pick_preset(e: Any) -> None:
+        s.set_preset(e.control.value)
+        app.render()
+
+    def set_opt(key: str, value: str | None) -> None:
+        s.set_option(key, value or "none")
+        app.render()
+
+    def set_opt_if_changed(key: str, before: str, value: str | None) -> None:
+        if (value or "none") != before:
+            set_opt(key, value)
+
+    opts: list[Any] = []
+    for ov in s.option_views():
+        current = fmt_value(ov.value)
+        if ov.choices:
+            ctl: Any = ft.Dropdown(value=current, label=ov.label, text_size=app.fs(15), width=260,
+                                   options=[ft.DropdownOption(key=c, text=c) for c in ov.choices],
+                                   on_select=app.guarded(bind_event(set_opt, ov.key)))
+        else:
+            ctl = ft.TextField(value=current, label=ov.label, width=200, text_size=app.fs(15),
+                               keyboard_type=ft.KeyboardType.NUMBER)
+            ctl.on_submit = app.guarded(bind_event(set_opt, ov.key))
+            ctl.on_blur = app.guarded(bind_event(set_opt_if_changed, ov.key, current))
+        opts.append(ft.Column([ctl, app.text(ov.help + (" (changed from the preset)" if ov.changed else ""), 14)],
+                              spacing=4))
+
+    def start(_: Any) -> None:
+        problems = s.problems()
+        if problems:
+            app.snack("; ".join(problems), error=True)
+            app.page.update()
+            return
+        m = app.ctx.store.create(s.players, s.preset, s.options)
+        app.drafts.pop("setup", None)
+        app.notify_change(m.id)
+        app.go(f"/match/{m.id}/brief")
+
+    problems = s.problems()
+    body: list[Any] = [
+        app.heading("Players (in seating order)"),
+        *rows,
+        ft.Row([name, app.button("Add player", add, icon=ft.Icons.PERSON_ADD)]),
+        app.heading("Rules"),
+        ft.Dropdown(value=s.preset, label="Rules preset", text_size=app.fs(16),
+                    options=[ft.DropdownOption(key=k, text=r.title) for k, r in PRESETS.items()],
+                    on_select=app.guarded(pick_preset)),
+        *[app.text(line, 15) for line in s.summary()],
+        ft.ExpansionTile(title=app.text("Options (each explained)", 16, bold=True),
+                         controls=[ft.Container(ft.Column(opts, spacing=12), padding=8)]),
+        *[app.text(p, 15, color=ft.Colors.ERROR) for p in problems],
+        app.button("Start match", start, icon=ft.Icons.PLAY_ARROW, disabled=bool(problems)),
+    ]
+    return "New match", body, "/"

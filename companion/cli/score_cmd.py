@@ -1,0 +1,150 @@
+"""``chickenfoot score PHOTO...``: read the tiles in photos of hands and score them.
+
+Every photo is decoded before any model is loaded, so a bad file (missing, not an image,
+truncated, a decompression bomb) fails at once with one line and exit 2, and nothing is
+printed for the other photos. Warnings (low confidence, a tile read twice across the photos
+of one round, a tile the rules' set does not have) never change the exit code.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections import defaultdict
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from companion.cli.main import EXIT_OK, emit
+from companion.rules.errors import ChickenFootError
+from companion.rules.ruleset import RuleSet, get_rules, parse_option
+from companion.rules.tiles import Tile
+
+if TYPE_CHECKING:  # numpy and onnxruntime load only when a photo is scored, not for every command
+    from vision.images import LoadedImage
+    from vision.reader import Reading
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser(
+        "score",
+        help="read the tiles in photos of hands and score them",
+        description="Read every face-up tile in each photo and give its pips and penalty. "
+        "Photos of one round are checked together (a tile seen twice is reported).",
+    )
+    p.add_argument("photos", nargs="+", metavar="PHOTO", help="JPEG, PNG, WebP, HEIC, ... photo")
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    p.add_argument("--rules", default=None, metavar="NAME", help="rules preset (penalty of 0-0, set)")
+    p.add_argument(
+        "--option", action="append", default=[], metavar="K=V", help="rule option, e.g. zero_zero=25"
+    )
+    p.add_argument(
+        "--annotate", metavar="OUT.png", default=None,
+        help="write the photo with the reading drawn on it (several photos: OUT-1.png, OUT-2.png, ...)",
+    )
+    p.add_argument("--models", metavar="DIR", default=None, help=argparse.SUPPRESS)
+    p.set_defaults(func=run)
+
+
+def _rules(args: argparse.Namespace) -> RuleSet:
+    options = dict(parse_option(o) for o in args.option)
+    return get_rules(args.rules, options) if args.rules else get_rules(options=options or None)
+
+
+def largest_set(rules: RuleSet) -> int:
+    """The biggest double-N set these rules can be played with."""
+    if rules.set is not None:
+        return rules.set
+    return max(top for _, top in rules.set_by_players)
+
+
+def annotate_paths(out: str, count: int) -> list[Path]:
+    path = Path(out)
+    if count == 1:
+        return [path]
+    return [path.with_name(f"{path.stem}-{i}{path.suffix}") for i in range(1, count + 1)]
+
+
+def round_warnings(names: list[str], readings: list[Reading], rules: RuleSet) -> list[str]:
+    """Checks across the photos of one round: a set has one of each tile."""
+    seen: dict[Tile, set[int]] = defaultdict(set)
+    for index, reading in enumerate(readings):
+        for tile in reading.tiles:
+            seen[tile.tile].add(index)
+    warnings = []
+    for tile, where in sorted(seen.items()):
+        if len(where) > 1:
+            photos = ", ".join(names[i] for i in sorted(where))
+            warnings.append(f"{tile} read in {len(where)} photos ({photos}): a set has one")
+    top = largest_set(rules)
+    odd = sorted({t.tile for r in readings for t in r.tiles if not t.tile.in_set(top)})
+    if odd:
+        warnings.append(
+            f"not in a double-{top} set ({rules.name}): {', '.join(map(str, odd))}; misread?"
+        )
+    return warnings
+
+
+def _text(names: list[str], readings: list[Reading], warnings: list[str]) -> str:
+    lines: list[str] = []
+    for name, r in zip(names, readings, strict=True):
+        lines.append(f"{name}: {len(r.tiles)} tiles, {r.pips} pips, penalty {r.penalty}")
+        for t in r.tiles:
+            cx, cy, length, width, deg = t.box.to_list()
+            flag = "  CHECK" if t.needs_review else ""
+            lines.append(
+                f"  {t.a!s:>2}-{t.b!s:<2}  {t.confidence:.2f}  at ({cx:.0f}, {cy:.0f}) "
+                f"{length:.0f}x{width:.0f} {deg:.0f}deg{flag}"
+            )
+        lines += [f"  warning: {w}" for w in r.warnings]
+    if len(readings) > 1:
+        lines.append(
+            f"all photos: {sum(len(r.tiles) for r in readings)} tiles, "
+            f"{sum(r.pips for r in readings)} pips, penalty {sum(r.penalty for r in readings)}"
+        )
+    lines += [f"warning: {w}" for w in warnings]
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace) -> int:
+    from vision.draw import annotate
+    from vision.images import load_image
+    from vision.reader import Reader, ReaderConfig, resolve_models_dir
+
+    rules = _rules(args)
+    models = resolve_models_dir(args.models)
+    config_path = models / "reader.json"
+    max_side = ReaderConfig.load(config_path).decode_max_side if config_path.exists() else 1600
+    # Decode everything first: a bad file fails before any work or output.
+    loaded: list[LoadedImage] = [load_image(p, max_side, name=p) for p in args.photos]
+    reader = Reader.from_models_dir(models)
+    readings = [reader.read(img, rules) for img in loaded]
+    names = list(args.photos)
+    warnings = round_warnings(names, readings, rules)
+    written: list[str] = []
+    if args.annotate:
+        for img, reading, out in zip(loaded, readings, annotate_paths(args.annotate, len(loaded)),
+                                     strict=True):
+            try:
+                annotate(img.image, reading).save(out)
+            except (OSError, ValueError, KeyError) as exc:
+                raise AnnotateError(f"cannot write {out}: {' '.join(str(exc).split())}") from None
+            written.append(str(out))
+    data = {
+        "rules": rules.name,
+        "photos": [{"photo": n, **r.to_dict()} for n, r in zip(names, readings, strict=True)],
+        "total": {
+            "tiles": sum(len(r.tiles) for r in readings),
+            "pips": sum(r.pips for r in readings),
+            "penalty": sum(r.penalty for r in readings),
+        },
+        "warnings": warnings,
+        "annotated": written,
+    }
+    emit(data, args.json, _text(names, readings, warnings))
+    return EXIT_OK
+
+
+class AnnotateError(ChickenFootError):
+    """The annotated picture could not be written."""
+
+
+__all__ = ["AnnotateError", "register", "run"]

@@ -1,0 +1,717 @@
+"""Render labelled photos of domino tiles on a table, deterministic from a seed.
+
+``python -m datasets.render --out DIR --count N --seed S`` writes an ultralytics OBB dataset:
+``DIR/images/{train,val}/*.jpg``, ``DIR/labels/{train,val}/*.txt`` (``0 x1 y1 ... x4 y4``,
+normalised), ``DIR/data.yaml`` and, per image, ``DIR/tiles/{train,val}/*.json`` with each
+tile's values and oriented box (see ``TileLabel.to_json``).
+
+How a scene is made: a table texture and clutter are drawn on a canvas that stands for the
+table plane (taller than the photo when the camera is tilted, so tiles come out
+foreshortened); tiles are laid out as a scatter, a Chicken Foot hub with spokes and toes,
+lines with doubles crosswise, or hands in rows; shadows, tile sides, bevels, divider and pips
+are drawn at twice the output resolution; the plane is warped into the photo by a homography
+(nearer rows larger); then light, colour cast, glare, blur, noise, grayscale and JPEG follow.
+Every random choice comes from ``numpy.random.default_rng([seed, index])``, so image ``i`` of
+a dataset is the same whatever else is rendered.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import math
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+from PIL import Image, ImageDraw, ImageFilter
+
+from datasets.backgrounds import draw_clutter, make_background
+from datasets.pips import MAX_VALUE, layout, pip_radius
+from vision.geometry import OrientedBox
+
+SS = 2  # supersampling factor for drawing
+
+# Saturated pip colours seen on real sets; each set draws its own value->colour map from these.
+_PIP_PALETTE = [
+    (200, 30, 40), (230, 120, 20), (235, 190, 30), (40, 150, 60), (30, 90, 200), (120, 40, 160),
+    (150, 90, 50), (20, 20, 20), (40, 170, 170), (220, 90, 160), (100, 100, 100), (90, 140, 30),
+    (20, 40, 110), (170, 40, 90), (160, 160, 170), (60, 200, 120),
+]
+
+
+@dataclass(frozen=True)
+class TileStyle:
+    """How one domino set looks. Colours are per value and drawn per set, so colour carries no value."""
+
+    body: tuple[int, int, int]
+    side: tuple[int, int, int]
+    back: tuple[int, int, int]
+    pip_colours: tuple[tuple[int, int, int], ...]
+    divider: tuple[int, int, int]
+    aspect: float
+    corner: float
+    bevel: float
+    thickness: float
+    pip_scale: float
+    pip_margin: float
+    variant: int
+    drilled: bool
+    spinner: bool
+    divider_len: float
+    divider_w: float
+
+
+def make_style(rng: np.random.Generator) -> TileStyle:
+    r = rng.random()
+    dark = False
+    if r < 0.35:  # ivory
+        body = (int(rng.uniform(225, 250)), int(rng.uniform(215, 240)), int(rng.uniform(180, 215)))
+    elif r < 0.62:  # white
+        v = rng.uniform(225, 252)
+        body = (int(v), int(v), int(v - rng.uniform(0, 8)))
+    elif r < 0.76:  # black
+        v = rng.uniform(10, 45)
+        body, dark = (int(v), int(v), int(v)), True
+    elif r < 0.88:  # green, like the double-six set in the robot photos
+        body, dark = (int(rng.uniform(10, 40)), int(rng.uniform(100, 150)), int(rng.uniform(50, 90))), True
+    else:  # other coloured bodies (blue, red, wood, cream)
+        body = tuple(int(c) for c in _PIP_PALETTE[int(rng.integers(len(_PIP_PALETTE)))])
+        dark = sum(body) < 330
+    pr = rng.random()
+    if dark:
+        if pr < 0.6:
+            w = int(rng.uniform(215, 255))
+            pips = [(w, w, w)] * (MAX_VALUE + 1)
+        elif pr < 0.8:
+            pips = [(int(rng.uniform(180, 230)), int(rng.uniform(150, 190)), int(rng.uniform(40, 90)))] * (MAX_VALUE + 1)
+        else:
+            pips = _coloured_pips(rng)
+        divider = pips[0] if rng.random() < 0.6 else (200, 170, 80)
+    else:
+        if pr < 0.4:
+            c = (int(rng.uniform(0, 40)),) * 3 if rng.random() < 0.8 else _PIP_PALETTE[int(rng.integers(len(_PIP_PALETTE)))]
+            pips = [tuple(int(x) for x in c)] * (MAX_VALUE + 1)
+        else:
+            pips = _coloured_pips(rng)
+        divider = (int(rng.uniform(0, 50)),) * 3 if rng.random() < 0.8 else (int(rng.uniform(150, 200)), 130, 60)
+    side_k = rng.uniform(0.6, 0.9)
+    back = body if rng.random() < 0.7 else tuple(int(c) for c in rng.integers(0, 256, 3))
+    return TileStyle(
+        body=body, side=tuple(int(c * side_k) for c in body), back=back,
+        pip_colours=tuple(pips), divider=divider,
+        aspect=float(rng.uniform(0.46, 0.54)), corner=float(rng.uniform(0.04, 0.2)),
+        bevel=float(rng.uniform(0.02, 0.08)), thickness=float(rng.uniform(0.14, 0.24)),
+        pip_scale=float(rng.uniform(0.8, 1.2)), pip_margin=float(rng.uniform(0.56, 0.7)),
+        variant=int(rng.integers(8)), drilled=bool(rng.random() < 0.5), spinner=bool(rng.random() < 0.3),
+        divider_len=float(rng.uniform(0.6, 0.92)), divider_w=float(rng.uniform(0.012, 0.03)),
+    )
+
+
+def _coloured_pips(rng: np.random.Generator) -> list[tuple[int, int, int]]:
+    # Each set maps values to colours in its own way, and colours repeat, so the value has to be counted.
+    idx = rng.integers(0, len(_PIP_PALETTE), MAX_VALUE + 1)
+    return [tuple(int(np.clip(c + rng.normal(0, 12), 0, 255)) for c in _PIP_PALETTE[i]) for i in idx]
+
+
+@dataclass
+class Placement:
+    cx: float
+    cy: float
+    angle: float
+    a: int = 0
+    b: int = 0
+    face_up: bool = True
+    valued: bool = False  # values already set by a chain (matching its neighbour)
+    stretch: float = 1.0  # >1: standing on edge, face towards the camera (not foreshortened)
+    quad: np.ndarray = field(default_factory=lambda: np.zeros((4, 2)))
+
+
+@dataclass(frozen=True)
+class TileLabel:
+    """A face-up tile in the output photo: half ``a`` at corners 0 and 3 (see OrientedBox.corners)."""
+
+    a: int
+    b: int
+    quad: tuple[tuple[float, float], ...]  # 4 corners in output pixels, OrientedBox.corners() order
+
+    @property
+    def tile(self) -> str:
+        lo, hi = sorted((self.a, self.b))
+        return f"{lo}-{hi}"
+
+    def box(self) -> OrientedBox:
+        q = np.asarray(self.quad, dtype=np.float64)
+        end_a = (q[0] + q[3]) / 2
+        end_b = (q[1] + q[2]) / 2
+        d = end_b - end_a
+        length = float(np.hypot(*d))
+        width = float((np.hypot(*(q[3] - q[0])) + np.hypot(*(q[2] - q[1]))) / 2)
+        c = q.mean(axis=0)
+        return OrientedBox(float(c[0]), float(c[1]), max(length, 1e-3), max(width, 1e-3), math.atan2(d[1], d[0]))
+
+    def to_json(self) -> dict[str, object]:
+        b = self.box()
+        return {"tile": self.tile, "a": self.a, "b": self.b,
+                "box": [round(b.cx, 2), round(b.cy, 2), round(b.length, 2), round(b.width, 2), round(b.angle, 5)],
+                "quad": [[round(x, 2), round(y, 2)] for x, y in self.quad]}
+
+
+@dataclass
+class SceneConfig:
+    width: int = 480
+    height: int = 360
+    tile_frac: tuple[float, float] = (0.03, 0.3)  # tile length / longer image side, log-uniform
+    tile_px: tuple[float, float] | None = None  # or tile length in output pixels
+    max_value: int = 12
+    uniform_values: bool = False  # halves uniform over 0..max_value (for classifier crops)
+    perspective: bool = True  # camera tilt and keystone; off gives exact rectangles (tests)
+    photometric: bool = True  # light, glare, blur, noise, grayscale, mirroring
+
+
+# ---------------------------------------------------------------- geometry helpers
+
+def _rect(cx: float, cy: float, length: float, width: float, angle: float) -> np.ndarray:
+    return OrientedBox(cx, cy, length, width, angle).corners()
+
+
+def _overlap(p: np.ndarray, q: np.ndarray, tol: float) -> bool:
+    """Separating-axis test for two convex quads; ``tol`` lets them touch."""
+    for poly in (p, q):
+        for i in range(4):
+            e = poly[(i + 1) % 4] - poly[i]
+            n = np.array([-e[1], e[0]])
+            nn = math.hypot(*n)
+            if nn == 0:
+                continue
+            n /= nn
+            pa, qa = p @ n, q @ n
+            if pa.max() <= qa.min() + tol or qa.max() <= pa.min() + tol:
+                return False
+    return True
+
+
+def _inside(quad: np.ndarray, region: np.ndarray) -> bool:
+    """All corners of ``quad`` inside the convex polygon ``region`` (clockwise or not)."""
+    n = len(region)
+    sign = 0.0
+    for i in range(n):
+        a, b = region[i], region[(i + 1) % n]
+        cross = (b[0] - a[0]) * (quad[:, 1] - a[1]) - (b[1] - a[1]) * (quad[:, 0] - a[0])
+        s = np.sign(cross)
+        if np.any(s == 0):
+            return False
+        if sign == 0:
+            sign = s[0]
+        if np.any(s != sign):
+            return False
+    return True
+
+
+class _Board:
+    """Placed outlines, so new tiles go only where they fit (touching allowed)."""
+
+    def __init__(self, region: np.ndarray, tol: float) -> None:
+        self.region = region
+        self.tol = tol
+        self.quads: list[np.ndarray] = []
+        self.centres: list[np.ndarray] = []
+        self.radii: list[float] = []
+
+    def fits(self, quad: np.ndarray) -> bool:
+        if not _inside(quad, self.region):
+            return False
+        c = quad.mean(axis=0)
+        r = float(np.max(np.hypot(*(quad - c).T)))
+        for q, qc, qr in zip(self.quads, self.centres, self.radii, strict=True):
+            if math.hypot(*(c - qc)) < r + qr and _overlap(quad, q, self.tol):
+                return False
+        return True
+
+    def add(self, quad: np.ndarray) -> None:
+        c = quad.mean(axis=0)
+        self.quads.append(quad)
+        self.centres.append(c)
+        self.radii.append(float(np.max(np.hypot(*(quad - c).T))))
+
+
+# ---------------------------------------------------------------- layouts
+
+def _try_place(board: _Board, out: list[Placement], cx: float, cy: float, angle: float,
+               ln: float, wd: float, face_up: bool = True) -> bool:
+    q = _rect(cx, cy, ln, wd, angle)
+    if not board.fits(q):
+        return False
+    board.add(q)
+    out.append(Placement(cx, cy, angle, face_up=face_up, quad=q))
+    return True
+
+
+def _chain(rng: np.random.Generator, board: _Board, out: list[Placement], start: np.ndarray, phi: float,
+           n: int, ln: float, wd: float, first: int, top: int, gap: float, allow_turns: bool = True) -> None:
+    """Tiles end to end from ``start`` heading ``phi``, each matching the last; doubles crosswise."""
+    pos = start.astype(float).copy()
+    value = first
+    for _ in range(n):
+        nxt = value if rng.random() < 0.18 else int(rng.integers(0, top + 1))
+        is_double = nxt == value
+        d = np.array([math.cos(phi), math.sin(phi)])
+        extent = wd if is_double else ln
+        c = pos + d * (extent / 2 + gap)
+        ang = phi + math.pi / 2 if is_double else phi
+        if not _try_place(board, out, c[0], c[1], ang, ln, wd):
+            return
+        out[-1].a, out[-1].b = value, nxt  # half a is the end facing back along the chain
+        out[-1].valued = True
+        if is_double and rng.random() < 0.5:
+            out[-1].angle += math.pi  # a double reads the same either way round
+        pos = c + d * extent / 2
+        value = nxt
+        if allow_turns and not is_double and rng.random() < 0.12:
+            phi += rng.choice([-1.0, 1.0]) * math.pi / 2
+            pos = pos - d * wd / 2  # turn at the corner of the last tile
+
+
+def _layout_foot(rng: np.random.Generator, board: _Board, out: list[Placement], centre: np.ndarray,
+                 ln: float, wd: float, top: int) -> None:
+    theta = rng.uniform(0, 2 * math.pi)
+    hub = int(rng.integers(0, top + 1))
+    if not _try_place(board, out, centre[0], centre[1], theta, ln, wd):
+        return
+    out[-1].a = out[-1].b = hub
+    out[-1].valued = True
+    gap = ln * rng.uniform(0, 0.04)
+    dirs = [theta + math.pi / 2, theta - math.pi / 2, theta, theta + math.pi]
+    if rng.random() < 0.3:
+        dirs += [theta + math.pi / 4, theta + 3 * math.pi / 4, theta - math.pi / 4, theta - 3 * math.pi / 4]
+    n_spokes = int(rng.integers(2, len(dirs) + 1))
+    for k in rng.permutation(len(dirs))[:n_spokes]:
+        phi = dirs[k]
+        d = np.array([math.cos(phi), math.sin(phi)])
+        along_axis = abs(math.cos(phi - theta)) > 0.9
+        ext = ln / 2 if along_axis else wd / 2
+        if abs(math.cos(phi - theta)) > 0.3 and not along_axis:
+            ext = ln * 0.45
+        start = centre + d * ext
+        before = len(out)
+        _chain(rng, board, out, start, phi, int(rng.integers(1, 6)), ln, wd, hub, top, gap, allow_turns=False)
+        if len(out) > before and rng.random() < 0.45:
+            _toes(rng, board, out, phi, ln, wd, top, gap)
+
+
+def _toes(rng: np.random.Generator, board: _Board, out: list[Placement], phi: float,
+          ln: float, wd: float, top: int, gap: float) -> None:
+    """A double crosswise at the end of a spoke, then the three-toed chicken foot."""
+    last = out[-1]
+    d = np.array([math.cos(phi), math.sin(phi)])
+    end = np.array([last.cx, last.cy]) + d * (ln / 2 if abs(math.cos(last.angle - phi)) > 0.5 else wd / 2)
+    v = last.b
+    c = end + d * (wd / 2 + gap)
+    if not _try_place(board, out, c[0], c[1], phi + math.pi / 2, ln, wd):
+        return
+    out[-1].a = out[-1].b = v
+    out[-1].valued = True
+    perp = np.array([-d[1], d[0]])
+    for off, turn in ((-1, -0.7), (0, 0.0), (1, 0.7)):
+        p2 = phi + turn
+        start = c + d * (wd / 2) + perp * off * ln * 0.3
+        _chain(rng, board, out, start, p2, int(rng.integers(1, 3)), ln, wd, v, top, gap, allow_turns=False)
+
+
+def _layout_rows(rng: np.random.Generator, board: _Board, out: list[Placement], centre: np.ndarray,
+                 ln: float, wd: float) -> None:
+    """A hand laid flat: rows of tiles side by side (sometimes end to end)."""
+    theta = rng.uniform(-0.4, 0.4) if rng.random() < 0.7 else rng.uniform(0, 2 * math.pi)
+    u = np.array([math.cos(theta), math.sin(theta)])
+    v = np.array([-u[1], u[0]])
+    n_rows = int(rng.integers(1, 4))
+    end_to_end = rng.random() < 0.25
+    step = (ln if end_to_end else wd) * (1 + rng.uniform(0, 0.25) * (rng.random() < 0.6))
+    row_gap = (wd if end_to_end else ln) * rng.uniform(1.05, 1.6)
+    per_row = int(rng.integers(3, 13))
+    for r in range(n_rows):
+        rc = centre + v * (r - (n_rows - 1) / 2) * row_gap
+        for k in range(per_row):
+            c = rc + u * (k - (per_row - 1) / 2) * step
+            ang = theta if end_to_end else theta + math.pi / 2
+            ang += rng.normal(0, 0.04) + (math.pi if rng.random() < 0.5 else 0.0)
+            _try_place(board, out, c[0], c[1], ang, ln, wd)
+
+
+def _layout_scatter(rng: np.random.Generator, board: _Board, out: list[Placement], lo: np.ndarray,
+                    hi: np.ndarray, ln: float, wd: float, n: int) -> None:
+    tries = 0
+    placed = 0
+    while placed < n and tries < n * 12:
+        tries += 1
+        if out and rng.random() < 0.3:  # touch a tile already down: side by side or end to end
+            ref = out[int(rng.integers(len(out)))]
+            u = np.array([math.cos(ref.angle), math.sin(ref.angle)])
+            v = np.array([-u[1], u[0]])
+            if rng.random() < 0.5:
+                c = np.array([ref.cx, ref.cy]) + v * wd * rng.choice([-1.0, 1.0]) + u * rng.uniform(-0.3, 0.3) * ln
+                ang = ref.angle + rng.choice([0.0, math.pi])
+            else:
+                c = np.array([ref.cx, ref.cy]) + u * ln * rng.choice([-1.0, 1.0])
+                ang = ref.angle + rng.choice([0.0, math.pi])
+        else:
+            c = lo + rng.random(2) * (hi - lo)
+            ang = rng.uniform(0, 2 * math.pi)
+        if _try_place(board, out, c[0], c[1], ang, ln, wd):
+            placed += 1
+
+
+# ---------------------------------------------------------------- drawing
+
+def _rounded(ln: float, wd: float, r: float) -> np.ndarray:
+    """Rounded rectangle outline in tile coordinates (x along the tile)."""
+    pts = []
+    r = min(r, wd / 2 - 1e-3)
+    for cx, cy, a0 in ((ln / 2 - r, wd / 2 - r, 0), (-ln / 2 + r, wd / 2 - r, 90),
+                       (-ln / 2 + r, -wd / 2 + r, 180), (ln / 2 - r, -wd / 2 + r, 270)):
+        for a in np.radians(np.linspace(a0, a0 + 90, 5)):
+            pts.append((cx + r * math.cos(a), cy + r * math.sin(a)))
+    return np.array(pts)
+
+
+def _to_canvas(pts: np.ndarray, cx: float, cy: float, angle: float, stretch: float = 1.0) -> list[tuple[float, float]]:
+    ca, sa = math.cos(angle), math.sin(angle)
+    x, y = pts[:, 0], pts[:, 1]
+    return list(zip((cx + x * ca - y * sa).tolist(), (cy + (x * sa + y * ca) * stretch).tolist(), strict=True))
+
+
+def _stand_up(rng: np.random.Generator, board: _Board, placements: list[Placement], tilt: float,
+              ln: float, wd: float) -> None:
+    """Stand some tiles on edge facing the camera: the canvas is squashed by ``tilt`` in the
+    photo, so a face stretched by ``tilt`` here comes out unforeshortened, like the standing
+    tiles in the webcam frames."""
+    for p in placements:
+        if rng.random() > 0.3:
+            continue
+        ang = (math.pi / 2 if rng.random() < 0.7 else 0.0) + rng.normal(0, 0.08) + (math.pi if rng.random() < 0.5 else 0.0)
+        q = _rect(p.cx, p.cy, ln, wd, ang)
+        q = np.column_stack([q[:, 0], p.cy + (q[:, 1] - p.cy) * tilt])
+        idx = next(j for j, o in enumerate(board.quads) if o is p.quad)
+        if not _inside(q, board.region) or any(
+                _overlap(q, o, board.tol) for j, o in enumerate(board.quads) if j != idx):
+            continue
+        board.quads[idx] = q
+        board.radii[idx] = float(np.max(np.hypot(*(q - q.mean(axis=0)).T)))
+        p.quad, p.angle, p.stretch = q, ang, tilt
+
+
+def _hull(points: np.ndarray) -> list[tuple[float, float]]:
+    pts = sorted(map(tuple, points.tolist()))
+    if len(pts) < 3:
+        return pts
+
+    def cross(o: tuple[float, float], a: tuple[float, float], b: tuple[float, float]) -> float:
+        return (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
+
+    lower: list[tuple[float, float]] = []
+    for p in pts:
+        while len(lower) >= 2 and cross(lower[-2], lower[-1], p) <= 0:
+            lower.pop()
+        lower.append(p)
+    upper: list[tuple[float, float]] = []
+    for p in reversed(pts):
+        while len(upper) >= 2 and cross(upper[-2], upper[-1], p) <= 0:
+            upper.pop()
+        upper.append(p)
+    return lower[:-1] + upper[:-1]
+
+
+def _shade(c: tuple[int, int, int], k: float) -> tuple[int, int, int]:
+    return tuple(int(min(255, max(0, x * k))) for x in c)  # type: ignore[return-value]
+
+
+def _draw_tile(d: ImageDraw.ImageDraw, p: Placement, style: TileStyle, ln: float, wd: float,
+               side_off: float, rng: np.random.Generator) -> None:
+    st = p.stretch
+    outline = _rounded(ln, wd, style.corner * wd)
+    face = np.array(_to_canvas(outline, p.cx, p.cy, p.angle, st))
+    if st > 1.0:  # standing: the top edge shows above the face
+        side_off = -wd * style.thickness * 2 * (st - 1.0)
+    if abs(side_off) > 0.5:
+        d.polygon(_hull(np.vstack([face, face + np.array([0.0, side_off])])), fill=style.side)
+    body = style.body if p.face_up else style.back
+    d.polygon([tuple(x) for x in face], fill=_shade(body, 0.8))  # bevel rim
+    bw = style.bevel * wd
+    inner = _rounded(ln - 2 * bw, wd - 2 * bw, max(0.5, style.corner * wd - bw))
+    d.polygon(_to_canvas(inner, p.cx, p.cy, p.angle, st), fill=body)
+    if not p.face_up:
+        if rng.random() < 0.3:  # some backs carry a printed mark
+            r = wd * 0.15
+            c = (p.cx, p.cy)
+            d.ellipse((c[0] - r, c[1] - r, c[0] + r, c[1] + r), fill=_shade(body, rng.uniform(0.5, 1.3)))
+        return
+    dl, dw = style.divider_len * wd / 2, max(1.0, style.divider_w * ln / 2)
+    bar = np.array([[-dw, -dl], [dw, -dl], [dw, dl], [-dw, dl]])
+    d.polygon(_to_canvas(bar, p.cx, p.cy, p.angle, st), fill=style.divider)
+    if style.spinner:
+        r = wd * 0.07
+        c = (p.cx, p.cy)
+        d.ellipse((c[0] - r, c[1] - r * st, c[0] + r, c[1] + r * st), fill=(190, 160, 80), outline=(120, 100, 50))
+    for sign, value in ((-1.0, p.a), (1.0, p.b)):
+        if value == 0:
+            continue
+        col = style.pip_colours[value]
+        rad = pip_radius(value) * wd * style.pip_scale
+        half_l = min(style.pip_margin * ln / 4, ln / 4 - 1.3 * rad)  # keep pips off divider and end
+        half_w = min(style.pip_margin * wd / 2, wd / 2 - 1.4 * rad)
+        pts = [(sign * (ln / 4 + along * half_l), across * half_w) for along, across in layout(value, style.variant)]
+        ry = rad * st
+        for cx, cy in _to_canvas(np.array(pts), p.cx, p.cy, p.angle, st):
+            if style.drilled:
+                d.ellipse((cx - rad, cy - ry, cx + rad, cy + ry), fill=_shade(col, 0.55))
+                r2, r2y = rad * 0.78, ry * 0.78
+                d.ellipse((cx - r2 + rad * 0.1, cy - r2y + ry * 0.1, cx + r2 + rad * 0.1, cy + r2y + ry * 0.1), fill=col)
+            else:
+                d.ellipse((cx - rad, cy - ry, cx + rad, cy + ry), fill=col)
+
+
+def _homography(src: np.ndarray, dst: np.ndarray) -> np.ndarray:
+    a = []
+    for (x, y), (u, v) in zip(src, dst, strict=True):
+        a.append([x, y, 1, 0, 0, 0, -u * x, -u * y])
+        a.append([0, 0, 0, x, y, 1, -v * x, -v * y])
+    h = np.linalg.solve(np.array(a, dtype=np.float64), dst.reshape(-1).astype(np.float64))
+    return np.append(h, 1.0).reshape(3, 3)
+
+
+def _apply_h(h: np.ndarray, pts: np.ndarray) -> np.ndarray:
+    p = np.hstack([pts, np.ones((len(pts), 1))]) @ h.T
+    return p[:, :2] / p[:, 2:3]
+
+
+# ---------------------------------------------------------------- scene
+
+def _sample_values(rng: np.random.Generator, n: int, cfg: SceneConfig) -> tuple[list[tuple[int, int]], int]:
+    tops = [t for t in (6, 9, 12, 15, 18) if t <= cfg.max_value] or [cfg.max_value]
+    weights = np.array([{6: 3, 9: 2, 12: 4, 15: 1, 18: 1}.get(t, 1) for t in tops], float)
+    top = int(rng.choice(tops, p=weights / weights.sum()))
+    if cfg.uniform_values:
+        top = cfg.max_value
+        return [(int(rng.integers(0, top + 1)), int(rng.integers(0, top + 1))) for _ in range(n)], top
+    full = [(a, b) for a in range(top + 1) for b in range(a, top + 1)]
+    idx = rng.permutation(len(full))
+    pairs = [full[i] for i in idx[: min(n, len(full))]]
+    while len(pairs) < n:  # two sets mixed, as on the webcam table
+        pairs.append(full[int(rng.integers(len(full)))])
+    if n and rng.random() < 0.35 and (0, 0) not in pairs:
+        pairs[int(rng.integers(n))] = (0, 0)
+    return [(a, b) if rng.random() < 0.5 else (b, a) for a, b in pairs], top
+
+
+def render_scene(rng: np.random.Generator, cfg: SceneConfig) -> tuple[Image.Image, list[TileLabel]]:
+    """One photo and its face-up tiles."""
+    w, h = cfg.width, cfg.height
+    tilt = 1.0 if rng.random() < 0.35 else rng.uniform(1.0, 1.55)
+    keystone = rng.uniform(0, 0.22) * min(1.0, (tilt - 1.0) / 0.6 + 0.15)
+    k1, k2 = rng.uniform(0.5, 1.5, 2)
+    if not cfg.perspective:
+        tilt, keystone = 1.0, 0.0
+    cw, ch = w * SS, int(h * SS * tilt)
+    region = np.array([[0.0, 0.0], [cw, 0.0], [cw * (1 - keystone * k1), ch], [cw * keystone * k2, ch]])
+    if cfg.tile_px is not None:
+        ln_out = math.exp(rng.uniform(math.log(cfg.tile_px[0]), math.log(cfg.tile_px[1])))
+    else:
+        lo, hi = cfg.tile_frac
+        ln_out = math.exp(rng.uniform(math.log(lo), math.log(hi))) * max(w, h)
+    style = make_style(rng)
+    ln = ln_out * SS
+    wd = ln * style.aspect
+
+    canvas = make_background(rng, cw, ch)
+    board = _Board(region, tol=-0.5)
+    if rng.random() < 0.5:
+        for outline in draw_clutter(rng, canvas, int(rng.integers(1, 6)), ln):
+            board.add(outline)
+
+    placements: list[Placement] = []
+    margin = ln * 0.6
+    lo_pt, hi_pt = np.array([margin, margin]), np.array([cw - margin, ch - margin])
+    centre = lo_pt + rng.random(2) * (hi_pt - lo_pt) * 0.6 + (hi_pt - lo_pt) * 0.2
+    capacity = max(1, int(cw * ch / (ln * wd * 3)))
+    mode = rng.random()
+    if mode < 0.04:
+        pass  # no face-up tiles at all
+    elif mode < 0.36:
+        _layout_scatter(rng, board, placements, lo_pt, hi_pt, ln, wd, int(rng.integers(1, min(30, capacity) + 1)))
+    elif mode < 0.58:
+        _layout_foot(rng, board, placements, centre, ln, wd, 12)
+    elif mode < 0.75:
+        _chain(rng, board, placements, centre, rng.uniform(0, 2 * math.pi), int(rng.integers(3, 12)),
+               ln, wd, int(rng.integers(0, 13)), 12, ln * rng.uniform(0, 0.04))
+    else:
+        _layout_rows(rng, board, placements, centre, ln, wd)
+    if mode >= 0.04 and rng.random() < 0.7:  # other tiles lying around the layout
+        extra = int(rng.integers(1, min(25, capacity) + 1))
+        _layout_scatter(rng, board, placements, lo_pt, hi_pt, ln, wd, max(0, extra - len(placements)))
+    placements = placements[:40]
+
+    values, _top = _sample_values(rng, len(placements), cfg)
+    for p, (a, b) in zip(placements, values, strict=True):
+        if not p.valued or cfg.uniform_values or max(p.a, p.b) > cfg.max_value:
+            p.a, p.b = a, b
+
+    n_down = int(rng.integers(1, 7)) if rng.random() < 0.35 else 0
+    before = len(placements)
+    _layout_scatter(rng, board, placements, lo_pt, hi_pt, ln, wd, n_down)
+    for p in placements[before:]:
+        p.face_up = False
+
+    if tilt > 1.15 and rng.random() < 0.5:
+        _stand_up(rng, board, placements, tilt, ln, wd)
+
+    # Shadows, at quarter resolution since they are soft anyway.
+    side_off = (tilt - 1.0) * style.thickness * ln * 1.2 + (0.02 * ln if rng.random() < 0.5 else 0.0)
+    light = rng.uniform(0, 2 * math.pi)
+    s_off = np.array([math.cos(light), math.sin(light)]) * ln * rng.uniform(0.02, 0.14)
+    q = 4
+    mask = Image.new("L", (cw // q + 1, ch // q + 1), 0)
+    md = ImageDraw.Draw(mask)
+    for p in placements:
+        pts = np.vstack([p.quad + s_off, p.quad + s_off + [0, side_off]]) / q
+        md.polygon(_hull(pts), fill=255)
+    mask = mask.filter(ImageFilter.GaussianBlur(max(0.5, ln * rng.uniform(0.02, 0.08) / q)))
+    mask = mask.resize((cw, ch), Image.Resampling.BILINEAR)
+    shadow_k = rng.uniform(0.2, 0.6)
+    canvas = Image.composite(Image.new("RGB", (cw, ch), 0), canvas,
+                             mask.point(lambda v: int(v * shadow_k)))
+
+    draw = ImageDraw.Draw(canvas)
+    # far tiles first so nearer tiles' sides overlap them, as in the photo
+    for p in sorted(placements, key=lambda t: t.cy):
+        _draw_tile(draw, p, style, ln, wd, side_off, rng)
+
+    # Camera: warp the table plane into the photo.
+    dst = np.array([[0.0, 0.0], [2 * w, 0.0], [2 * w, 2 * h], [0.0, 2 * h]])
+    src = region
+    hmat = _homography(src, dst)
+    hinv = np.linalg.inv(hmat)
+    hinv /= hinv[2, 2]
+    photo = canvas.transform((2 * w, 2 * h), Image.Transform.PERSPECTIVE, tuple(hinv.reshape(-1)[:8]),
+                             resample=Image.Resampling.BILINEAR).reduce(2)
+    labels: list[TileLabel] = []
+    for p in placements:
+        if not p.face_up:
+            continue
+        quad = _apply_h(hmat, p.quad) / 2.0
+        labels.append(TileLabel(p.a, p.b, tuple((float(x), float(y)) for x, y in quad)))
+
+    if cfg.photometric:
+        photo = _photometric(rng, photo)
+    if cfg.photometric and rng.random() < 0.5:
+        photo = photo.transpose(Image.Transpose.FLIP_LEFT_RIGHT)
+        # mirroring swaps left and right corners but keeps which end is A
+        labels = [TileLabel(t.a, t.b, tuple((w - x, y) for x, y in (t.quad[3], t.quad[2], t.quad[1], t.quad[0])))
+                  for t in labels]
+    return photo, labels
+
+
+def _photometric(rng: np.random.Generator, img: Image.Image) -> Image.Image:
+    w, h = img.size
+    if rng.random() < 0.35:
+        img = img.filter(ImageFilter.GaussianBlur(rng.uniform(0.3, 1.4)))
+    a = np.asarray(img, dtype=np.float32)
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    g = rng.uniform(-1, 1, 2)
+    light = 1.0 + rng.uniform(0, 0.35) * ((xx / w - 0.5) * g[0] + (yy / h - 0.5) * g[1])
+    cx, cy = rng.uniform(0, w), rng.uniform(0, h)
+    vign = 1.0 - rng.uniform(0, 0.35) * (((xx - cx) / w) ** 2 + ((yy - cy) / h) ** 2)
+    gain = rng.uniform(0.6, 1.25) * light * vign
+    cast = np.ones(3, np.float32)
+    if rng.random() < 0.5:
+        cast = rng.uniform(0.82, 1.15, 3).astype(np.float32)
+    a = a * gain[..., None] * cast
+    if rng.random() < 0.3:  # glare
+        for _ in range(int(rng.integers(1, 3))):
+            gx, gy = rng.uniform(0, w), rng.uniform(0, h)
+            s = rng.uniform(0.02, 0.12) * max(w, h)
+            a += (rng.uniform(60, 200) * np.exp(-((xx - gx) ** 2 + (yy - gy) ** 2) / (2 * s * s)))[..., None]
+    if rng.random() < 0.6:
+        a += rng.normal(0, rng.uniform(1, 9), a.shape).astype(np.float32)
+    out = Image.fromarray(np.clip(a, 0, 255).astype(np.uint8), "RGB")
+    if rng.random() < 0.12:
+        out = out.convert("L").convert("RGB")
+    return out
+
+
+def jpeg_roundtrip(img: Image.Image, quality: int) -> Image.Image:
+    buf = io.BytesIO()
+    img.save(buf, "JPEG", quality=quality)
+    buf.seek(0)
+    return Image.open(buf).convert("RGB")
+
+
+# ---------------------------------------------------------------- dataset
+
+_SIZES = ((480, 360), (480, 270), (480, 480), (360, 480), (270, 480), (480, 320))
+
+
+def obb_label_lines(labels: list[TileLabel], w: int, h: int) -> list[str]:
+    lines = []
+    for t in labels:
+        q = np.asarray(t.quad)
+        xs = np.clip(q[:, 0] / w, 0.0, 1.0)
+        ys = np.clip(q[:, 1] / h, 0.0, 1.0)
+        lines.append("0 " + " ".join(f"{x:.6f} {y:.6f}" for x, y in zip(xs, ys, strict=True)))
+    return lines
+
+
+def render_dataset(out: Path, count: int, seed: int, val_frac: float = 0.1, max_value: int = 12,
+                   long_side: int = 480, log_every: int = 0) -> dict[str, int]:
+    """Write ``count`` images (the last ``val_frac`` of them as the val split)."""
+    out = Path(out)
+    n_val = max(1, round(count * val_frac)) if count > 1 else 0
+    stats = {"images": 0, "tiles": 0, "blank_halves": 0, "double_blank": 0}
+    for split in ("train", "val"):
+        for sub in ("images", "labels", "tiles"):
+            (out / sub / split).mkdir(parents=True, exist_ok=True)
+    t0 = time.time()
+    for i in range(count):
+        split = "val" if i >= count - n_val else "train"
+        rng = np.random.default_rng([seed, i])
+        w, h = _SIZES[int(rng.integers(len(_SIZES)))]
+        k = long_side / 480
+        cfg = SceneConfig(width=int(w * k), height=int(h * k), max_value=max_value)
+        img, labels = render_scene(rng, cfg)
+        name = f"{seed}_{i:06d}"
+        img.save(out / "images" / split / f"{name}.jpg", quality=int(rng.integers(35, 96)))
+        (out / "labels" / split / f"{name}.txt").write_text("\n".join(obb_label_lines(labels, *img.size)) + "\n"
+                                                            if labels else "")
+        (out / "tiles" / split / f"{name}.json").write_text(json.dumps([t.to_json() for t in labels]))
+        stats["images"] += 1
+        stats["tiles"] += len(labels)
+        stats["blank_halves"] += sum((t.a == 0) + (t.b == 0) for t in labels)
+        stats["double_blank"] += sum(t.a == 0 and t.b == 0 for t in labels)
+        if log_every and (i + 1) % log_every == 0:
+            print(f"  rendered {i + 1}/{count} ({(time.time() - t0) / (i + 1) * 1000:.0f} ms/image)", flush=True)
+    (out / "data.yaml").write_text(
+        f"path: {out.resolve()}\ntrain: images/train\nval: images/val\nnames:\n  0: tile\n")
+    return stats
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m datasets.render", description=__doc__.split("\n")[0])
+    ap.add_argument("--out", required=True, type=Path)
+    ap.add_argument("--count", type=int, default=100)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--val-frac", type=float, default=0.1)
+    ap.add_argument("--max-value", type=int, default=12, choices=range(6, MAX_VALUE + 1), metavar="6..18")
+    ap.add_argument("--long-side", type=int, default=480)
+    args = ap.parse_args(argv)
+    t0 = time.time()
+    stats = render_dataset(args.out, args.count, args.seed, args.val_frac, args.max_value, args.long_side,
+                           log_every=max(1, args.count // 10))
+    dt = time.time() - t0
+    print(json.dumps({**stats, "seconds": round(dt, 1), "ms_per_image": round(1000 * dt / max(1, args.count))}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,153 @@
+"""Start the real web app and drive it in Debian's Chromium through Playwright."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = Path(os.environ.get("CHICKENFOOT_CHROMIUM", "/usr/bin/chromium"))
+ARTIFACTS = ROOT / "artifacts" / "e2e"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+
+def require_browser() -> None:
+    if not CHROMIUM.exists():
+        pytest.skip(f"{CHROMIUM} is missing: run scripts/install-browser.sh (Debian's chromium)")
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        pytest.skip("playwright is not installed (pip install -e '.[test]')")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Server:
+    """``chickenfoot app --web`` as a child process on a free port with its own DB file."""
+
+    def __init__(self, db: Path, log: Path, env: dict[str, str] | None = None) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}/"
+        self.log = log
+        self._fh = open(log, "w")  # noqa: SIM115 - closed in stop()
+        full_env = {**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})}
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "companion", "app", "--web", "--port", str(self.port),
+             "--host", "127.0.0.1", "--db", str(db)],
+            cwd=ROOT, stdout=self._fh, stderr=subprocess.STDOUT, env=full_env)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"app exited early:\n{log.read_text()}")
+            with contextlib.suppress(OSError), urllib.request.urlopen(self.url, timeout=2) as r:
+                if r.status == 200:
+                    return
+            time.sleep(0.2)
+        self.stop()
+        raise RuntimeError(f"app did not serve {self.url} within 60 s:\n{log.read_text()}")
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(5)
+        self._fh.close()
+
+
+class Ui:
+    """Thin helpers over a Playwright page showing the Flutter app with semantics on."""
+
+    def __init__(self, page, shots: Path) -> None:  # type: ignore[no-untyped-def]
+        self.page = page
+        self.shots = shots
+        self.n = 0
+
+    def open(self, url: str) -> None:
+        self.page.goto(url)
+        self.page.wait_for_selector("flt-semantics-placeholder, flt-semantics", state="attached",
+                                    timeout=60_000)
+        self.enable_semantics()
+
+    def enable_semantics(self) -> None:
+        # Flutter web keeps its accessibility tree off until this hidden button is "clicked"
+        # (what a screen reader does); with it on, controls are queryable by role and name.
+        self.page.wait_for_timeout(500)
+        self.page.evaluate(
+            "() => { const e = document.querySelector('flt-semantics-placeholder');"
+            " if (e) e.click(); }")
+        self.page.locator("flt-semantics").first.wait_for(state="attached", timeout=30_000)
+
+    def button(self, name: str | re.Pattern[str], exact: bool = True):  # type: ignore[no-untyped-def]
+        if isinstance(name, re.Pattern):
+            return self.page.get_by_role("button", name=name)
+        return self.page.get_by_role("button", name=name, exact=exact)
+
+    def click(self, name: str | re.Pattern[str], exact: bool = True, nth: int = 0) -> None:
+        loc = self.button(name, exact)
+        try:
+            loc.nth(nth).wait_for(state="visible", timeout=20_000)
+        except Exception:
+            self.shot("FAILED-waiting-for-button")
+            raise
+        loc.nth(nth).click()
+        self.page.wait_for_timeout(250)
+
+    def type_into(self, label: str, text: str, submit: bool = True, clear: bool = False) -> None:
+        box = self.page.get_by_role("textbox", name=label)
+        box.first.wait_for(timeout=20_000)
+        box.first.click()
+        self.page.wait_for_timeout(300)
+        if clear:  # Flutter keeps its own text state: select all and delete, like a person
+            self.page.keyboard.press("Control+A")
+            self.page.keyboard.press("Backspace")
+            self.page.wait_for_timeout(150)
+        self.page.keyboard.type(text, delay=20)
+        if submit:
+            self.page.keyboard.press("Enter")
+        self.page.wait_for_timeout(300)
+
+    def tab_to(self, name: str, limit: int = 30) -> None:
+        """Press Tab until the control named ``name`` has the keyboard focus."""
+        for _ in range(limit):
+            self.page.keyboard.press("Tab")
+            self.page.wait_for_timeout(120)
+            focused = self.page.evaluate(
+                "() => document.activeElement ? (document.activeElement.innerText || '') : ''")
+            if focused.strip() == name:
+                return
+        raise AssertionError(f"{name!r} not reachable with Tab in {limit} presses")
+
+    def see(self, text: str | re.Pattern[str], timeout: float = 20_000) -> None:
+        try:
+            self.page.get_by_text(text).first.wait_for(state="attached", timeout=timeout)
+        except Exception:
+            self.shot("FAILED-waiting-for-text")  # what the screen showed instead
+            raise
+
+    def count(self, text: str | re.Pattern[str]) -> int:
+        return self.page.get_by_text(text).count()
+
+    def shot(self, name: str) -> Path:
+        self.n += 1
+        path = self.shots / f"{self.n:02d}-{name}.png"
+        # Flutter paints on the next frames: give it a moment (a resize needs longer).
+        self.page.wait_for_timeout(700)
+        self.page.screenshot(path=str(path))
+        return path

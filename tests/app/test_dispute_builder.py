@@ -1,0 +1,74 @@
+"""The dispute checker's state without UI: verdicts and reasons come from the rules core."""
+
+from __future__ import annotations
+
+import pytest
+
+from companion.app.dispute import DisputeBuilder, DisputeError
+from companion.rules import Tile
+from companion.rules.layout import FOOT_INCOMPLETE, HUB_INCOMPLETE, NO_MATCH, OK, judge_play
+
+
+def _hub_done() -> DisputeBuilder:
+    d = DisputeBuilder("double-chicken-foot", 9, hub=9)
+    for t in ("9-4", "9-1", "9-2", "9-3", "9-5", "9-6"):
+        assert d.add(t, "9-9").legal
+    return d
+
+
+def test_hub_then_open_ends_and_spokes_still_needed():
+    d = DisputeBuilder("double-chicken-foot", 9)
+    with pytest.raises(DisputeError, match="hub"):
+        d.open_ends()
+    d.start(9)
+    assert [e.describe() for e in d.open_ends()] == ["9 on 9-9 (6 spokes to go)"]
+    with pytest.raises(DisputeError, match="tap an open end"):
+        d.ask("4-7")
+    d.select("9-9")
+    v = d.ask("4-7")
+    assert v.code == NO_MATCH and v.message == "4-7 has no 9, so it cannot go on the 9-9."
+    assert d.add("9-4").legal
+    assert d.needs().spokes_needed == 5
+    v = d.ask("4-7", "9-4")
+    assert v.code == HUB_INCOMPLETE and "5 more spokes" in v.message
+    assert d.needs().sentences(Tile(9, 9)) == ["The 9-9 still needs 5 spokes before anything else."]
+
+
+def test_can_4_7_go_here_matches_the_rules_core_and_a_double_grows_toes():
+    d = _hub_done()
+    v = d.ask("4-7", "9-4")
+    assert v.code == OK and v.message == judge_play(d.layout, "4-7", "9-4").message
+    assert d.add("4-4", "9-4").legal
+    ends = {e.target: e for e in d.open_ends()}
+    assert ends[Tile(4, 4)].slots == 3 and ends[Tile(4, 4)].kind == "foot"
+    n = d.needs()
+    assert (n.open_foot, n.toes_needed) == (Tile(4, 4), 3)
+    v = d.ask("3-5", "9-3")
+    assert v.code == FOOT_INCOMPLETE
+    assert [x.on for x in d.where_can("4-7")] == [Tile(4, 4)]
+
+
+def test_illegal_play_refused_unless_forced_then_reported():
+    d = _hub_done()
+    d.add("4-4", "9-4")
+    v = d.add("3-5", "9-3")
+    assert not v.legal and len(d.layout.plays) == 7
+    d.add("3-5", "9-3", force=True)
+    assert len(d.layout.plays) == 8 and d.problems()
+    d.undo()
+    assert not d.problems()
+    with pytest.raises(DisputeError, match="no matching number"):
+        d.add("1-2", "9-3", force=True)
+
+
+def test_load_and_save_a_layout_file_round_trip(tmp_path):
+    d = _hub_done()
+    text = d.to_json()
+    (tmp_path / "layout.json").write_text(text)
+    e = DisputeBuilder("pagat", 12)
+    e.load((tmp_path / "layout.json").read_text(), "layout.json")
+    assert e.preset == "double-chicken-foot" and e.top == 9
+    assert e.lines() == d.lines() and e.needs().spokes_needed == 0
+    with pytest.raises(Exception, match="not valid JSON"):
+        e.load("{oops", "broken.json")
+    assert e.lines() == d.lines()  # a bad file changes nothing

@@ -1,0 +1,334 @@
+"""End to end: the real web app (``chickenfoot app --web``) in headless Debian Chromium.
+
+Screenshots of every screen go to ``artifacts/e2e/`` (git-ignored) for people to look at.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from app_e2e_helpers import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, Server, Ui, require_browser
+
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[Server]:
+    require_browser()
+    srv = Server(tmp_path / "matches.json", tmp_path / "app.log")
+    try:
+        yield srv
+    finally:
+        srv.stop()
+
+
+@pytest.fixture
+def browser() -> Iterator[object]:
+    require_browser()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+def _shots(name: str) -> Path:
+    d = ARTIFACTS / name
+    d.mkdir(parents=True, exist_ok=True)
+    for old in d.glob("*.png"):
+        old.unlink()
+    return d
+
+
+def _pad(ui: Ui, player: str, keys: str) -> None:
+    """Type on the number pad, waiting for the display after every key."""
+    shown = ""
+    for k in keys:
+        ui.click(k)
+        shown = "" if k == "C" else shown + k
+        ui.see(f"{player}: {shown.lstrip('0') or '0'} points")
+
+
+def _standings(ui: Ui, expected: list[str]) -> None:
+    for line in expected:
+        ui.see(re.compile("^" + re.escape(line) + r"(\s+\(leader\))?$"))
+
+
+def test_four_player_match_two_rounds_edit_and_reload(server: Server, browser) -> None:  # type: ignore[no-untyped-def]
+    shots = _shots("match")
+    page = browser.new_page(viewport={"width": 900, "height": 1300})
+    ui = Ui(page, shots)
+    ui.open(server.url)
+    ui.see("New match")
+    ui.shot("home")
+
+    # --- new match with four players
+    ui.click("New match")
+    for name in ("Ann", "Bob", "Cy", "Dee"):
+        ui.type_into("Player name", name)
+        ui.button(f"Remove {name}").wait_for(timeout=10_000)  # the seat row exists
+    ui.see("With 4 players: double-9 set (55 tiles), 11 tiles each, 10 rounds from 9-9 down to 0-0.")
+    ui.shot("new-match")
+    ui.click("Start match")
+    ui.see("Round 1 of 10")
+    ui.see("Deal 11 tiles to each player (double-9 set).")
+    ui.see("Ann plays first (the first turn moves one seat each round).")
+    ui.shot("round-brief")
+
+    # --- round 1 by numbers: Ann out, Bob 12, Cy 7, Dee 30
+    ui.click("Enter round 1 results")
+    ui.see(re.compile(r"^Scoring round 1"))
+    ui.click("Went out", nth=0)
+    for seat, name, digits in ((1, "Bob", "12"), (2, "Cy", "7"), (3, "Dee", "30")):
+        ui.click("Number", nth=seat)
+        _pad(ui, name, digits)
+    ui.see("30 points")
+    ui.shot("round-1-numbers")
+    ui.click("Save round")
+    ui.see("Standings")
+    _standings(ui, ["1. Ann: 0", "2. Cy: 7", "3. Bob: 12", "4. Dee: 30"])
+    ui.see("Bob plays first (the first turn moves one seat each round).")
+    ui.shot("scoreboard-1")
+
+    # --- a second device (a phone) on the same match: Dee enters her own hand there
+    phone = browser.new_page(viewport={"width": 360, "height": 780})
+    ui2 = Ui(phone, shots)
+    ui2.open(page.url)
+    _standings(ui2, ["1. Ann: 0", "2. Cy: 7"])
+    ui2.click("Enter round 2")
+    ui2.see(re.compile(r"^Scoring round 2"))
+
+    # --- round 2 by tiles (0-0 counts 50): Ann 0-0 + 3-4, Bob out, Cy 1-2; Dee 5 from the phone
+    ui.click("Enter round 2")
+    ui.see(re.compile(r"^Scoring round 2"))
+    ui.click("Tiles", nth=0)
+    ui.click("0-0 = 50")
+    ui.see("50 points (0-0)")
+    ui.click("3-4")
+    ui.see("57 points (0-0, 3-4)")
+    ui.click("Went out", nth=1)
+    ui.click("Tiles", nth=2)
+    ui.click("1-2")
+    ui.see("3 points (1-2)")
+    ui2.see("57 points (0-0, 3-4)")  # the phone sees the desktop's entries as they are made
+    ui2.click("Number", nth=3)
+    _pad(ui2, "Dee", "5")
+    ui2.shot("phone-enters-own-hand-360px")
+    ui.see("5 points")  # ... and the desktop sees Dee's
+    ui.shot("round-2-tiles")
+    ui.click("Tiles", nth=0)  # the picker at phone width
+    page.set_viewport_size({"width": 360, "height": 1300})
+    ui.shot("round-2-tile-picker-360px")
+    page.set_viewport_size({"width": 900, "height": 1300})
+    page.wait_for_timeout(1200)  # let the relayout settle before the next tap
+    ui.click("Save round")
+    ui.see("Standings")
+    _standings(ui, ["1. Cy: 10", "2. Bob: 12", "3. Dee: 35", "4. Ann: 57"])
+    ui.see("Cy plays first (the first turn moves one seat each round).")
+    ui.shot("scoreboard-2")
+
+    # --- the phone goes back to the scoreboard and follows the edit live
+    ui2.see(re.compile(r"^Scoring round 3"))  # the round it showed was saved: on to the next
+    ui2.click("Back to scoreboard")
+    _standings(ui2, ["1. Cy: 10", "2. Bob: 12"])
+
+    # --- edit round 1: Bob had 20, not 12
+    ui.click("Edit round 1")
+    ui.see(re.compile(r"^Editing round 1"))
+    ui.see("12 points")
+    ui.click("Number", nth=1)
+    ui.see("Bob: 12 points")
+    _pad(ui, "Bob", "C20")
+    ui.shot("edit-round-1")
+    ui.click("Save round 1")
+    ui.see("Standings")
+    _standings(ui, ["1. Cy: 10", "2. Bob: 20", "3. Dee: 35", "4. Ann: 57"])
+    _standings(ui2, ["1. Cy: 10", "2. Bob: 20", "3. Dee: 35", "4. Ann: 57"])
+    ui2.shot("second-device-360px")
+    phone.close()
+
+    # --- reload: everything comes back from the file, on the same screen
+    page.reload()
+    ui.enable_semantics()
+    ui.see("Standings")
+    _standings(ui, ["1. Cy: 10", "2. Bob: 20", "3. Dee: 35", "4. Ann: 57"])
+    ui.see("Cy plays first (the first turn moves one seat each round).")
+    ui.see("Total")
+    ui.shot("scoreboard-after-reload")
+
+    # --- the same screen on a phone-width window
+    page.set_viewport_size({"width": 360, "height": 780})
+    page.wait_for_timeout(800)
+    ui.see("Cy plays first (the first turn moves one seat each round).")
+    ui.shot("scoreboard-360px")
+
+    # --- history: export through the file dialog (a browser download in web mode); stats
+    page.set_viewport_size({"width": 900, "height": 1000})
+    ui.click("Home")
+    ui.see("Resume match")
+    ui.click("History")
+    ui.see("1. Cy 10 · 2. Bob 20 · 3. Dee 35 · 4. Ann 57")
+    with page.expect_download(timeout=20_000) as dl:
+        ui.click("Export JSON")
+    exported = json.loads(Path(dl.value.path()).read_text(encoding="utf-8"))
+    assert [m["players"] for m in exported["matches"]] == [["Ann", "Bob", "Cy", "Dee"]]
+    assert [r["penalties"] for r in exported["matches"][0]["rounds"]] == [[0, 20, 7, 30], [57, 0, 3, 5]]
+    ui.shot("history")
+    ui.click("Home")
+    ui.click("Statistics")
+    ui.see(re.compile(r"^Matches, wins and best match count finished matches"))
+    ui.shot("statistics")
+
+
+def _photo_case(tmp_path: Path) -> tuple[Path, dict[str, str], str]:
+    """(photo, extra env for the server, what the models are). Real models when shipped,
+    else the reader tests' small fake ONNX models with a drawn hand (known answer)."""
+    from vision.reader import MODELS_DIR
+
+    if (MODELS_DIR / "reader.json").exists():
+        shipped = sorted(p for p in (Path(__file__).parents[1] / "data").glob("*")
+                         if p.suffix.lower() in (".png", ".jpg", ".jpeg"))
+        if shipped:
+            return shipped[0], {}, "shipped models, shipped test image"
+        import numpy as np
+
+        from datasets.render import SceneConfig, render_scene
+
+        img, _ = render_scene(np.random.default_rng(5), SceneConfig(width=640, height=480))
+        path = tmp_path / "rendered-hand.png"
+        img.save(path)
+        return path, {}, "shipped models, image rendered by datasets/render.py"
+    try:
+        import onnx  # noqa: F401
+    except ImportError:
+        pytest.skip("no shipped reader models (models/reader.json) and no onnx package to build "
+                    "the reader tests' fake models")
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).parents[1] / "vision"))
+    from fake_models import scene  # the reader's own test fixture: drawn tiles, known answer
+
+    photo, models, _ = scene(tmp_path)
+    return photo, {"CHICKENFOOT_MODELS": str(models)}, "fake models from tests/vision/fake_models.py"
+
+
+def test_score_a_photo_through_the_ui(tmp_path: Path, browser) -> None:  # type: ignore[no-untyped-def]
+    photo, env, what = _photo_case(tmp_path)
+    from companion.rules import get_rules
+    from vision.reader import Reader
+
+    models = env.get("CHICKENFOOT_MODELS")
+    # What the reader itself makes of the photo: the UI must show exactly this penalty (how
+    # good the reading is belongs to the reader's evaluation, not to this test).
+    reading = Reader.from_models_dir(models).read(photo, get_rules())
+    expected = reading.penalty
+    print(f"photo test: {what}; reader read {len(reading.tiles)} tiles, penalty {expected}")
+
+    shots = _shots("photo")
+    srv = Server(tmp_path / "matches.json", tmp_path / "app.log", env)
+    try:
+        page = browser.new_page(viewport={"width": 800, "height": 1000})
+        ui = Ui(page, shots)
+        ui.open(srv.url)
+        ui.click("New match")
+        for name in ("Ann", "Bob"):
+            ui.type_into("Player name", name)
+            ui.button(f"Remove {name}").wait_for(timeout=10_000)
+        ui.click("Start match")
+        ui.click("Enter round 1 results")
+        ui.click("Went out", nth=0)
+        ui.click("Photo", nth=1)
+        with page.expect_file_chooser(timeout=20_000) as fc:
+            ui.click("Choose photo")
+        fc.value.set_files(str(photo))
+        ui.see(f"Penalty from this photo: {expected}", timeout=60_000)
+        ui.shot("photo-review")
+
+        if reading.tiles:  # correct the reading: remove the first tile, the penalty follows
+            ui.click(re.compile(r"^1: "), exact=False)  # type: ignore[arg-type]
+            ui.click("Remove tile 1")
+            after = expected - get_rules().tile_penalty(reading.tiles[0].tile)
+        else:  # nothing read: add the missed tile by hand
+            ui.click("Add a missed tile")
+            ui.click("0-0 = 50")
+            after = 50
+        ui.see(f"Penalty from this photo: {after}")
+        ui.shot("photo-corrected")
+        ui.click(f"Use these tiles ({after} points)")
+        ui.see(f"{after} points (", timeout=10_000)
+        ui.click("Save round")
+        ui.see("Standings")
+        _standings(ui, ["1. Ann: 0", f"2. Bob: {after}"])
+        ui.shot("scoreboard-after-photo")
+    finally:
+        srv.stop()
+
+
+def test_dispute_rules_settings_history_at_phone_and_desktop_width(server: Server, browser, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    shots = _shots("tour")
+    page = browser.new_page(viewport={"width": 360, "height": 780})
+    ui = Ui(page, shots)
+    ui.open(server.url)
+    ui.shot("home-360px")
+
+    # dispute checker, reached with the keyboard alone: hub, open end, ask about 4-7, a spoke
+    ui.tab_to("Dispute checker")
+    page.keyboard.press("Enter")
+    ui.click("9-9")
+    ui.see("The 9-9 still needs 6 spokes before anything else.")
+    ui.click("9 on 9-9 (6 spokes to go)")
+    ui.type_into("Tile, e.g. 4-7", "4-7", submit=False)
+    ui.click("Can it go here? on the 9-9")
+    ui.see("No. 4-7 has no 9, so it cannot go on the 9-9.")
+    ui.shot("dispute-verdict-360px")
+    ui.type_into("Tile, e.g. 4-7", "9-4", submit=False, clear=True)
+    ui.click("Add to table")
+    ui.see("The 9-9 still needs 5 spokes before anything else.")
+    ui.see("9-9 (hub) · 4-9 on 9-9")
+    ui.shot("dispute-table-360px")
+
+    # rules page generated from the presets
+    ui.click("Home")
+    ui.click("Rules")
+    ui.see("Chickie Sixes")
+    ui.see("• The round's double needs 4 spokes before any other play.")
+    ui.shot("rules-360px")
+
+    # settings: dark theme and large text, then the home screen at desktop width
+    ui.click("Home")
+    ui.click("Settings")
+    page.get_by_role("radio", name="Dark").click()
+    page.wait_for_timeout(400)
+    page.get_by_role("switch", name="Large text").click()
+    page.wait_for_timeout(600)
+    ui.shot("settings-dark-large-360px")
+    page.set_viewport_size({"width": 1200, "height": 800})
+    page.wait_for_timeout(800)
+    ui.click("Home")
+    ui.see("Statistics")
+    ui.shot("home-dark-large-desktop")
+    ui.click("History")
+    ui.see("No matches yet.")
+
+    # import a JSON export (written by another scorekeeper file) through the file dialog
+    from companion.app.store import MatchStore
+
+    other = MatchStore.open(tmp_path / "elsewhere.json")
+    m = other.create(["Zoe", "Yan"], "pagat", {})
+    export = tmp_path / "export.json"
+    export.write_text(other.export_json(), encoding="utf-8")
+    other.close()
+    with page.expect_file_chooser(timeout=20_000) as fc:
+        ui.click("Import JSON")
+    fc.value.set_files(str(export))
+    ui.see("Imported export.json: 1 new, 0 updated, 0 already here")
+    ui.see(re.compile(r"^Zoe, Yan · Chicken Foot \(pagat-style\)"))
+    ui.shot("history-imported-desktop")
+    assert m.id

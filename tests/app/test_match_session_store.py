@@ -1,0 +1,140 @@
+"""The match in progress over a real TinyDB file (the storage repository), without UI."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from companion.app.match_session import MatchSession
+from companion.app.round_entry import EntryError
+from companion.app.store import MatchStore
+from companion.match import MatchError
+from companion.rules import Tile
+
+
+@pytest.fixture
+def store(tmp_path):
+    s = MatchStore.open(tmp_path / "matches.json")
+    yield s
+    s.close()
+
+
+def _round(ms: MatchSession, out: int | None, pips: dict[int, int], tiles: dict[int, list[str]]):
+    e = ms.new_entry()
+    if out is not None:
+        e.went_out(out)
+    for i, p in pips.items():
+        e.set_pips(i, p)
+    for i, ts in tiles.items():
+        for t in ts:
+            e.add_tile(i, t)
+    return e
+
+
+def test_two_rounds_totals_ranks_next_starter_and_edit(store, tmp_path):
+    m = store.create(["Ann", "Bob", "Cy", "Dee"], "double-chicken-foot", {})
+    ms = MatchSession(store, m.id)
+    b = ms.brief()
+    assert b and (b.double, b.deal, b.first_player) == (9, 11, "Ann")
+
+    ms.save_round(_round(ms, 0, {1: 12, 2: 7, 3: 30}, {}))
+    assert [(s.player, s.total, s.rank) for s in ms.ranked()] == [
+        ("Ann", 0, 1), ("Cy", 7, 2), ("Bob", 12, 3), ("Dee", 30, 4)]
+    assert ms.next_starter_text().startswith("Bob plays first")
+
+    ms.save_round(_round(ms, 1, {3: 5}, {0: ["0-0", "3-4"], 2: ["1-2"]}))
+    assert ms.match.totals() == [57, 12, 10, 35]
+    assert ms.leaders() == ["Cy"] and ms.brief().double == 7
+    assert ms.chart() == [[0, 0, 57], [0, 12, 12], [0, 7, 10], [0, 30, 35]]
+    assert [r.out for r in ms.rows()] == [0, 1]
+
+    # edit round 1 from a pre-filled entry; round 2's tiles were kept and come back as tiles
+    e = ms.entry_for(1)
+    e.set_pips(1, 20)
+    ms.save_round(e, 1)
+    assert ms.match.totals() == [57, 20, 10, 35]
+    assert ms.entry_for(2).tile_hands()[0] == [Tile(0, 0), Tile(3, 4)]
+
+    # a second screen (new session object, fresh repository) sees the same thing
+    other = MatchStore.open(tmp_path / "matches.json")
+    try:
+        assert MatchSession(other, m.id).match.totals() == [57, 20, 10, 35]
+    finally:
+        other.close()
+
+
+def test_undo_redo_and_changes_from_elsewhere(store):
+    m = store.create(["Ann", "Bob"], "double-chicken-foot", {})
+    a, b = MatchSession(store, m.id), MatchSession(store, m.id)
+    a.save_round(_round(a, 0, {1: 9}, {}))
+    assert b.refresh() and b.match.totals() == [0, 9]
+    assert not b.refresh()
+    b.undo()
+    assert b.match.rounds == () and b.can_redo and b.redo_label() == "round 1 added"
+    assert a.refresh()
+    a.redo()
+    assert a.match.totals() == [0, 9]
+    # a change applied from a stale session lands on the latest copy, not over it
+    b.save_round(_round(b, 1, {0: 4}, {}))
+    assert store.get(m.id).totals() == [4, 9]
+
+
+def test_incomplete_or_impossible_rounds_are_refused_and_nothing_is_saved(store):
+    m = store.create(["Ann", "Bob"], "double-chicken-foot", {})
+    ms = MatchSession(store, m.id)
+    e = ms.new_entry()
+    e.went_out(0)
+    with pytest.raises(EntryError, match="Bob: nothing entered yet"):
+        ms.save_round(e)
+    e.add_tile(1, "9-9")  # the round's double is in the centre, not in a hand
+    with pytest.raises(MatchError, match="9-9"):
+        ms.save_round(e)
+    assert store.get(m.id).rounds == ()
+
+
+def test_match_end_winner_and_tie_break_explained(store):
+    m = store.create(["Ann", "Bob"], "pagat", {"match_length": "single"})
+    ms = MatchSession(store, m.id)
+    ms.save_round(_round(ms, 0, {1: 15}, {}))
+    assert ms.over and ms.brief() is None
+    lines = ms.outcome_text()
+    assert lines[0] == "Winner: Ann with 0"
+    assert any("most rounds scored 0" in line for line in lines)
+
+
+def test_draw_is_explained(store):
+    m = store.create(["Ann", "Bob"], "double-chicken-foot", {"match_length": "single"})
+    ms = MatchSession(store, m.id)
+    ms.save_round(_round(ms, None, {0: 6, 1: 6}, {}))
+    assert ms.outcome_text()[0] == "Draw: Ann (6) and Bob (6)"
+
+
+def test_export_import_round_trip_between_files(store, tmp_path):
+    m = store.create(["Ann", "Bob"], "double-chicken-foot", {})
+    MatchSession(store, m.id).save_round(_round(MatchSession(store, m.id), 0, {1: 3}, {}))
+    text = store.export_json()
+    assert json.loads(text)["matches"][0]["id"] == m.id
+    assert "Ann" in store.export_csv()
+    other = MatchStore.open(tmp_path / "other.json")
+    try:
+        assert other.import_json(text) == (1, 0, 0)
+        assert other.import_json(text) == (0, 0, 1)
+        assert other.get(m.id).totals() == [0, 3]
+        assert [x.id for x in other.unfinished()] == [m.id]
+    finally:
+        other.close()
+    with pytest.raises(MatchError):
+        store.import_json('{"format": "chickenfoot-matches", "matches": [{"id": 1}]}')
+
+
+def test_next_highest_double_can_open_the_round(store):
+    m = store.create(["Ann", "Bob"], "chickie-sixes", {})
+    ms = MatchSession(store, m.id)
+    assert ms.opening_choices() == [6, 5, 4, 3, 2, 1, 0]
+    e = _round(ms, 0, {}, {1: ["6-6", "1-2"]})  # nobody held 6-6 at the start: 5-5 opened
+    e.started_with = 5
+    ms.save_round(e)
+    assert ms.match.rounds[0].started_with == 5 and ms.match.totals() == [0, 15]
+    assert ms.entry_for(1).started_with == 5
+    assert MatchSession(store, store.create(["A", "B"], "double-chicken-foot", {}).id).opening_choices() == []

@@ -1,0 +1,142 @@
+"""Round entry and photo review state, tested without UI (real PNG for the annotated photo)."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from PIL import Image
+
+from companion.app.photo_review import PhotoReview, ReadTile, ReviewError, annotate, from_reading
+from companion.app.round_entry import EntryError, Mode, RoundEntry
+from companion.rules import Tile, get_rules
+
+PLAYERS = ["Ann", "Bob", "Cy", "Dee"]
+
+
+def test_went_out_number_pad_and_tiles_give_penalties_from_the_rules():
+    e = RoundEntry(get_rules(), PLAYERS, 9)
+    assert not e.complete and "Ann: nothing entered yet" in e.problems()
+    e.went_out(0)
+    for k in "012":
+        e.press(1, k)
+    assert e.hands[1].pad == "12" and e.penalty(1) == 12
+    e.press(1, "back")
+    assert e.penalty(1) == 1
+    e.set_pips(1, 23)
+    e.add_tile(2, "0-0")
+    e.add_tile(2, "3-4")
+    e.add_tile(3, Tile(9, 9))
+    assert e.penalties() == [0, 23, 57, 18]
+    assert e.tile_hands() == [None, None, [Tile(0, 0), Tile(3, 4)], [Tile(9, 9)]]
+    e.remove_tile(2, "4-3")
+    assert e.penalty(2) == 50
+
+
+def test_zero_zero_follows_the_preset_value():
+    e = RoundEntry(get_rules(options={"zero_zero": 25}), ["A", "B"], 9)
+    labels = {p.tile: p.label for p in e.picker_tiles()}
+    assert labels[Tile(0, 0)] == "0-0 = 25" and labels[Tile(4, 7)] == "4-7"
+    assert len(labels) == 55
+    e.add_tile(0, "0-0")
+    assert e.penalty(0) == 25
+
+
+def test_problems_are_all_reported_and_block_saving():
+    e = RoundEntry(get_rules(), PLAYERS, 9)
+    e.went_out(0)
+    e.went_out(1)
+    e.add_tile(2, "5-6")
+    e.add_tile(3, "6-5")
+    probs = e.problems()
+    assert any("only one player can go out" in p for p in probs)
+    assert any(p.startswith("5-6 is entered 2 times (Cy, Dee)") for p in probs)
+    with pytest.raises(EntryError):
+        e.penalties()
+
+
+@pytest.mark.parametrize("bad", ["9-10", "x", "4-"])
+def test_tiles_outside_the_set_are_refused(bad):
+    e = RoundEntry(get_rules(), PLAYERS, 9)
+    with pytest.raises(EntryError if bad == "9-10" else ValueError):
+        e.add_tile(0, bad)
+    assert e.hands[0].mode is Mode.UNSET
+
+
+def test_negative_or_absurd_pips_are_refused():
+    e = RoundEntry(get_rules(), PLAYERS, 9)
+    for bad in (-1, 10_001, 2.5, True):
+        with pytest.raises(EntryError):
+            e.set_pips(0, bad)  # type: ignore[arg-type]
+
+
+def test_edit_a_saved_round_starts_from_what_was_kept():
+    e = RoundEntry.from_penalties(get_rules(), PLAYERS, 9, [0, 12, 50, 7],
+                                  [None, None, [Tile(0, 0)], None])
+    assert [h.mode for h in e.hands] == [Mode.OUT, Mode.PIPS, Mode.TILES, Mode.PIPS]
+    assert e.penalties() == [0, 12, 50, 7]
+
+
+def _square(cx: float, cy: float, r: float) -> tuple[tuple[float, float], ...]:
+    return ((cx - r, cy - r), (cx + r, cy - r), (cx + r, cy + r), (cx - r, cy + r))
+
+
+def test_photo_review_correct_add_remove_and_low_confidence():
+    items = [ReadTile(Tile(3, 4), 0.95, _square(50, 50, 20)),
+             ReadTile(Tile(0, 0), 0.4, _square(150, 50, 20)),
+             ReadTile(None, 0.7, _square(250, 50, 20))]
+    r = PhotoReview(get_rules(), 9, items, (300, 100))
+    assert r.low_confidence == [1, 2] and r.unread == [2]
+    assert r.problems() == ["tile 3 could not be read: correct or remove it"]
+    assert r.penalty == 57
+    assert r.tile_at(150, 55) == 1 and r.tile_at(100, 95) is None
+    r.correct(2, "6-6")
+    assert r.low_confidence == [1] and r.items[2].source == "corrected" and not r.problems()
+    r.add("1-2")
+    r.remove(1)
+    assert r.tiles == [Tile(3, 4), Tile(6, 6), Tile(1, 2)] and r.penalty == 22
+    with pytest.raises(ReviewError):
+        r.correct(7, "1-1")
+    with pytest.raises(ReviewError):
+        r.add("9-12")
+
+
+def test_review_from_a_reader_like_result_and_annotated_png():
+    buf = io.BytesIO()
+    Image.new("RGB", (400, 200), (20, 90, 40)).save(buf, format="PNG")
+    reading = {"tiles": [Tile(2, 5), None], "confidences": [0.9, 0.3],
+               "boxes": [[100, 100, 80, 40, 0.0], [300, 100, 80, 40, 1.57]],
+               "image_size": (400, 200), "penalty": 7, "warnings": ["1 tile(s) read with low confidence"]}
+    r = from_reading(get_rules(), 9, reading, buf.getvalue())
+    assert r.reader_penalty == 7 and len(r.items[0].corners) == 4
+    assert r.warnings == ("1 tile(s) read with low confidence",)
+    assert r.tile_at(100, 100) == 0 and r.tile_at(300, 130) == 1
+    png = Image.open(io.BytesIO(annotate(r)))
+    assert png.size == (400, 200)
+    # the outline of the low-confidence tile is painted orange
+    assert png.getpixel((300, 60))[:3] == (255, 140, 0) or png.getpixel((301, 60))[:3] == (255, 140, 0)
+
+
+def test_review_built_from_a_real_reader_reading(tmp_path):
+    """The adapter against the real ``vision.reader`` output, using the reader tests' small
+    fake ONNX models (known answer: 3-4, 0-3 and a low-confidence 0-0)."""
+    pytest.importorskip("onnx", reason="the fake reader models need the onnx package (train extra)")
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parents[1] / "vision"))
+    from fake_models import scene
+
+    from vision.reader import Reader
+
+    photo, models, _ = scene(tmp_path)
+    reading = Reader.from_models_dir(models).read(photo, get_rules())
+    r = from_reading(get_rules(), 9, reading, photo.read_bytes())
+    assert sorted(str(t) for t in r.tiles) == sorted(str(t.tile) for t in reading.tiles)
+    assert r.penalty == reading.penalty == r.reader_penalty
+    assert r.low_confidence == [i for i, t in enumerate(reading.tiles) if t.needs_review]
+    assert all(len(it.corners) == 4 for it in r.items)
+    # a tap in the middle of each outlined tile finds that tile
+    for i, t in enumerate(reading.tiles):
+        assert r.tile_at(t.box.cx, t.box.cy) == i
+    assert Image.open(io.BytesIO(annotate(r))).size == (800, 600)

@@ -1,0 +1,248 @@
+"""Every screen built in-process over a real scorekeeper file, no browser: each route renders,
+shows what the state objects say, and its handlers work when called directly."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import flet as ft
+import pytest
+
+from companion.app.shell import App, AppContext
+
+
+class _PubSub:
+    def __init__(self) -> None:
+        self.sent: list[tuple[str, Any]] = []
+
+    def subscribe_topic(self, topic: str, handler: Any) -> None:
+        self.handler = handler
+
+    def send_others_on_topic(self, topic: str, message: Any) -> None:
+        self.sent.append((topic, message))
+
+
+class FakePage:
+    """Just what the shell touches on a page: enough to build and inspect screens."""
+
+    def __init__(self) -> None:
+        self.pubsub = _PubSub()
+        self.controls: list[Any] = []
+        self.route = "/"
+        self.web = True
+        self.width = 400
+        self.updates = 0
+        self.dialogs: list[Any] = []
+        self.pushed: list[str] = []
+
+    def update(self, *_: Any) -> None:
+        self.updates += 1
+
+    def show_dialog(self, d: Any) -> None:
+        self.dialogs.append(d)
+
+    async def push_route(self, route: str) -> None:
+        self.pushed.append(route)
+        self.route = route
+
+    def run_task(self, fn: Any, *args: Any) -> None:  # navigation: follow it at once
+        import asyncio
+
+        asyncio.run(fn(*args))
+
+
+def _texts(c: Any, out: list[str] | None = None) -> list[str]:
+    """Every string shown under control ``c`` (Text values, button captions, labels)."""
+    out = [] if out is None else out
+    if isinstance(c, list | tuple):
+        for x in c:
+            _texts(x, out)
+        return out
+    if isinstance(c, ft.Text) and c.value:
+        out.append(c.value)
+    for attr in ("content", "controls", "title", "leading", "actions", "rows", "cells", "columns",
+                 "label"):
+        v = getattr(c, attr, None)
+        if isinstance(v, str) and attr == "label":
+            out.append(v)
+        elif v is not None and not isinstance(v, str | int | float | bool):
+            _texts(v, out)
+    return out
+
+
+def _buttons(c: Any, out: list[Any] | None = None) -> list[Any]:
+    out = [] if out is None else out
+    if isinstance(c, list | tuple):
+        for x in c:
+            _buttons(x, out)
+        return out
+    if getattr(c, "on_click", None) is not None and isinstance(getattr(c, "content", None), ft.Text):
+        out.append(c)
+    for attr in ("content", "controls", "rows", "cells"):
+        v = getattr(c, attr, None)
+        if v is not None and not isinstance(v, str | int | float | bool):
+            _buttons(v, out)
+    return out
+
+
+@pytest.fixture
+def app(tmp_path) -> Iterator[App]:
+    ctx = AppContext(tmp_path / "matches.json")
+    page = FakePage()
+    a = App(page, ctx)  # type: ignore[arg-type]
+    yield a
+    ctx.store.close()
+
+
+def _go(app: App, route: str) -> list[str]:
+    app.page.route = route
+    app.render()
+    return _texts(app.page.controls) + _texts(app.page.appbar)
+
+
+def _click(app: App, caption: str, nth: int = 0) -> None:
+    hits = [b for b in _buttons(app.page.controls) if b.content.value == caption]
+    assert len(hits) > nth, f"no button {caption!r}"
+    hits[nth].on_click(None)
+
+
+def test_every_static_screen_renders(app: App) -> None:
+    assert "New match" in " ".join(_go(app, "/"))
+    assert any("Chickie Sixes" in t for t in _go(app, "/rules"))
+    assert "Theme" in _go(app, "/settings")
+    assert "No matches yet." in _go(app, "/history")
+    assert any("No matches yet" in t for t in _go(app, "/stats"))
+    assert "Which double is in the centre (the hub)?" in _go(app, "/dispute")
+    assert "Cannot show this" in _go(app, "/nowhere")
+    assert "Cannot show this" in _go(app, "/match/0123456789abcdef")
+
+
+def test_holder_rules_brief_records_who_holds_the_double(app: App) -> None:
+    m = app.ctx.store.create(["Ann", "Bob", "Cy"], "gameweave", {})
+    texts = _go(app, f"/match/{m.id}/brief")
+    assert "Who holds (or found) 9-9?" in texts
+    assert ("If nobody holds 9-9, players draw one tile each in turn until someone finds it; "
+            "that player puts it down.") in texts
+    _click(app, "Bob")
+    assert app.ctx.store.get(m.id).pending_holder == 1
+    assert app.page.pubsub.sent == [("chickenfoot-match", m.id)]
+    texts = _go(app, f"/match/{m.id}")
+    assert "Bob places 9-9; Cy plays first." in texts
+
+
+def test_round_entry_handlers_save_a_round_and_the_match_ends(app: App) -> None:
+    m = app.ctx.store.create(["Ann", "Bob"], "double-chicken-foot", {"match_length": "single"})
+    _go(app, f"/match/{m.id}/round")
+    _click(app, "Went out", 0)
+    _click(app, "Number", 1)
+    for k in "42":
+        _click(app, k)
+    assert "42 points" in _texts(app.page.controls)
+    _click(app, "Save round")
+    assert app.page.pushed[-1] == f"/match/{m.id}"
+    texts = _go(app, f"/match/{m.id}")
+    assert "Match over" in texts and "Winner: Ann with 0" in texts
+    assert "Tie-break: lowest total wins; equal lowest totals are a draw." in texts
+    # undo brings the round back to be played
+    _click(app, "Undo: round 1 added")
+    assert app.ctx.store.get(m.id).rounds == ()
+
+
+def test_settings_handlers_persist(app: App, tmp_path) -> None:
+    from companion.app.settings import SettingsStore
+
+    app.ctx.save_settings(app.settings.with_(theme="dark", large_text=True))
+    app.apply_settings()
+    assert app.page.theme_mode == ft.ThemeMode.DARK and app.fs(10) == 13.0
+    assert SettingsStore(tmp_path / "matches-settings.json").load().large_text
+
+
+def test_a_change_from_another_process_reaches_open_screens(app: App, tmp_path) -> None:
+    from companion.app.store import MatchStore
+
+    m = app.ctx.store.create(["Ann", "Bob"], "double-chicken-foot", {})
+    app.ctx.check_external_changes()  # our own write: screens already know
+    app.ctx.sessions.add(app)
+    assert "1. Bob: 0" in _go(app, f"/match/{m.id}")
+    cli = MatchStore.open(tmp_path / "matches.json")  # e.g. `chickenfoot match add` meanwhile
+    try:
+        cli.update(m.id, lambda x: x.add_round(penalties={"Bob": 9}, out="Ann"))
+    finally:
+        cli.close()
+    before = app.page.updates
+    assert app.ctx.check_external_changes()
+    assert app.page.updates > before
+    assert "2. Bob: 9" in _texts(app.page.controls)
+    assert not app.ctx.check_external_changes()
+
+
+def test_two_devices_share_one_round_entry(app: App) -> None:
+    phone = App(FakePage(), app.ctx)  # type: ignore[arg-type]
+    m = app.ctx.store.create(["Ann", "Bob"], "double-chicken-foot", {})
+    _go(app, f"/match/{m.id}/round")
+    _go(phone, f"/match/{m.id}/round")
+    _click(app, "Went out", 0)
+    assert app.page.pubsub.sent[-1] == ("chickenfoot-match", {"entry": m.id})
+    phone._on_remote_change("chickenfoot-match", {"entry": m.id})
+    assert "went out: 0" in _texts(phone.page.controls)
+    _click(phone, "Number", 1)
+    _click(phone, "7")
+    assert "7 points" in _go(app, f"/match/{m.id}/round")
+    _click(app, "Save round")
+    assert app.ctx.store.get(m.id).totals() == [0, 7]
+    assert any(t.startswith("Scoring round 2") for t in _go(phone, f"/match/{m.id}/round"))
+
+
+def test_round_entry_offers_the_opening_double_when_the_rules_allow(app: App) -> None:
+    m = app.ctx.store.create(["Ann", "Bob"], "chickie-sixes", {})
+    texts = _go(app, f"/match/{m.id}/round")
+    assert "Nobody held 6-6? Which double opened the round:" in texts
+    _click(app, "5-5")
+    from companion.app.match_session import MatchSession
+    from companion.app.views.match import _entry
+
+    assert _entry(app, MatchSession(app.ctx.store, m.id), None).started_with == 5
+
+
+def _find(c: Any, cls: type, pred: Any = lambda _c: True, out: list[Any] | None = None) -> list[Any]:
+    out = [] if out is None else out
+    if isinstance(c, list | tuple):
+        for x in c:
+            _find(x, cls, pred, out)
+        return out
+    if isinstance(c, cls) and pred(c):
+        out.append(c)
+    for attr in ("content", "controls"):
+        v = getattr(c, attr, None)
+        if v is not None and not isinstance(v, str | int | float | bool):
+            _find(v, cls, pred, out)
+    return out
+
+
+def _event(value: Any) -> Any:
+    from types import SimpleNamespace
+
+    return SimpleNamespace(control=SimpleNamespace(value=value))
+
+
+def test_new_match_screen_handlers(app: App) -> None:
+    _go(app, "/new")
+    for name in ("Ann", "Bob", "Cy"):
+        field = _find(app.page.controls, ft.TextField, lambda c: c.label == "Player name")[0]
+        field.value = name
+        field.on_submit(None)
+    preset = _find(app.page.controls, ft.Dropdown, lambda c: c.label == "Rules preset")[0]
+    preset.on_select(_event("pagat"))
+    texts = _texts(app.page.controls)
+    assert "With 3 players: double-9 set (55 tiles), 7 tiles each, 10 rounds from 9-9 down to 0-0." in texts
+    zero = _find(app.page.controls, ft.Dropdown, lambda c: c.label == "0-0 counts")[0]
+    zero.on_select(_event("25"))
+    assert any(t.endswith("(changed from the preset)") for t in _texts(app.page.controls))
+    seat2 = _find(app.page.controls, ft.TextField, lambda c: c.label == "Seat 2")[0]
+    seat2.value = "Bea"
+    seat2.on_blur(None)
+    _click(app, "Start match")
+    m = app.ctx.store.all()[0]
+    assert m.players == ("Ann", "Bea", "Cy") and m.rules.name == "pagat" and m.rules.zero_zero == 25
+    assert app.page.pushed[-1] == f"/match/{m.id}/brief"

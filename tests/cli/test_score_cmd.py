@@ -1,0 +1,185 @@
+"""``chickenfoot score``: error paths on real bad files, then full output with real ONNX models."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from companion.cli.main import main
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _fake_models():
+    """tests/vision/fake_models.py (small ONNX models with known behaviour)."""
+    path = ROOT / "tests" / "vision" / "fake_models.py"
+    spec = importlib.util.spec_from_file_location("fake_models_for_cli", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _photo(path: Path) -> Path:
+    Image.new("RGB", (64, 48), (40, 120, 40)).save(path)
+    return path
+
+
+def _run(argv: list[str], capsys) -> tuple[int, str, str]:
+    code = main(argv)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _one_line_error(err: str, *words: str) -> None:
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith("chickenfoot: error:")
+    for w in words:
+        assert w in lines[0].lower()
+
+
+@pytest.fixture
+def no_models(tmp_path: Path) -> Path:
+    empty = tmp_path / "no-models"
+    empty.mkdir()
+    return empty
+
+
+def test_text_file_renamed_jpg_exits_2(tmp_path: Path, no_models: Path, capsys):
+    bad = tmp_path / "hand.jpg"
+    bad.write_text("not a photo")
+    code, out, err = _run(["score", str(bad), "--models", str(no_models)], capsys)
+    assert code == 2 and out == ""
+    _one_line_error(err, "hand.jpg", "not an image")
+
+
+def test_truncated_photo_exits_2_even_next_to_good_ones(tmp_path: Path, no_models: Path, capsys):
+    good = tmp_path / "good.jpg"
+    rng = np.random.default_rng(0)
+    Image.fromarray(rng.integers(0, 255, (240, 320, 3), dtype=np.uint8)).save(good, quality=90)
+    cut = tmp_path / "cut.jpg"
+    cut.write_bytes(good.read_bytes()[:4000])
+    code, out, err = _run(["score", str(good), str(cut), "--models", str(no_models)], capsys)
+    assert code == 2 and out == ""
+    _one_line_error(err, "cut.jpg", "truncated")
+
+
+def test_missing_file_and_bomb_exit_2(tmp_path: Path, no_models: Path, capsys):
+    code, _, err = _run(["score", str(tmp_path / "gone.png"), "--models", str(no_models)], capsys)
+    assert code == 2
+    _one_line_error(err, "no such file")
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    bomb = tmp_path / "bomb.png"
+    ihdr = struct.pack(">IIBBBBB", 50000, 50000, 1, 0, 0, 0, 0)
+    bomb.write_bytes(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr)
+                     + chunk(b"IDAT", zlib.compress(b"\x00" * 100)) + chunk(b"IEND", b""))
+    code, out, err = _run(["score", str(bomb), "--models", str(no_models)], capsys)
+    assert code == 2 and out == ""
+    _one_line_error(err, "bomb")
+
+
+def test_missing_models_and_bad_rules_exit_2(tmp_path: Path, no_models: Path, capsys):
+    photo = _photo(tmp_path / "ok.png")
+    code, out, err = _run(["score", str(photo), "--models", str(no_models)], capsys)
+    assert code == 2 and out == ""
+    _one_line_error(err, "reader.json")
+    code, _, err = _run(["score", str(photo), "--rules", "nope"], capsys)
+    assert code == 2
+    _one_line_error(err, "unknown rules preset")
+    code, _, err = _run(["score", str(photo), "--option", "zero_zero"], capsys)
+    assert code == 2
+    _one_line_error(err, "key=value")
+
+
+def test_score_text_json_annotate_and_round_warnings(tmp_path: Path, capsys):
+    pytest.importorskip("onnx", reason="building the test models needs onnx (train extra)")
+    photo, models, _ = _fake_models().scene(tmp_path)
+    code, out, err = _run(["score", str(photo), "--models", str(models)], capsys)
+    assert code == 0, err
+    assert "3 tiles, 10 pips, penalty 60" in out
+    assert "3-4" in out and "0-0" in out and "CHECK" in out  # the 0-0 was detected at 0.3
+
+    copy = tmp_path / "same-hand.png"
+    copy.write_bytes(photo.read_bytes())
+    ann = tmp_path / "out.png"
+    code, out, err = _run(["score", str(photo), str(copy), "--json", "--rules", "pagat",
+                           "--option", "zero_zero=25", "--option", "set=9",
+                           "--annotate", str(ann), "--models", str(models)], capsys)
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["rules"] == "pagat"
+    first = data["photos"][0]
+    assert first["photo"] == str(photo)
+    assert sorted(t["tile"] for t in first["tiles"]) == ["0-0", "0-3", "3-4"]
+    assert first["pips"] == 10 and first["penalty"] == 35
+    assert {"confidence", "box", "needs_review", "halves"} <= set(first["tiles"][0])
+    assert data["total"] == {"tiles": 6, "pips": 20, "penalty": 70}
+    assert any(w.startswith("3-4 read in 2 photos") for w in data["warnings"])
+    written = [Path(p) for p in data["annotated"]]
+    assert [p.name for p in written] == ["out-1.png", "out-2.png"]
+    for p in written:
+        with Image.open(p) as im:
+            assert im.size == (400, 300)  # drawn on the decoded working image
+
+    # The same file given twice is still two photos of the round.
+    code, out, _ = _run(["score", str(photo), str(photo), "--json", "--models", str(models)], capsys)
+    assert code == 0 and any(w.startswith("0-0 read in 2 photos") for w in json.loads(out)["warnings"])
+
+    # A tile outside the rules' set is pointed out.
+    code, out, _ = _run(["score", str(photo), "--json", "--rules", "chickie-sixes",
+                         "--models", str(models)], capsys)
+    assert code == 0 and json.loads(out)["warnings"] == []  # 0-0, 0-3, 3-4 are all double-6
+
+
+def test_tile_outside_the_set_is_warned(tmp_path: Path, capsys):
+    pytest.importorskip("onnx", reason="building the test models needs onnx (train extra)")
+    fm = _fake_models()
+    from vision.geometry import OrientedBox
+
+    img = Image.new("RGB", (400, 300), (60, 110, 60))
+    box = OrientedBox(200, 150, 160, 80, 0.4)
+    fm.draw_tile(img, box, fm.RED, fm.RED)
+    photo = tmp_path / "one.png"
+    img.save(photo)
+    rows = fm.obb_rows([box], [[0.9, 0.0]], (400, 300), 320)
+    models = fm.write_models(tmp_path / "m", rows, values=(10, 4, 0))  # red halves read 10
+    code, out, _ = _run(["score", str(photo), "--json", "--rules", "chickie-sixes",
+                         "--models", str(models)], capsys)
+    assert code == 0
+    data = json.loads(out)
+    assert data["photos"][0]["tiles"][0]["tile"] == "10-10"
+    assert data["warnings"] == ["not in a double-6 set (chickie-sixes): 10-10; misread?"]
+    code, out, _ = _run(["score", str(photo), "--json", "--models", str(models)], capsys)
+    assert json.loads(out)["warnings"] == []  # double-chicken-foot goes up to double-12
+
+
+def test_annotate_to_an_unwritable_place_exits_2(tmp_path: Path, capsys):
+    pytest.importorskip("onnx", reason="building the test models needs onnx (train extra)")
+    photo, models, _ = _fake_models().scene(tmp_path)
+    out_path = tmp_path / "no-such-dir" / "x.png"
+    code, _, err = _run(["score", str(photo), "--annotate", str(out_path), "--models", str(models)],
+                        capsys)
+    assert code == 2
+    _one_line_error(err, "cannot write")
+
+
+def test_console_entry_point_one_line_error(tmp_path: Path):
+    bad = tmp_path / "x.jpg"
+    bad.write_bytes(b"\xff\xd8\xff\xe0garbage")
+    proc = subprocess.run([sys.executable, "-m", "companion", "score", str(bad)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert len(proc.stderr.strip().splitlines()) == 1
+    assert "Traceback" not in proc.stderr

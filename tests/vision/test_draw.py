@@ -1,0 +1,68 @@
+"""Drawing a reading: outlines where the boxes are, review tiles in their own colour, input untouched."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from PIL import Image
+
+from companion.rules import get_rules
+from vision.draw import OK_COLOUR, REVIEW_COLOUR, annotate
+from vision.geometry import OrientedBox
+from vision.reader import Reading, TileReading
+
+
+def _reading(size: tuple[int, int]) -> Reading:
+    good = TileReading(3, 4, 0.95, OrientedBox(200, 150, 160, 80, math.radians(20)), False, 0.97,
+                       (0.99, 0.99))
+    unsure = TileReading(0, 0, 0.31, OrientedBox(600, 420, 160, 80, math.radians(95)), True, 0.33,
+                         (0.95, 0.99))
+    rules = get_rules()
+    return Reading(tiles=(good, unsure), pips=7, penalty=rules.penalty([good.tile, unsure.tile]),
+                   warnings=("1 tile(s) read with low confidence: check them",), image_size=size)
+
+
+def _colour_near(arr: np.ndarray, xy: tuple[float, float], colour: tuple[int, int, int],
+                 radius: int = 6) -> bool:
+    x, y = round(xy[0]), round(xy[1])
+    patch = arr[max(0, y - radius): y + radius + 1, max(0, x - radius): x + radius + 1].astype(int)
+    return bool(np.any(np.all(np.abs(patch - np.array(colour)) <= 10, axis=-1)))
+
+
+def test_outlines_follow_the_boxes_and_review_tiles_stand_out():
+    photo = Image.new("RGB", (800, 600), (30, 30, 90))
+    reading = _reading(photo.size)
+    out = annotate(photo, reading)
+    assert out.size == photo.size and out is not photo
+    assert photo.getpixel((200, 150)) == (30, 30, 90)  # the input is not drawn on
+    arr = np.asarray(out)
+    for tile, colour in ((reading.tiles[0], OK_COLOUR), (reading.tiles[1], REVIEW_COLOUR)):
+        corners = tile.box.corners()
+        for a, b in zip(corners, np.roll(corners, -1, axis=0), strict=True):
+            mid = (a + b) / 2  # midpoints of every side carry the outline colour
+            assert _colour_near(arr, tuple(mid), colour), (tile, mid)
+    # Review tiles get the thicker line: count outline-coloured pixels per unit of perimeter.
+    ok_px = np.all(np.abs(arr.astype(int) - OK_COLOUR) <= 10, axis=-1).sum()
+    review_px = np.all(np.abs(arr.astype(int) - REVIEW_COLOUR) <= 10, axis=-1).sum()
+    assert review_px > ok_px
+    # Far from any tile the photo is unchanged.
+    assert out.getpixel((780, 20)) == (30, 30, 90)
+
+
+def test_boxes_scale_to_a_resized_copy_of_the_photo():
+    reading = _reading((800, 600))
+    small = Image.new("RGB", (400, 300), (30, 30, 90))
+    arr = np.asarray(annotate(small, reading))
+    corners = reading.tiles[0].box.corners() * 0.5
+    mid = (corners[0] + corners[1]) / 2
+    assert _colour_near(arr, tuple(mid), OK_COLOUR)
+
+
+def test_grayscale_and_empty_readings():
+    gray = Image.new("L", (120, 90), 128)
+    empty = Reading(tiles=(), pips=0, penalty=0, warnings=("no face-up tiles found in the photo",),
+                    image_size=(120, 90))
+    out = annotate(gray, empty)
+    assert out.mode == "RGB" and out.size == (120, 90)
+    assert out.getpixel((110, 80)) == (128, 128, 128)

@@ -1,0 +1,225 @@
+"""Image loading on real files of every kind a phone, a camera or a bad download produces."""
+
+from __future__ import annotations
+
+import io
+import struct
+import zlib
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from companion.rules.errors import ChickenFootError
+from vision.images import MAX_PIXELS, ImageError, image_size, load_image
+
+RED = (220, 30, 30)
+
+
+def _marked(w: int = 400, h: int = 200) -> Image.Image:
+    """Grey image with a red block in the stored top-left corner."""
+    im = Image.new("RGB", (w, h), (128, 128, 128))
+    im.paste(RED, (0, 0, w // 4, h // 4))
+    return im
+
+
+def _png_chunk(kind: bytes, data: bytes) -> bytes:
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+
+def _png(width: int, height: int, bit_depth: int, colour_type: int, raw_rows: bytes) -> bytes:
+    """A PNG written byte by byte (for kinds Pillow cannot write, e.g. 48-bit RGB)."""
+    ihdr = struct.pack(">IIBBBBB", width, height, bit_depth, colour_type, 0, 0, 0)
+    return (b"\x89PNG\r\n\x1a\n" + _png_chunk(b"IHDR", ihdr)
+            + _png_chunk(b"IDAT", zlib.compress(raw_rows)) + _png_chunk(b"IEND", b""))
+
+
+def _is_red(pixel: tuple[int, ...]) -> bool:
+    r, g, b = pixel[:3]
+    return r > 170 and g < 90 and b < 90
+
+
+def test_jpeg_with_exif_rotation_comes_out_upright(tmp_path: Path):
+    path = tmp_path / "rotated.jpg"
+    exif = Image.Exif()
+    exif[0x0112] = 6  # stored landscape, shown rotated 90 degrees clockwise
+    _marked().save(path, quality=95, exif=exif.tobytes())
+    loaded = load_image(path)
+    assert loaded.image.size == (200, 400)
+    assert loaded.original_size == (200, 400)
+    assert image_size(path) == (200, 400)
+    # The stored top-left corner is the displayed top-right after a clockwise turn.
+    assert _is_red(loaded.image.getpixel((190, 10)))
+    assert not _is_red(loaded.image.getpixel((10, 10)))
+
+
+def test_big_jpeg_decodes_near_working_size_and_keeps_original_size(tmp_path: Path):
+    path = tmp_path / "12mp.jpg"
+    exif = Image.Exif()
+    exif[0x0112] = 8
+    _marked(4000, 3000).save(path, quality=85, exif=exif.tobytes())
+    loaded = load_image(path, max_side=1600)
+    assert loaded.original_size == (3000, 4000)  # upright, full resolution
+    long_side = max(loaded.image.size)
+    assert 1600 <= long_side < 3200  # DCT-scaled, not a full 4000 px decode
+    assert loaded.image.size[1] > loaded.image.size[0]  # portrait like the original
+    assert loaded.scale == pytest.approx(loaded.image.size[0] / 3000)
+    small = load_image(path, max_side=300)  # beyond DCT scaling: resized to the limit
+    assert max(small.image.size) <= 600
+    assert small.image.mode == "RGB"
+
+
+def test_png_larger_than_max_side_is_resized(tmp_path: Path):
+    path = tmp_path / "big.png"
+    _marked(2000, 1000).save(path)
+    loaded = load_image(path, max_side=800)
+    assert loaded.image.size == (800, 400)
+    assert loaded.original_size == (2000, 1000)
+    assert _is_red(loaded.image.getpixel((10, 10)))
+
+
+def test_grayscale_and_16_bit_grayscale(tmp_path: Path):
+    gray = tmp_path / "gray.jpg"
+    Image.new("L", (64, 32), 90).save(gray)
+    loaded = load_image(gray)
+    assert loaded.image.mode == "RGB" and abs(loaded.image.getpixel((5, 5))[0] - 90) <= 2
+
+    ramp = np.tile(np.linspace(0, 65535, 256).astype(np.uint16), (16, 1))
+    p16 = tmp_path / "gray16.png"
+    Image.fromarray(ramp).save(p16)
+    assert Image.open(p16).mode.startswith("I")
+    img = np.asarray(load_image(p16).image)
+    # Scaled into 8 bits, not clipped: the middle of the ramp is mid-grey, the end white.
+    assert img[0, 0, 0] == 0 and img[0, -1, 0] == 255
+    assert 120 <= img[0, 128, 0] <= 135
+
+
+def test_48_bit_rgb_png(tmp_path: Path):
+    w, h = 8, 4
+    px = np.zeros((h, w, 3), ">u2")
+    px[..., 0] = 60000  # strong red in 16 bits per channel
+    px[..., 2] = 10000
+    rows = b"".join(b"\x00" + px[y].tobytes() for y in range(h))
+    path = tmp_path / "rgb48.png"
+    path.write_bytes(_png(w, h, 16, 2, rows))
+    r, g, b = load_image(path).image.getpixel((3, 2))
+    assert r > 220 and g == 0 and 30 < b < 45
+
+
+def test_rgba_and_palette_transparency_go_over_white(tmp_path: Path):
+    rgba = Image.new("RGBA", (20, 10), (0, 0, 0, 0))
+    rgba.paste((200, 0, 0, 255), (0, 0, 10, 10))
+    path = tmp_path / "rgba.png"
+    rgba.save(path)
+    loaded = load_image(path).image
+    assert loaded.getpixel((15, 5)) == (255, 255, 255)
+    assert loaded.getpixel((5, 5)) == (200, 0, 0)
+
+    pal = Image.new("P", (20, 10), 0)
+    pal.putpalette([0, 0, 0, 0, 0, 200] + [0] * 762)
+    pal.paste(1, (0, 0, 10, 10))
+    ppath = tmp_path / "pal.png"
+    pal.save(ppath, transparency=0)
+    loaded = load_image(ppath).image
+    assert loaded.getpixel((15, 5)) == (255, 255, 255)
+    assert loaded.getpixel((5, 5)) == (0, 0, 200)
+
+
+def test_webp_and_tiff(tmp_path: Path):
+    for ext in ("webp", "tiff"):
+        path = tmp_path / f"photo.{ext}"
+        _marked(120, 60).save(path)
+        loaded = load_image(path)
+        assert loaded.image.size == (120, 60) and _is_red(loaded.image.getpixel((5, 5)))
+
+
+def test_heic_when_pillow_heif_is_installed(tmp_path: Path):
+    pillow_heif = pytest.importorskip("pillow_heif", reason="HEIC needs the heic extra")
+    path = tmp_path / "phone.heic"
+    try:
+        pillow_heif.from_pillow(_marked(128, 64)).save(str(path), quality=90)
+    except Exception as exc:  # a libheif build without an HEVC encoder
+        pytest.skip(f"pillow-heif cannot encode HEIC here: {exc}")
+    loaded = load_image(path)
+    assert loaded.image.size == (128, 64)
+    assert _is_red(loaded.image.getpixel((8, 8)))
+
+
+def test_bytes_file_objects_and_pil_images_are_accepted(tmp_path: Path):
+    buf = io.BytesIO()
+    _marked(40, 20).save(buf, format="PNG")
+    assert load_image(buf.getvalue()).image.size == (40, 20)
+    buf.seek(0)
+    assert load_image(buf).image.size == (40, 20)
+    src = _marked(40, 20).convert("RGBA")
+    out = load_image(src)
+    assert out.image.mode == "RGB" and out.image is not src
+
+
+def _assert_one_line(err: ImageError, *words: str) -> None:
+    text = str(err)
+    assert "\n" not in text and text.strip() == text
+    for w in words:
+        assert w in text.lower()
+    assert isinstance(err, ChickenFootError)
+
+
+def test_truncated_jpeg_is_refused(tmp_path: Path):
+    good = tmp_path / "good.jpg"
+    rng = np.random.default_rng(1)
+    Image.fromarray(rng.integers(0, 255, (300, 400, 3), dtype=np.uint8)).save(good, quality=90)
+    cut = tmp_path / "cut.jpg"
+    cut.write_bytes(good.read_bytes()[: good.stat().st_size // 2])
+    with pytest.raises(ImageError) as err:
+        load_image(cut)
+    _assert_one_line(err.value, "truncated", "cut.jpg")
+    with pytest.raises(ImageError):
+        load_image(cut, max_side=100)  # the draft path fails the same way
+
+
+def test_text_file_named_jpg_is_refused(tmp_path: Path):
+    path = tmp_path / "notes.jpg"
+    path.write_text("3-4, 5-5, 0-0\nthis is not a photo\n")
+    with pytest.raises(ImageError) as err:
+        load_image(path)
+    _assert_one_line(err.value, "not an image")
+
+
+def test_missing_empty_and_folder(tmp_path: Path):
+    with pytest.raises(ImageError) as err:
+        load_image(tmp_path / "nope.jpg")
+    _assert_one_line(err.value, "no such file")
+    empty = tmp_path / "empty.png"
+    empty.write_bytes(b"")
+    with pytest.raises(ImageError) as err:
+        load_image(empty)
+    _assert_one_line(err.value, "empty")
+    with pytest.raises(ImageError) as err:
+        load_image(tmp_path)
+    _assert_one_line(err.value, "folder")
+
+
+def test_decompression_bomb_header_is_refused_before_decoding(tmp_path: Path):
+    # A valid PNG whose header claims 60000 x 60000 pixels (3.6 gigapixels), a few bytes long.
+    path = tmp_path / "bomb.png"
+    path.write_bytes(_png(60000, 60000, 1, 0, b"\x00" * 10))
+    with pytest.raises(ImageError) as err:
+        load_image(path)
+    _assert_one_line(err.value, "large")
+
+
+def test_real_bomb_over_our_limit_is_refused(tmp_path: Path):
+    # A genuine 1-bit PNG of 12500 x 12500 (156 MP, 4 KB of zlib): over MAX_PIXELS, under
+    # Pillow's own hard limit, so our check is the one that catches it.
+    w = h = 12500
+    assert w * h > MAX_PIXELS
+    row = b"\x00" + b"\x00" * ((w + 7) // 8)
+    path = tmp_path / "bomb1bit.png"
+    path.write_bytes(_png(w, h, 1, 0, row * h))
+    assert path.stat().st_size < 200_000
+    with pytest.raises(ImageError) as err:
+        load_image(path)
+    _assert_one_line(err.value, "limit")
+    with pytest.raises(ImageError):
+        load_image(_marked(100, 100), max_pixels=5000)

@@ -1,0 +1,468 @@
+"""The reader's pure stages on real arrays and drawn images, then the whole pipeline through
+real onnxruntime sessions (small ONNX models with known behaviour), then the shipped models
+on the shipped test photo when they exist."""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib.util
+import json
+import math
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from companion.rules import Tile, get_rules
+from vision.detections import Detections, obb_corners
+from vision.geometry import OrientedBox
+from vision.reader import (
+    MODELS_DIR,
+    ModelError,
+    Reader,
+    ReaderConfig,
+    as_probabilities,
+    assemble,
+    class_values,
+    crop_halves,
+    decode_obb,
+    divider_contrast,
+    grid_windows,
+    letterbox,
+    letterbox_geometry,
+    merge_detections,
+    nms_rotated,
+    probiou,
+    touches_inner_edge,
+    unletterbox,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+TEST_DATA = ROOT / "tests" / "data"
+
+
+def _load_fake_models():
+    """tests/vision/fake_models.py, loaded by path (pytest runs with --import-mode=importlib)."""
+    spec = importlib.util.spec_from_file_location("cf_fake_models", Path(__file__).with_name("fake_models.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+fake_models = _load_fake_models()
+
+
+# ----------------------------------------------------------------------------- letterbox
+def test_letterbox_geometry_matches_ultralytics_arithmetic():
+    (w, h), lb = letterbox_geometry(1600, 1200, 640)
+    assert (w, h) == (640, 480) and lb.gain == pytest.approx(0.4)
+    assert (lb.pad_x, lb.pad_y) == (0, 80)
+    (w, h), lb = letterbox_geometry(480, 640, 320)  # portrait
+    assert (w, h) == (240, 320) and (lb.pad_x, lb.pad_y) == (40, 0)
+    (w, h), lb = letterbox_geometry(1000, 333, 640)  # odd padding: ultralytics rounds dh - 0.1
+    assert h == 213 and lb.pad_y == round((640 - 213) / 2 - 0.1) == 213
+
+
+def test_letterbox_places_the_image_on_grey_114():
+    img = Image.new("RGB", (800, 400), (255, 0, 0))
+    tensor, lb = letterbox(img, 320)
+    assert tensor.shape == (1, 3, 320, 320) and tensor.dtype == np.float32
+    assert lb.pad_y == 80 and lb.pad_x == 0
+    assert np.allclose(tensor[0, :, 40, 160], 114 / 255)  # top band
+    assert np.allclose(tensor[0, :, 300, 10], 114 / 255)  # bottom band
+    assert np.allclose(tensor[0, :, 160, 160], [1.0, 0.0, 0.0])  # image, RGB order
+    assert tensor.min() >= 0 and tensor.max() <= 1
+
+
+def test_unletterbox_inverts_the_placement():
+    _, lb = letterbox_geometry(1000, 600, 640)
+    working = np.array([[420.0, 210.0, 120.0, 60.0, 0.7]])
+    to_input = working.copy()
+    to_input[:, :4] *= lb.gain
+    to_input[:, 0] += lb.pad_x
+    to_input[:, 1] += lb.pad_y
+    back = unletterbox(Detections(to_input, [0.9], [0]), lb)
+    assert np.allclose(back.boxes, working, atol=1e-4)
+
+
+# ----------------------------------------------------------------------------- IoU + NMS
+def test_probiou_basic_properties():
+    a = np.array([[100, 100, 80, 40, 0.3], [300, 300, 80, 40, 1.2], [102, 99, 82, 40, 0.32]])
+    m = probiou(a, a)
+    assert np.allclose(np.diag(m), 1.0, atol=1e-3)
+    assert np.allclose(m, m.T, atol=1e-6)
+    assert m[0, 1] < 0.01 and m[0, 2] > 0.85
+    # A box and the same box written with the angle turned half a turn are the same box.
+    flipped = a[:1].copy()
+    flipped[0, 4] += math.pi
+    assert probiou(a[:1], flipped)[0, 0] == pytest.approx(1.0, abs=1e-3)
+
+
+def test_touching_tiles_in_a_line_and_a_crosswise_double_all_survive_nms():
+    # Five tiles end to end along a line (as on a Chicken Foot table), then a double crosswise.
+    line = [[100 + 80 * i, 200, 80, 40, 0.0] for i in range(5)]
+    double = [[100 + 80 * 4 + 40 + 20, 200, 80, 40, math.pi / 2]]
+    side_by_side = [[100, 240, 80, 40, 0.0]]  # touching the first tile along its long side
+    boxes = np.array(line + double + side_by_side, float)
+    scores = np.linspace(0.9, 0.6, len(boxes))
+    for fast in (False, True):
+        assert sorted(nms_rotated(boxes, scores, 0.5, fast=fast).tolist()) == list(range(len(boxes)))
+
+
+def test_nms_greedy_versus_fast_on_a_chain():
+    # A overlaps B, B overlaps C, A does not overlap C.
+    boxes = np.array([[100, 100, 80, 40, 0], [125, 100, 80, 40, 0], [150, 100, 80, 40, 0]], float)
+    m = probiou(boxes, boxes)
+    assert m[0, 1] > 0.5 and m[1, 2] > 0.5 and m[0, 2] < 0.5
+    scores = np.array([0.9, 0.8, 0.7])
+    assert nms_rotated(boxes, scores, 0.5).tolist() == [0, 2]  # greedy: C is freed by B's removal
+    assert nms_rotated(boxes, scores, 0.5, fast=True).tolist() == [0]  # ultralytics Fast-NMS
+    assert nms_rotated(boxes, scores, 0.5, max_det=1).tolist() == [0]
+    assert nms_rotated(np.zeros((0, 5)), np.zeros(0), 0.5).tolist() == []
+
+
+# ----------------------------------------------------------------------------- OBB decode
+def _raw(rows: list[list[float]]) -> np.ndarray:
+    """Columns per candidate: cx, cy, w, h, score_tile, score_back, angle."""
+    return np.array(rows, np.float32).T[None]
+
+
+def test_decode_obb_thresholds_regularises_and_suppresses():
+    raw = _raw([
+        [100, 100, 80, 40, 0.90, 0.05, 0.2],  # kept
+        [101, 100, 81, 40, 0.70, 0.01, 0.21],  # duplicate of the first: suppressed
+        [300, 200, 30, 90, 0.80, 0.10, 0.1],  # h > w: becomes length 90 at angle 0.1 + pi/2
+        [500, 400, 60, 30, 0.20, 0.85, -0.5],  # a back (class 1), angle wrapped into [0, pi)
+        [50, 50, 60, 30, 0.10, 0.20, 0.0],  # below 0.25: dropped
+    ])
+    dets = decode_obb(raw, conf=0.25, iou=0.5)
+    assert len(dets) == 3
+    assert dets.confidence.tolist() == pytest.approx([0.90, 0.85, 0.80])
+    assert dets.class_id.tolist() == [0, 1, 0]
+    assert np.allclose(dets.boxes[0], [100, 100, 80, 40, 0.2], atol=1e-5)
+    assert np.allclose(dets.boxes[1], [500, 400, 60, 30, math.pi - 0.5], atol=1e-5)
+    assert np.allclose(dets.boxes[2], [300, 200, 90, 30, 0.1 + math.pi / 2], atol=1e-5)
+    assert np.all(dets.boxes[:, 2] >= dets.boxes[:, 3])
+    assert len(decode_obb(raw, conf=0.95)) == 0
+
+
+def test_decode_obb_rejects_wrong_shapes():
+    with pytest.raises(ValueError):
+        decode_obb(np.zeros((1, 4, 10), np.float32))
+    with pytest.raises(ValueError):
+        decode_obb(np.zeros((2, 7, 10), np.float32))
+    with pytest.raises(ValueError):
+        decode_obb(np.zeros((1, 7, 10), np.float32), num_classes=1)
+
+
+# ----------------------------------------------------------------------------- small-tile pass
+def test_grid_windows_cover_the_image_with_overlap():
+    wins = grid_windows((1600, 900), 2, overlap=0.2)
+    assert len(wins) == 4
+    assert wins[0][:2] == (0, 0) and wins[-1][2:] == (1600, 900)
+    (ax0, _, ax1, _), (bx0, *_) = wins[0], wins[1]
+    assert bx0 < ax1 and ax1 - bx0 == pytest.approx(0.2 * (ax1 - ax0), abs=2)
+    covered = np.zeros((900, 1600), bool)
+    for x0, y0, x1, y1 in wins:
+        covered[y0:y1, x0:x1] = True
+    assert covered.all()
+
+
+def test_boxes_cut_by_an_inner_window_edge_are_dropped_and_passes_merge():
+    win = (0, 0, 500, 400)  # the top-left window of a 1000 x 800 image
+    boxes = np.array([[100, 100, 60, 30, 0.0],  # well inside
+                      [490, 100, 60, 30, 0.0],  # crosses the right edge, which is inside the image
+                      [20, 5, 60, 30, 0.0]])  # crosses the image's own top edge: kept
+    assert touches_inner_edge(boxes, win, (1000, 800)).tolist() == [False, True, False]
+    whole = Detections(boxes[:1], [0.5], [0])
+    fine = Detections(boxes[:1] + np.array([1.0, 0, 0, 0, 0]), [0.8], [0])
+    other = Detections(np.array([[700, 600, 60, 30, 1.0]]), [0.7], [0])
+    merged = merge_detections([whole, fine, other, Detections.empty()], 0.5)
+    assert len(merged) == 2 and merged.confidence.tolist() == pytest.approx([0.8, 0.7])
+    assert len(merge_detections([], 0.5)) == 0
+
+
+# ----------------------------------------------------------------------------- detections
+def test_detections_validate_their_arrays():
+    d = Detections(np.array([[1, 2, 30, 10, 0.5], [5, 5, 20, 8, 0]]), [0.5, 0.9], [0, 1])
+    assert len(d) == 2 and d.boxes.dtype == np.float32 and d.class_id.dtype == np.int64
+    assert len(d[d.class_id == 1]) == 1 and d[1].confidence.tolist() == pytest.approx([0.9])
+    assert len(Detections.empty()) == 0 and Detections.empty().corners().shape == (0, 4, 2)
+    with pytest.raises(ValueError):
+        Detections(np.zeros((2, 4)), [0.1, 0.2], [0, 0])
+    with pytest.raises(ValueError):
+        Detections(np.ones((2, 5)), [0.1], [0, 0])
+    with pytest.raises(ValueError):
+        Detections(np.ones((1, 5)), [1.5], [0])
+    with pytest.raises(ValueError):
+        Detections(np.array([[1, 1, 0, 1, 0]]), [0.5], [0])
+    with pytest.raises(ValueError):
+        Detections(np.ones((1, 5)), [0.5], [0], data={"x": np.zeros(3)})
+    box = OrientedBox(50, 40, 30, 10, 0.4)
+    assert np.allclose(Detections.from_boxes([box], [0.5]).corners()[0], box.corners())
+    assert np.allclose(obb_corners([[50, 40, 30, 10, 0.4]])[0], box.corners())
+
+
+# ----------------------------------------------------------------------------- crops
+def _draw_two_colour_tile(size: tuple[int, int], box: OrientedBox) -> Image.Image:
+    img = Image.new("RGB", size, (0, 120, 0))
+    fake_models.draw_tile(img, box, (230, 20, 20), (20, 20, 230))
+    return img
+
+
+def test_crop_halves_cuts_half_a_then_half_b_from_a_rotated_tile():
+    box = OrientedBox(200, 150, 160, 80, math.radians(37))
+    img = _draw_two_colour_tile((400, 300), box)
+    batch = crop_halves(img, Detections.from_boxes([box], [1.0]), crop_size=32, pad=0.0, cls_imgsz=24)
+    assert batch.shape == (2, 3, 24, 24) and batch.dtype == np.float32
+    mean_a, mean_b = batch[0].mean((1, 2)), batch[1].mean((1, 2))
+    assert mean_a[0] > 0.8 and mean_a[2] < 0.2  # half A is red
+    assert mean_b[2] > 0.8 and mean_b[0] < 0.2  # half B is blue
+    # The same rectangle pointing the other way swaps the halves.
+    turned = OrientedBox(box.cx, box.cy, box.length, box.width, box.angle + math.pi)
+    swapped = crop_halves(img, Detections.from_boxes([turned], [1.0]), 32, 0.0, 24)
+    assert swapped[0].mean((1, 2))[2] > 0.8 and swapped[1].mean((1, 2))[0] > 0.8
+    # Padding takes in background: green appears at the crop's border.
+    padded = crop_halves(img, Detections.from_boxes([box], [1.0]), 32, 0.3, 24)
+    assert padded[0, 1, 0, :].mean() > 0.3
+    assert crop_halves(img, Detections.empty(), 32, 0.0, 24).shape == (0, 3, 24, 24)
+
+
+def test_big_tiles_are_cut_from_a_shrunk_copy_with_the_same_result():
+    box = OrientedBox(700, 500, 900, 450, math.radians(-25))  # a close-up: 900 px long
+    img = _draw_two_colour_tile((1400, 1000), box)
+    dets = Detections.from_boxes([box], [1.0])
+    direct = crop_halves(img, dets, 32, 0.0, 24, max_source_px=None)
+    shrunk = crop_halves(img, dets, 32, 0.0, 24, max_source_px=224)
+    assert shrunk.shape == direct.shape == (2, 3, 24, 24)
+    assert shrunk[0].mean((1, 2))[0] > 0.8 and shrunk[1].mean((1, 2))[2] > 0.8
+    assert np.abs(shrunk - direct).mean() < 0.02  # same picture, only resampled differently
+
+
+def test_divider_contrast_tells_a_blank_back_from_a_double_blank():
+    box = OrientedBox(100, 80, 120, 60, math.radians(55))
+    ivory = (235, 230, 215)
+    zero_zero = Image.new("RGB", (200, 160), (90, 60, 40))
+    fake_models.draw_tile(zero_zero, box, ivory, ivory, divider=True)
+    back = Image.new("RGB", (200, 160), (90, 60, 40))
+    fake_models.draw_tile(back, box, ivory, ivory, divider=False)
+    assert divider_contrast(zero_zero, box) > 0.3
+    assert divider_contrast(back, box) < 0.02
+
+
+# ----------------------------------------------------------------------------- assemble
+def test_class_values_follow_names_not_indices():
+    names = {i: n for i, n in enumerate(sorted((str(v) for v in range(13)), key=str))}
+    values = class_values(names)
+    assert values.tolist() == [0, 1, 10, 11, 12, 2, 3, 4, 5, 6, 7, 8, 9]
+    with pytest.raises(ModelError):
+        class_values({0: "zero"})
+    with pytest.raises(ModelError):
+        class_values({0: "0", 2: "2"})
+
+
+def test_as_probabilities_keeps_softmax_and_normalises_logits():
+    p = np.array([[0.2, 0.8], [0.5, 0.5]])
+    assert np.allclose(as_probabilities(p), p)
+    q = as_probabilities(np.array([[2.0, -1.0], [0.0, 0.0]]))
+    assert np.allclose(q.sum(1), 1) and q[0, 0] > 0.9
+
+
+def test_assemble_scores_with_the_rules_and_flags_low_confidence():
+    values = np.arange(13)
+    dets = Detections(
+        np.array([[100, 50, 80, 40, 0.0], [300, 52, 80, 40, 0.0], [100, 200, 80, 40, 1.0],
+                  [300, 200, 80, 40, 1.0]]),
+        [0.95, 0.9, 0.9, 0.4], [0, 0, 0, 0],
+    )
+    probs = np.full((8, 13), 0.001)
+    for row, (v, p) in enumerate([(3, .99), (4, .98), (0, .99), (0, .99), (6, .5), (2, .99),
+                                  (3, .97), (4, .99)]):
+        probs[row, v] = p
+    reading = assemble(dets, probs, values, to_original=2.0, image_size=(800, 600),
+                       review_conf=0.6, rules=get_rules())
+    assert [str(t.tile) for t in reading.tiles] == ["3-4", "0-0", "2-6", "3-4"]
+    assert reading.pips == 7 + 0 + 8 + 7
+    assert reading.penalty == 7 + 50 + 8 + 7  # 0-0 counts 50 in the default preset
+    review = [t.needs_review for t in reading.tiles]
+    assert review == [False, False, True, True]  # half read at 0.5; detector at 0.4
+    assert reading.tiles[0].confidence == pytest.approx(0.95 * 0.99 * 0.98)
+    assert reading.tiles[0].box.cx == pytest.approx(200) and reading.tiles[0].box.length == 160
+    assert any("3-4 read 2 times" in w for w in reading.warnings)
+    assert any("low confidence" in w for w in reading.warnings)
+    lenient = assemble(dets, probs, values, to_original=1.0, image_size=(400, 300),
+                       review_conf=0.6, rules=get_rules("pagat", {"zero_zero": 25}))
+    assert lenient.penalty == 7 + 25 + 8 + 7
+    d = reading.to_dict()
+    assert d["tiles"][0]["tile"] == "3-4" and d["penalty"] == 72 and len(d["tiles"][0]["box"]) == 5
+    json.dumps(d)
+    empty = assemble(Detections.empty(), np.zeros((0, 13)), values, to_original=1.0,
+                     image_size=(10, 10), review_conf=0.6, rules=get_rules())
+    assert empty.pips == 0 and empty.penalty == 0 and "no face-up tiles" in empty.warnings[0]
+
+
+# ----------------------------------------------------------------------------- config
+def test_reader_config_loading(tmp_path: Path):
+    with pytest.raises(ModelError, match=r"no reader\.json"):
+        ReaderConfig.load(tmp_path / "reader.json")
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    with pytest.raises(ModelError):
+        ReaderConfig.load(bad)
+    bad.write_text(json.dumps({"fast_nms": "no"}))
+    with pytest.raises(ModelError):
+        ReaderConfig.load(bad)
+    good = tmp_path / "good.json"
+    good.write_text(json.dumps({"det_imgsz": 416, "review_conf": 0.7, "note": "x"}))
+    cfg = ReaderConfig.load(good)
+    assert cfg.det_imgsz == 416 and cfg.review_conf == 0.7 and cfg.extra == {"note": "x"}
+    with pytest.raises(ModelError, match=r"reader\.json"):
+        Reader.from_models_dir(tmp_path)
+
+
+def test_missing_or_broken_model_files(tmp_path: Path):
+    (tmp_path / "reader.json").write_text(json.dumps({"detector": "a.onnx", "classifier": "b.onnx"}))
+    with pytest.raises(ModelError, match="missing"):
+        Reader.from_models_dir(tmp_path)
+    (tmp_path / "a.onnx").write_bytes(b"not a model")
+    (tmp_path / "b.onnx").write_bytes(b"not a model")
+    with pytest.raises(ModelError, match="cannot load"):
+        Reader.from_models_dir(tmp_path)
+
+
+# ----------------------------------------------------------------------------- whole pipeline
+def test_reader_end_to_end_through_onnxruntime(tmp_path: Path):
+    pytest.importorskip("onnx", reason="building the test models needs onnx (train extra)")
+    photo, models, truth = fake_models.scene(tmp_path)
+    reader = Reader.from_models_dir(models)
+    assert reader.det_imgsz == 320 and reader.cls_imgsz == 16
+    reading = reader.read(photo)
+    assert reading.image_size == (800, 600)
+    got = {str(t.tile): t for t in reading.tiles}
+    assert sorted(got) == sorted(name for _, name in truth)  # duplicate and back not counted
+    assert reading.pips == 7 + 3 + 0 and reading.penalty == 7 + 3 + 50
+    assert reading.face_down == 2  # the class-1 back and the blank back read as 0-0 (no divider)
+    assert any("2 face-down" in w for w in reading.warnings)
+    no_check = Reader(dataclasses.replace(reader.config, blank_divider_min=0.0), reader.detector,
+                      reader.classifier, models).read(photo)
+    assert sorted(str(t.tile) for t in no_check.tiles) == ["0-0", "0-0", "0-3", "3-4"]
+    for box, name in truth:  # boxes come back in the photo's own pixels
+        b = got[name].box
+        assert (b.cx, b.cy) == pytest.approx((box.cx, box.cy), abs=1.0)
+        assert (b.length, b.width) == pytest.approx((box.length, box.width), abs=1.0)
+        assert math.isclose(b.angle % math.pi, box.angle % math.pi, abs_tol=0.01)
+    assert got["3-4"].half_confidence[0] > 0.99 and not got["3-4"].needs_review
+    assert got["0-0"].needs_review and got["0-0"].confidence < 0.6  # detector said 0.3
+    assert set(reading.timings_ms) == {"decode", "detect", "halves"}
+    assert reader.model_bytes > 0
+    # The small-tile pass runs only when tiles are small for the detector's input.
+    small = Detections(np.array([[100, 100, 40, 20, 0.0]] * 3), [0.9] * 3, [0] * 3)
+    big = Detections(np.array([[100, 100, 300, 150, 0.0]]), [0.9], [0])
+    assert reader.needs_fine_pass(small, (1600, 1200))  # 40 px * 320/1600 = 8 px < 16
+    assert not reader.needs_fine_pass(big, (1600, 1200))
+    assert reader.needs_fine_pass(Detections.empty(), (1600, 1200))
+    assert not reader.needs_fine_pass(small, (600, 450))  # under twice the input size
+    # Mirrored-view averaging reads the same flat-colour halves.
+    mirrored = Reader(dataclasses.replace(reader.config, cls_mirror=True), reader.detector,
+                      reader.classifier, models)
+    assert sorted(str(t.tile) for t in mirrored.read(photo).tiles) == sorted(got)
+    # A PIL image or bytes give the same reading.
+    again = reader.read(Image.open(photo))
+    assert [str(t.tile) for t in again.tiles] == [str(t.tile) for t in reading.tiles]
+    # Single-tile crop reading: the drawn 3-4 tile cut out upright.
+    crop = Image.open(photo).rotate(-60, center=(250, 200)).crop((210, 120, 290, 280))
+    a, b, conf = reader.read_tile_crop(crop)
+    assert (a, b) == (3, 4) and conf > 0.9  # half A (red) ends up on top
+
+
+def _shipped_models_present() -> bool:
+    return (MODELS_DIR / "reader.json").exists()
+
+
+needs_shipped = [
+    pytest.mark.skipif(not _shipped_models_present(), reason="no trained models in models/ yet"),
+    pytest.mark.skipif(not (TEST_DATA / "hand.json").exists(), reason="no tests/data/hand.json"),
+]
+
+
+@needs_shipped[0]
+@needs_shipped[1]
+def test_shipped_models_run_on_the_shipped_test_photo():
+    label = json.loads((TEST_DATA / "hand.json").read_text())
+    reader = Reader.from_models_dir()
+    reading = reader.read(TEST_DATA / label["image"])
+    w, h = reading.image_size
+    assert (w, h) == Image.open(TEST_DATA / label["image"]).size
+    for t in reading.tiles:
+        assert 0 <= t.a <= reader.config.max_value and 0 <= t.b <= reader.config.max_value
+        assert 0.0 <= t.confidence <= 1.0 and t.needs_review == (t.confidence < reader.config.review_conf)
+        assert -0.5 * t.box.length <= t.box.cx <= w + 0.5 * t.box.length
+    assert reading.penalty == get_rules().penalty(reading.tile_list)
+    assert reading.pips == sum(t.pips for t in reading.tile_list)
+
+
+@needs_shipped[0]
+@needs_shipped[1]
+def test_final_models_read_the_shipped_test_photo_right():
+    config = json.loads((MODELS_DIR / "reader.json").read_text())
+    if config.get("stage") != "final":
+        pytest.skip(f"reader.json stage is {config.get('stage')!r}, not 'final': accuracy not asserted")
+    label = json.loads((TEST_DATA / "hand.json").read_text())
+    reading = Reader.from_models_dir().read(TEST_DATA / label["image"])
+    expected = Counter(Tile.parse(t) for t in label["tiles"])
+    read = Counter(reading.tile_list)
+    # Every labelled tile is found and read exactly ...
+    assert not expected - read, f"missed or misread: {sorted(expected - read)}"
+    # ... and at most one extra reading, which the reading itself points out. (The shipped models
+    # read one face-down tile of this photo as a second 0-0: a known limitation, see the docs.)
+    extra = read - expected
+    assert sum(extra.values()) <= 1, f"extra readings: {sorted(extra.elements())}"
+    for tile in extra:
+        assert any(w.startswith(f"{tile} read") for w in reading.warnings)
+    assert reading.pips == label["pips"] + sum(t.pips for t in extra.elements())
+    assert reading.penalty == get_rules().penalty(reading.tile_list)
+
+
+# ----------------------------------------------------------------------------- evaluation helpers
+def test_polygon_iou_and_matching_helpers():
+    from vision.evaluate import aabb_iou, greedy_match, half_pairs, match_by_value, polygon_iou
+
+    a = OrientedBox(100, 100, 80, 40, 0.3).corners()
+    assert polygon_iou(a, a) == pytest.approx(1.0)
+    assert polygon_iou(a, a[::-1]) == pytest.approx(1.0)  # winding does not matter
+    shifted = OrientedBox(140, 100, 80, 40, 0.0).corners()
+    base = OrientedBox(100, 100, 80, 40, 0.0).corners()
+    assert polygon_iou(base, shifted) == pytest.approx(40 / 120)
+    assert polygon_iou(base, OrientedBox(500, 500, 80, 40, 0).corners()) == 0.0
+    assert aabb_iou((0, 0, 10, 10), (5, 0, 15, 10)) == pytest.approx(1 / 3)
+    assert greedy_match(2, 2, lambda i, j: [[0.9, 0.6], [0.7, 0.2]][i][j]) == [(0, 0)]
+    gt = [Tile(3, 4), Tile(0, 0), Tile(5, 6)]
+    pairs = match_by_value(gt, [Tile(5, 5), Tile(4, 3)])
+    assert sorted(pairs) == [(0, 1), (2, 0)]
+    assert half_pairs((3, 4), (4, 3), oriented=False) == [(3, 3), (4, 4)]
+    assert half_pairs((3, 4), (4, 3), oriented=True) == [(3, 4), (4, 3)]
+
+
+def test_evaluate_scores_a_rendered_folder_and_skips_absent_realdata(tmp_path: Path, capsys):
+    pytest.importorskip("onnx", reason="building the test models needs onnx (train extra)")
+    from vision import evaluate
+
+    photo, models, truth = fake_models.scene(tmp_path)
+    folder = tmp_path / "rendered"
+    (folder / "images" / "val").mkdir(parents=True)
+    (folder / "tiles" / "val").mkdir(parents=True)
+    Image.open(photo).save(folder / "images" / "val" / "x.jpg", quality=95)
+    halves = {"3-4": (3, 4), "0-3": (0, 3), "0-0": (0, 0)}
+    labels = [{"tile": name, "a": halves[name][0], "b": halves[name][1],
+               "box": [b.cx, b.cy, b.length, b.width, b.angle]} for b, name in truth]
+    (folder / "tiles" / "val" / "x.json").write_text(json.dumps(labels))
+    code = evaluate.main(["--models", str(models), "--rendered", str(folder),
+                          "--realdata", str(tmp_path / "absent"), "--json", str(tmp_path / "r.json")])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "skipped" in out and "absent" in out
+    fig = json.loads((tmp_path / "r.json").read_text())["rendered"]
+    assert fig["recall"] == 1.0 and fig["precision"] == 1.0
+    assert fig["half_accuracy"] == 1.0 and fig["exact_tile"] == 1.0 and fig["total_exact"] == 1.0

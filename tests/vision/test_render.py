@@ -1,0 +1,135 @@
+"""The renderer: deterministic from its seed, labels that agree with the pixels and with
+vision.geometry, a valid ultralytics OBB layout, and blank halves / 0-0 common enough."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+from PIL import Image
+
+from datasets.halves import render_halves
+from datasets.pips import MAX_VALUE, layout
+from datasets.render import SceneConfig, render_dataset, render_scene
+from vision.geometry import OrientedBox, rectify, split_halves
+
+
+def _scene(seed: int, **kw: object) -> tuple[Image.Image, list]:
+    return render_scene(np.random.default_rng([seed, 0]), SceneConfig(**kw))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("value", range(MAX_VALUE + 1))
+def test_pip_layouts_have_value_pips_inside_the_half(value: int) -> None:
+    for variant in range(8):
+        pts = layout(value, variant)
+        assert len(pts) == value
+        assert len(set(pts)) == value  # no two pips on one spot
+        assert all(-1.0 <= a <= 1.0 and -1.0 <= c <= 1.0 for a, c in pts)
+
+
+def test_same_seed_same_image_and_labels() -> None:
+    a_img, a_lab = _scene(123)
+    b_img, b_lab = _scene(123)
+    assert a_img.tobytes() == b_img.tobytes()
+    assert a_lab == b_lab
+    c_img, _ = _scene(124)
+    assert c_img.tobytes() != a_img.tobytes()
+
+
+def test_dataset_is_deterministic_and_ultralytics_obb_layout(tmp_path: Path) -> None:
+    stats = render_dataset(tmp_path / "a", 12, seed=5, val_frac=0.25)
+    render_dataset(tmp_path / "b", 12, seed=5, val_frac=0.25)
+    data = yaml.safe_load((tmp_path / "a" / "data.yaml").read_text())
+    assert data["names"] == {0: "tile"} and data["train"] == "images/train" and data["val"] == "images/val"
+    assert Path(data["path"]) == (tmp_path / "a").resolve()
+    train = sorted((tmp_path / "a" / "images" / "train").glob("*.jpg"))
+    val = sorted((tmp_path / "a" / "images" / "val").glob("*.jpg"))
+    assert len(train) == 9 and len(val) == 3
+    n_lines = 0
+    for img_path in train + val:
+        split = img_path.parent.name
+        twin = tmp_path / "b" / "images" / split / img_path.name
+        assert img_path.read_bytes() == twin.read_bytes()
+        label = tmp_path / "a" / "labels" / split / (img_path.stem + ".txt")
+        tiles = json.loads((tmp_path / "a" / "tiles" / split / (img_path.stem + ".json")).read_text())
+        lines = [ln for ln in label.read_text().splitlines() if ln.strip()]
+        assert len(lines) == len(tiles)
+        w, h = Image.open(img_path).size
+        for ln, t in zip(lines, tiles, strict=True):
+            parts = ln.split()
+            assert len(parts) == 9 and parts[0] == "0"
+            xy = np.array([float(x) for x in parts[1:]]).reshape(4, 2)
+            assert ((xy >= 0) & (xy <= 1)).all()
+            # the json box is the same tile as the label polygon
+            cx, cy, length, width, angle = t["box"]
+            assert abs(cx - xy[:, 0].mean() * w) < 1.0 and abs(cy - xy[:, 1].mean() * h) < 1.0
+            # length runs from end a to end b; a steep camera may shorten it, never to a square
+            assert length >= 0.8 * width > 0 and -math.pi <= angle <= math.pi
+            assert t["tile"] == f"{min(t['a'], t['b'])}-{max(t['a'], t['b'])}"
+            n_lines += 1
+    assert n_lines == stats["tiles"] > 0
+
+
+def test_box_corners_match_label_quad_and_half_a_end() -> None:
+    """Without perspective a tile is an exact rectangle: OrientedBox.corners() must give its quad,
+    with half a at corners 0 and 3 (the end at centre - u * length / 2)."""
+    seen = 0
+    for seed in range(6):
+        _img, labels = _scene(seed, perspective=False, photometric=False)
+        for t in labels:
+            box = t.box()
+            assert np.allclose(box.corners(), np.asarray(t.quad), atol=1e-3)
+            seen += 1
+    assert seen > 10
+
+
+def test_labelled_values_match_the_pixels() -> None:
+    """Cut tiles with the reader's own geometry: a blank half is plain, its partner with
+    many pips is not; so values, half order and rectify/split_halves agree."""
+    checked = agree = 0
+    for seed in range(40):
+        img, labels = _scene(seed, width=640, height=480, tile_px=(90.0, 140.0), perspective=False,
+                             photometric=False)
+        for t in labels:
+            if (t.a == 0) == (t.b == 0) or max(t.a, t.b) < 4:
+                continue
+            ha, hb = split_halves(rectify(img, t.box(), size=64, pad=0.0))
+
+            def busy(h: Image.Image) -> float:
+                return float(np.asarray(h.convert("L"), np.float32)[12:52, 12:52].std())
+
+            blank, full = (ha, hb) if t.a == 0 else (hb, ha)
+            checked += 1
+            agree += busy(blank) < busy(full)
+    assert checked >= 8
+    assert agree / checked >= 0.9
+
+
+def test_blank_halves_and_double_blank_are_common(tmp_path: Path) -> None:
+    stats = render_dataset(tmp_path / "d", 60, seed=1)
+    halves = 2 * stats["tiles"]
+    assert stats["blank_halves"] / halves >= 0.05
+    assert stats["double_blank"] >= 2
+
+
+def test_sets_up_to_double_18_render() -> None:
+    values: set[int] = set()
+    for seed in range(30):
+        _img, labels = _scene(seed, max_value=18, uniform_values=True)
+        values |= {v for t in labels for v in (t.a, t.b)}
+    assert max(values) > 12 and max(values) <= 18
+
+
+def test_half_crops_dataset(tmp_path: Path) -> None:
+    st = render_halves(tmp_path / "h", 120, seed=2, crop_size=64, pad=0.06, max_value=12, val_frac=0.2)
+    assert st["halves"] >= 120
+    files = list((tmp_path / "h").glob("*/*/*.png"))
+    assert len(files) == st["halves"]
+    assert {f.parent.parent.name for f in files} == {"train", "val"}
+    assert all(0 <= int(f.parent.name) <= 12 for f in files)
+    assert Image.open(files[0]).size == (64, 64)
+    assert OrientedBox(1, 1, 2, 1, 0).length == 2  # geometry import is the reader's

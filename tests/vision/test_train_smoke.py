@@ -1,0 +1,65 @@
+"""The real offline training path, tiny: render, train both models one epoch, export ONNX, and
+run the exported files in onnxruntime the way the reader does. Needs the ``train`` extra."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+# Checked without importing: importing ultralytics patches PIL.Image.open for the rest of the
+# process (it tries to install a HEIF plugin on any unreadable file), which would change how
+# the image-loading tests in the same pytest run behave. Training runs in its own process.
+if importlib.util.find_spec("ultralytics") is None:
+    pytest.skip("training extra not installed: pip install -e '.[train]'", allow_module_level=True)
+ort = pytest.importorskip("onnxruntime")
+
+from vision.geometry import rectify, split_halves  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_smoke_training_exports_working_onnx(tmp_path: Path) -> None:
+    out = tmp_path / "models"
+    cmd = [sys.executable, "-m", "vision.train", "--smoke", "--work", str(tmp_path / "work"), "--out", str(out)]
+    done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+
+    reader = json.loads((out / "reader.json").read_text())
+    assert reader["detector"] == "tile_obb.onnx" and reader["classifier"] == "half_cls.onnx"
+    assert sorted(reader["cls_values"]) == list(range(reader["max_value"] + 1))
+    assert reader["stage"] == "interim" and reader["seeds"] == [7, 1007] and reader["finetuned_on"] == []
+
+    det = ort.InferenceSession(str(out / reader["detector"]), providers=["CPUExecutionProvider"])
+    meta = det.get_modelmeta().custom_metadata_map
+    assert meta["task"] == "obb" and "tile" in meta["names"]
+    size = reader["det_imgsz"]
+    (y,) = det.run(None, {det.get_inputs()[0].name: np.zeros((1, 3, size, size), np.float32)})
+    assert y.shape[0] == 1 and y.shape[1] == 4 + 1 + 1  # cx cy w h, one class score, angle
+
+    # a real rendered val photo and its true boxes, cut as the reader cuts them
+    val = sorted((tmp_path / "work" / "det_data" / "images" / "val").glob("*.jpg"))[0]
+    tiles = json.loads((tmp_path / "work" / "det_data" / "tiles" / "val" / f"{val.stem}.json").read_text())
+    from vision.geometry import OrientedBox
+
+    img = Image.open(val).convert("RGB")
+    crops = []
+    for t in tiles[:4] or [{"box": [50, 50, 40, 20, 0.0]}]:
+        box = OrientedBox(*t["box"])
+        for half in split_halves(rectify(img, box, size=reader["crop_size"], pad=reader["crop_pad"])):
+            h = half.resize((reader["cls_imgsz"], reader["cls_imgsz"]))
+            crops.append(np.asarray(h, np.float32).transpose(2, 0, 1) / 255.0)
+    cls = ort.InferenceSession(str(out / reader["classifier"]), providers=["CPUExecutionProvider"])
+    (p,) = cls.run(None, {cls.get_inputs()[0].name: np.stack(crops)})
+    assert p.shape == (len(crops), reader["max_value"] + 1)  # dynamic batch
+    assert np.allclose(p.sum(1), 1.0, atol=1e-3)
+
+    metrics = json.loads((out / "train_metrics.json").read_text())
+    assert metrics["det_data"]["images"] == 16 and "map50" in metrics["det_val"]
+    assert metrics["cls_val"]["n"] > 0

@@ -1,0 +1,123 @@
+"""One detection container with validated arrays (in the manner of ``supervision.Detections``).
+
+Boxes are oriented: ``(cx, cy, length, width, angle)`` rows in pixels of some image, the same
+convention as :class:`vision.geometry.OrientedBox` (``length >= width``, angle in radians of the
+long axis). Every array has one row per detection; indexing with an int, slice, index array or
+boolean mask returns a new :class:`Detections`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .geometry import OrientedBox
+
+
+@dataclass(frozen=True)
+class Detections:
+    boxes: np.ndarray  # (N, 5) float32: cx, cy, length, width, angle
+    confidence: np.ndarray  # (N,) float32 in [0, 1]
+    class_id: np.ndarray  # (N,) int64
+    #: Extra per-detection arrays (first dimension N), e.g. half values read later.
+    data: dict[str, np.ndarray] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        boxes = np.asarray(self.boxes, dtype=np.float32)
+        if boxes.size == 0:
+            boxes = boxes.reshape(0, 5)
+        if boxes.ndim != 2 or boxes.shape[1] != 5:
+            raise ValueError(f"boxes must have shape (N, 5), got {boxes.shape}")
+        n = boxes.shape[0]
+        conf = np.asarray(self.confidence, dtype=np.float32).reshape(-1)
+        cls = np.asarray(self.class_id).reshape(-1)
+        if conf.shape != (n,):
+            raise ValueError(f"confidence must have shape ({n},), got {conf.shape}")
+        if cls.shape != (n,):
+            raise ValueError(f"class_id must have shape ({n},), got {cls.shape}")
+        whole = np.issubdtype(cls.dtype, np.integer) or np.all(np.equal(np.mod(cls, 1), 0))
+        if cls.size and not whole:
+            raise ValueError("class_id must hold whole numbers")
+        cls = cls.astype(np.int64)
+        if not np.all(np.isfinite(boxes)):
+            raise ValueError("boxes must be finite")
+        if n and (np.any(boxes[:, 2] <= 0) or np.any(boxes[:, 3] <= 0)):
+            raise ValueError("box sides must be positive")
+        if n and (np.any(conf < 0) or np.any(conf > 1) or not np.all(np.isfinite(conf))):
+            raise ValueError("confidence must lie in [0, 1]")
+        data = {}
+        for key, value in self.data.items():
+            arr = np.asarray(value)
+            if arr.shape[:1] != (n,):
+                raise ValueError(f"data[{key!r}] must have {n} rows, got shape {arr.shape}")
+            data[key] = arr
+        object.__setattr__(self, "boxes", boxes)
+        object.__setattr__(self, "confidence", conf)
+        object.__setattr__(self, "class_id", cls)
+        object.__setattr__(self, "data", data)
+
+    @classmethod
+    def empty(cls) -> Detections:
+        return cls(np.zeros((0, 5), np.float32), np.zeros(0, np.float32), np.zeros(0, np.int64))
+
+    @classmethod
+    def from_boxes(
+        cls, boxes: list[OrientedBox], confidence: list[float] | np.ndarray, class_id: Any = 0
+    ) -> Detections:
+        arr = np.array([[b.cx, b.cy, b.length, b.width, b.angle] for b in boxes], np.float32)
+        ids = np.full(len(boxes), class_id, np.int64) if np.isscalar(class_id) else class_id
+        return cls(arr.reshape(-1, 5), np.asarray(confidence, np.float32), ids)
+
+    def __len__(self) -> int:
+        return int(self.boxes.shape[0])
+
+    def __getitem__(self, index: int | slice | np.ndarray | list[int]) -> Detections:
+        if isinstance(index, int | np.integer):
+            index = [int(index)]
+        return Detections(
+            self.boxes[index],
+            self.confidence[index],
+            self.class_id[index],
+            {k: v[index] for k, v in self.data.items()},
+        )
+
+    def __iter__(self) -> Iterator[OrientedBox]:
+        return iter(self.oriented_boxes())
+
+    def oriented_boxes(self) -> list[OrientedBox]:
+        return [OrientedBox(*(float(x) for x in row)) for row in self.boxes]
+
+    def with_data(self, **arrays: np.ndarray) -> Detections:
+        return Detections(self.boxes, self.confidence, self.class_id, {**self.data, **arrays})
+
+    def scaled(self, factor: float) -> Detections:
+        """Same detections in an image resized by ``factor`` (angles unchanged)."""
+        boxes = self.boxes.copy()
+        boxes[:, :4] *= factor
+        return Detections(boxes, self.confidence, self.class_id, self.data)
+
+    def corners(self) -> np.ndarray:
+        """(N, 4, 2) corners in :meth:`OrientedBox.corners` order."""
+        return obb_corners(self.boxes)
+
+
+def obb_corners(boxes: np.ndarray) -> np.ndarray:
+    """Vectorised :meth:`OrientedBox.corners` for (N, 5) rows."""
+    boxes = np.asarray(boxes, np.float64).reshape(-1, 5)
+    cx, cy, ln, wd, a = boxes.T
+    ux, uy = np.cos(a), np.sin(a)
+    vx, vy = -uy, ux
+    hl, hw = ln / 2, wd / 2
+    c = np.stack([cx, cy], 1)
+    u = np.stack([ux * hl, uy * hl], 1)
+    v = np.stack([vx * hw, vy * hw], 1)
+    return np.stack([c - u - v, c + u - v, c + u + v, c - u + v], 1)
+
+
+def normalize_angle(angle: float) -> float:
+    """An undirected axis angle in [0, pi)."""
+    return float(angle % math.pi)

@@ -1,0 +1,735 @@
+"""``python -m vision.evaluate``: how well the shipped reader reads, on rendered and real photos.
+
+Prints, per source and pooled: tile recall and precision, per-half accuracy, exact-tile
+accuracy, share of photos whose pip total is exactly right, mean absolute error of totals,
+and confusion tables of half values. Real photos are read twice, in colour and as grayscale
+copies (pip colours often encode the value; the reader must count pips).
+
+Sources and how each label format is scored (see each folder's MANIFEST.md):
+
+* rendered validation set (``--rendered DIR`` from ``python -m datasets.render``, or rendered
+  here with a seed the training did not use, 1280 px on the long side like a phone photo after
+  decoding): oriented boxes with half A/B -> rotated-IoU matching, halves compared end to end;
+  also broken down by tile length.
+* tile lists per photo (JackRoache, danb-dev-ui): no boxes, so detections are paired with
+  labelled tiles by value (exact matches first, then tiles sharing a half): recall/precision
+  count-based, half accuracy optimistic. JackRoache webcam frames are scored in their play
+  area only, as their labels are (background tin and far-edge tiles were not read).
+* YOLO whole-tile boxes with a tile per box (TAK1EDD1NE) and Labelbox half boxes paired into
+  tiles (jeremyarde, aligned photos only): axis-aligned IoU >= 0.5 against each prediction's
+  enclosing box.
+* VOC pose boxes (karthikVenkataramana): no values, so count only - recall of face-up tiles
+  (poses B, E), and how many face-down tiles (A, F) were read as tiles.
+* single-tile crops (Funallingus: loose crops -> detector on the crop, whole crop if it finds
+  nothing; jeremyarde tile_crops: tight -> the whole crop is the tile) and half crops by pip
+  count (classifier only, mean of the crop and its 180-degree turn since the divider side is
+  unknown).
+
+Images listed in ``reader.json`` under ``finetuned_on`` (paths relative to the realdata
+folder), or in ``--exclude FILE``, are never counted. Nothing here is tuned on real photos.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import xml.etree.ElementTree as ET
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from PIL import Image
+
+from companion.rules import ChickenFootError, Tile, get_rules
+
+from .detections import obb_corners
+from .geometry import OrientedBox
+from .images import ImageError, LoadedImage, load_image
+from .reader import Reader, Reading
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_REALDATA = ROOT.parent / "shared" / "realdata"
+DEFAULT_RENDER_SEED = 90210
+IOU_THRESHOLD = 0.5
+
+
+# --------------------------------------------------------------------------- geometry
+def _clip(subject: list[np.ndarray], a: np.ndarray, b: np.ndarray) -> list[np.ndarray]:
+    """Sutherland-Hodgman: the part of ``subject`` left of the edge a->b (counter-clockwise)."""
+    out: list[np.ndarray] = []
+    if not subject:
+        return out
+
+    def side(p: np.ndarray) -> float:
+        return float((b[0] - a[0]) * (p[1] - a[1]) - (b[1] - a[1]) * (p[0] - a[0]))
+
+    prev = subject[-1]
+    for cur in subject:
+        sc, sp = side(cur), side(prev)
+        if sc >= 0:
+            if sp < 0:
+                out.append(prev + (cur - prev) * (sp / (sp - sc)))
+            out.append(cur)
+        elif sp >= 0:
+            out.append(prev + (cur - prev) * (sp / (sp - sc)))
+        prev = cur
+    return out
+
+
+def _area(poly: Iterable[np.ndarray]) -> float:
+    pts = np.asarray(list(poly), float)
+    if len(pts) < 3:
+        return 0.0
+    x, y = pts[:, 0], pts[:, 1]
+    return float(0.5 * (np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1))))
+
+
+def polygon_iou(p: np.ndarray, q: np.ndarray) -> float:
+    """Exact IoU of two convex quadrilaterals (4x2 corners, any winding)."""
+    p = np.asarray(p, float)
+    q = np.asarray(q, float)
+    if _area(p) < 0:
+        p = p[::-1]
+    if _area(q) < 0:
+        q = q[::-1]
+    inter: list[np.ndarray] = list(p)
+    for i in range(len(q)):
+        inter = _clip(inter, q[i], q[(i + 1) % len(q)])
+        if not inter:
+            return 0.0
+    ai = abs(_area(inter))
+    union = abs(_area(p)) + abs(_area(q)) - ai
+    return ai / union if union > 0 else 0.0
+
+
+def aabb_iou(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> float:
+    iw = min(a[2], b[2]) - max(a[0], b[0])
+    ih = min(a[3], b[3]) - max(a[1], b[1])
+    if iw <= 0 or ih <= 0:
+        return 0.0
+    inter = iw * ih
+    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+    return inter / union if union > 0 else 0.0
+
+
+def greedy_match(
+    n_gt: int, n_pred: int, iou: Callable[[int, int], float], threshold: float = IOU_THRESHOLD
+) -> list[tuple[int, int]]:
+    """Pairs (gt, pred) by descending IoU, each used once, IoU >= threshold."""
+    cand = []
+    for i in range(n_gt):
+        for j in range(n_pred):
+            v = iou(i, j)
+            if v >= threshold:
+                cand.append((v, i, j))
+    cand.sort(reverse=True)
+    used_g: set[int] = set()
+    used_p: set[int] = set()
+    pairs = []
+    for _, i, j in cand:
+        if i not in used_g and j not in used_p:
+            used_g.add(i)
+            used_p.add(j)
+            pairs.append((i, j))
+    return pairs
+
+
+def match_by_value(gt: list[Tile], pred: list[Tile]) -> list[tuple[int, int]]:
+    """Pair labelled and read tiles without boxes: identical tiles first, then a shared half."""
+    free_g, free_p = set(range(len(gt))), set(range(len(pred)))
+    pairs: list[tuple[int, int]] = []
+    for rule in (lambda g, p: g == p, lambda g, p: bool({g.low, g.high} & {p.low, p.high}),
+                 lambda g, p: True):
+        for i in sorted(free_g):
+            for j in sorted(free_p):
+                if rule(gt[i], pred[j]):
+                    pairs.append((i, j))
+                    free_g.discard(i)
+                    free_p.discard(j)
+                    break
+    return pairs
+
+
+def half_pairs(gt: tuple[int, int], pred: tuple[int, int], oriented: bool) -> list[tuple[int, int]]:
+    """(true, read) per half. Without orientation, the reading that agrees best is used."""
+    direct = [(gt[0], pred[0]), (gt[1], pred[1])]
+    if oriented:
+        return direct
+    swapped = [(gt[0], pred[1]), (gt[1], pred[0])]
+    return direct if sum(a == b for a, b in direct) >= sum(a == b for a, b in swapped) else swapped
+
+
+# --------------------------------------------------------------------------- tallies
+LENGTH_BUCKETS = ((20, "<20 px"), (28, "20-28 px"), (40, "28-40 px"), (70, "40-70 px"), (1e9, ">=70 px"))
+
+
+def length_bucket(length: float) -> str:
+    """Tile length class (pixels of the photo as scored): pips of tiles under ~20 px are 1-2 px."""
+    return next(name for top, name in LENGTH_BUCKETS if length < top)
+
+
+@dataclass
+class Tally:
+    """Counts for one source (or a pool of sources) in one colour mode."""
+
+    name: str
+    photos: int = 0
+    gt_tiles: int = 0
+    pred_tiles: int = 0
+    matched: int = 0
+    exact: int = 0
+    halves: int = 0
+    halves_ok: int = 0
+    total_photos: int = 0
+    totals_ok: int = 0
+    abs_err: float = 0.0
+    confusion: Counter[tuple[int, int]] = field(default_factory=Counter)
+    notes: list[str] = field(default_factory=list)
+    #: (tile length bucket) -> [true tiles, found, read exactly]; rendered sets only.
+    by_length: dict[str, list[int]] = field(default_factory=dict)
+
+    def add_tiles(self, pairs: list[tuple[tuple[int, int], tuple[int, int]]], oriented: bool,
+                  n_gt: int, n_pred: int) -> None:
+        self.gt_tiles += n_gt
+        self.pred_tiles += n_pred
+        self.matched += len(pairs)
+        for g, p in pairs:
+            hp = half_pairs(g, p, oriented)
+            ok = [a == b for a, b in hp]
+            self.halves += 2
+            self.halves_ok += sum(ok)
+            self.exact += all(ok)
+            for a, b in hp:
+                self.confusion[(a, b)] += 1
+
+    def add_total(self, true_pips: int, read_pips: int) -> None:
+        self.total_photos += 1
+        self.totals_ok += true_pips == read_pips
+        self.abs_err += abs(true_pips - read_pips)
+
+    def merge(self, other: Tally) -> None:
+        for f in ("photos", "gt_tiles", "pred_tiles", "matched", "exact", "halves", "halves_ok",
+                  "total_photos", "totals_ok", "abs_err"):
+            setattr(self, f, getattr(self, f) + getattr(other, f))
+        self.confusion.update(other.confusion)
+
+    def figures(self) -> dict[str, Any]:
+        def ratio(a: float, b: float) -> float | None:
+            return round(a / b, 4) if b else None
+
+        return {
+            "photos": self.photos,
+            "tiles": self.gt_tiles,
+            "read": self.pred_tiles,
+            "recall": ratio(self.matched, self.gt_tiles),
+            "precision": ratio(self.matched, self.pred_tiles),
+            "half_accuracy": ratio(self.halves_ok, self.halves),
+            "exact_tile": ratio(self.exact, self.gt_tiles),
+            "exact_of_found": ratio(self.exact, self.matched),
+            "total_exact": ratio(self.totals_ok, self.total_photos),
+            "total_mae": ratio(self.abs_err, self.total_photos),
+            "total_photos": self.total_photos,
+        }
+
+
+# --------------------------------------------------------------------------- samples
+@dataclass
+class Sample:
+    """One labelled image and how to score it."""
+
+    source: str
+    path: Path
+    kind: str  # "boxes-oriented" | "boxes-aabb" | "list" | "poses" | "tile-crop" | "tile-crop-loose"
+    tiles: list[tuple[int, int]] = field(default_factory=list)  # true halves per tile
+    boxes: list[Any] = field(default_factory=list)  # OrientedBox or (x0, y0, x1, y1)
+    poses: list[tuple[str, tuple[float, float, float, float]]] = field(default_factory=list)
+    play_area: bool = False  # JackRoache webcam frame: score only the play area
+    rel: str = ""  # path relative to the realdata folder (for exclusions)
+
+
+def _csv(path: Path) -> list[dict[str, str]]:
+    with path.open(newline="", encoding="utf-8") as fh:
+        return list(csv.DictReader(fh))
+
+
+def _tiles(text: str) -> list[tuple[int, int]]:
+    out = []
+    for part in filter(None, (p.strip() for p in text.split(";"))):
+        t = Tile.parse(part)
+        out.append((t.low, t.high))
+    return out
+
+
+def real_samples(root: Path) -> Iterator[Sample]:
+    """Every labelled real image, per folder format."""
+    for folder in ("JackRoache__METR4202-2016", "danb-dev-ui__DominoCounter"):
+        base = root / folder
+        if not (base / "labels_tiles.csv").exists():
+            continue
+        for row in _csv(base / "labels_tiles.csv"):
+            yield Sample(folder, base / row["file"], "list", _tiles(row["tiles"]),
+                         play_area="play-area tiles only" in row.get("uncertain_tiles", ""),
+                         rel=f"{folder}/{row['file']}")
+
+    base = root / "TAK1EDD1NE__domino-tile-recognition"
+    if (base / "boxes_tiles.csv").exists():
+        by_file: dict[str, dict[int, str]] = {}
+        for row in _csv(base / "boxes_tiles.csv"):
+            by_file.setdefault(row["file"], {})[int(row["label_line"])] = row["tile"]
+        for file, tiles in sorted(by_file.items()):
+            img = base / file
+            label = img.parent.parent / "labels" / (img.stem + ".txt")
+            with Image.open(img) as im:
+                w, h = im.size
+            lines = [ln.split() for ln in label.read_text().splitlines() if ln.strip()]
+            gt, boxes = [], []
+            for k, parts in enumerate(lines):
+                cx, cy, bw, bh = (float(x) for x in parts[1:5])
+                t = Tile.parse(tiles[k])
+                gt.append((t.low, t.high))
+                boxes.append(((cx - bw / 2) * w, (cy - bh / 2) * h, (cx + bw / 2) * w, (cy + bh / 2) * h))
+            yield Sample(base.name, img, "boxes-aabb", gt, boxes, rel=f"{base.name}/{file}")
+
+    base = root / "jeremyarde__domino-counter"
+    if (base / "tiles_from_halves.csv").exists():
+        per: dict[str, list[dict[str, str]]] = {}
+        for row in _csv(base / "tiles_from_halves.csv"):
+            per.setdefault(row["image"], []).append(row)
+        for image, rows in sorted(per.items()):
+            gt = [(int(r["a_read"]), int(r["b_read"])) for r in rows]
+            boxes = [tuple(float(r[k]) for k in ("x0", "y0", "x1", "y1")) for r in rows]
+            yield Sample(base.name, base / "labelbox_photos" / image, "boxes-aabb", gt, boxes,
+                         rel=f"{base.name}/labelbox_photos/{image}")
+        for row in _csv(base / "tile_crops" / "labels.csv"):
+            if row.get("usable", "1") != "1":
+                continue
+            yield Sample(f"{base.name} tile crops", base / "tile_crops" / row["file"], "tile-crop",
+                         [(int(row["a_top"]), int(row["b_bottom"]))],
+                         rel=f"{base.name}/tile_crops/{row['file']}")
+
+    base = root / "Funallingus__METR4202_PROJECT_REPOSITORY"
+    if (base / "labels_tiles.csv").exists():
+        for row in _csv(base / "labels_tiles.csv"):
+            yield Sample(f"{base.name} tile crops", base / row["file"], "tile-crop-loose",
+                         _tiles(row["tiles"]), rel=f"{base.name}/{row['file']}")
+
+    base = root / "karthikVenkataramana__Domino-Detection" / "images_classes"
+    for xml in sorted(base.glob("*/*.xml")) if base.exists() else []:
+        tree = ET.parse(xml).getroot()
+        poses = []
+        for obj in tree.iter("object"):
+            bb = obj.find("bndbox")
+            if bb is None:
+                continue
+            box = tuple(float(bb.findtext(k, "0")) for k in ("xmin", "ymin", "xmax", "ymax"))
+            poses.append((obj.findtext("name", "").strip(), box))
+        img = xml.with_suffix(".jpg")
+        if img.exists():
+            yield Sample("karthikVenkataramana__Domino-Detection", img, "poses", poses=poses,
+                         rel=str(img.relative_to(root)))
+
+
+def half_crop_samples(root: Path) -> list[tuple[Path, int, str]]:
+    base = root / "jeremyarde__domino-counter" / "half_crops"
+    if not (base / "labels.csv").exists():
+        return []
+    return [(base / r["file"], int(r["pips"]), f"{base.relative_to(root)}/{r['file']}")
+            for r in _csv(base / "labels.csv")]
+
+
+def in_play_area(box: OrientedBox, size: tuple[int, int]) -> bool:
+    """JackRoache webcam frames: the labelled play area (MANIFEST: the tin sits top-centre at
+    ~18-25% of the height, loose unread tiles at the far right edge up to ~50%)."""
+    x, y = box.cx / size[0], box.cy / size[1]
+    return y >= 0.47 and not (x > 0.66 and y < 0.52)
+
+
+# --------------------------------------------------------------------------- scoring
+def _gray(loaded: LoadedImage) -> LoadedImage:
+    return LoadedImage(loaded.image.convert("L").convert("RGB"), loaded.original_size, loaded.name)
+
+
+def _pad_canvas(image: Image.Image, factor: float = 3.0) -> tuple[Image.Image, tuple[int, int]]:
+    """The crop centred on a larger canvas of its own border colour, so the tile is photo-sized."""
+    arr = np.asarray(image)
+    border = np.concatenate([arr[0], arr[-1], arr[:, 0], arr[:, -1]])
+    colour = tuple(int(v) for v in np.median(border, axis=0))
+    side = int(max(image.size) * factor)
+    canvas = Image.new("RGB", (side, side), colour)
+    off = ((side - image.width) // 2, (side - image.height) // 2)
+    canvas.paste(image, off)
+    return canvas, off
+
+
+class Evaluator:
+    def __init__(self, reader: Reader, gray: bool = True) -> None:
+        self.reader = reader
+        self.rules = get_rules()
+        self.modes = ("colour", "gray") if gray else ("colour",)
+        self.tallies: dict[tuple[str, str], Tally] = {}
+        self.crop_fallbacks: Counter[str] = Counter()
+        self.crop_counts: Counter[str] = Counter()
+        self.poses: dict[str, Counter[str]] = {m: Counter() for m in self.modes}
+        self.skipped: list[str] = []
+
+    def tally(self, source: str, mode: str) -> Tally:
+        key = (source, mode)
+        if key not in self.tallies:
+            self.tallies[key] = Tally(source)
+        return self.tallies[key]
+
+    def _load(self, path: Path) -> LoadedImage | None:
+        try:
+            return load_image(path, self.reader.config.decode_max_side)
+        except ImageError as exc:
+            self.skipped.append(str(exc))
+            return None
+
+    # -- rendered
+    def rendered(self, folder: Path, limit: int | None = None) -> int:
+        jsons = sorted(folder.glob("tiles/*/*.json"))[: limit or None]
+        for js in jsons:
+            split = js.parent.name
+            img_path = folder / "images" / split / (js.stem + ".jpg")
+            loaded = self._load(img_path)
+            if loaded is None:
+                continue
+            labels = json.loads(js.read_text())
+            gt_boxes = [OrientedBox(*(float(v) for v in lab["box"])) for lab in labels]
+            gt = [(int(lab["a"]), int(lab["b"])) for lab in labels]
+            reading = self.reader.read(loaded, self.rules)
+            self._score_oriented("rendered", "colour", gt, gt_boxes, reading)
+        return len(jsons)
+
+    def _score_oriented(self, source: str, mode: str, gt: list[tuple[int, int]],
+                        gt_boxes: list[OrientedBox], reading: Reading) -> None:
+        pred = list(reading.tiles)
+        gt_c = obb_corners([[b.cx, b.cy, b.length, b.width, b.angle] for b in gt_boxes])
+        pr_c = obb_corners([[t.box.cx, t.box.cy, t.box.length, t.box.width, t.box.angle] for t in pred])
+        pairs = greedy_match(len(gt), len(pred), lambda i, j: polygon_iou(gt_c[i], pr_c[j]))
+        tile_pairs = []
+        t = self.tally(source, mode)
+        found = dict(pairs)
+        for i, box in enumerate(gt_boxes):
+            row = t.by_length.setdefault(length_bucket(box.length), [0, 0, 0])
+            row[0] += 1
+            if i in found:
+                j = found[i]
+                p = (pred[j].a, pred[j].b)
+                gu, _ = box.axes()
+                pu, _ = pred[j].box.axes()
+                if float(np.dot(gu, pu)) < 0:  # the reader's box points the other way: its A is our B
+                    p = (p[1], p[0])
+                tile_pairs.append((gt[i], p))
+                row[1] += 1
+                row[2] += p == gt[i]
+        t.photos += 1
+        t.add_tiles(tile_pairs, True, len(gt), len(pred))
+        t.add_total(sum(a + b for a, b in gt), reading.pips)
+
+    # -- real
+    def real(self, samples: Iterable[Sample]) -> None:
+        for s in samples:
+            loaded = self._load(s.path)
+            if loaded is None:
+                continue
+            for mode in self.modes:
+                img = loaded if mode == "colour" else _gray(loaded)
+                getattr(self, "_" + s.kind.replace("-", "_"))(s, img, mode)
+
+    def _read(self, img: LoadedImage) -> Reading:
+        return self.reader.read(img, self.rules)
+
+    def _list(self, s: Sample, img: LoadedImage, mode: str) -> None:
+        reading = self._read(img)
+        pred = [t for t in reading.tiles if not s.play_area or in_play_area(t.box, img.original_size)]
+        gt_tiles = [Tile(a, b) for a, b in s.tiles]
+        pred_tiles = [t.tile for t in pred]
+        pairs = match_by_value(gt_tiles, pred_tiles)
+        tile_pairs = [(s.tiles[i], (pred[j].a, pred[j].b)) for i, j in pairs]
+        t = self.tally(s.source, mode)
+        t.photos += 1
+        t.add_tiles(tile_pairs, False, len(s.tiles), len(pred))
+        t.add_total(sum(a + b for a, b in s.tiles), sum(x.pips for x in pred_tiles))
+
+    def _boxes_aabb(self, s: Sample, img: LoadedImage, mode: str) -> None:
+        reading = self._read(img)
+        pred = list(reading.tiles)
+        pred_boxes = [t.box.aabb() for t in pred]
+        pairs = greedy_match(len(s.boxes), len(pred), lambda i, j: aabb_iou(s.boxes[i], pred_boxes[j]))
+        tile_pairs = [(s.tiles[i], (pred[j].a, pred[j].b)) for i, j in pairs]
+        t = self.tally(s.source, mode)
+        t.photos += 1
+        t.add_tiles(tile_pairs, False, len(s.tiles), len(pred))
+        t.add_total(sum(a + b for a, b in s.tiles), reading.pips)
+
+    def _poses(self, s: Sample, img: LoadedImage, mode: str) -> None:
+        reading = self._read(img)
+        pred_boxes = [t.box.aabb() for t in reading.tiles]
+        boxes = [b for _, b in s.poses]
+        pairs = greedy_match(len(boxes), len(pred_boxes), lambda i, j: aabb_iou(boxes[i], pred_boxes[j]))
+        matched = {i for i, _ in pairs}
+        c = self.poses[mode]
+        c["photos"] += 1
+        c["read"] += len(pred_boxes)
+        for i, (pose, _) in enumerate(s.poses):
+            group = "up" if pose in ("B", "E") else "down" if pose in ("A", "F") else "edge"
+            c[f"{group}_boxes"] += 1
+            c[f"{group}_read"] += i in matched
+        c["unmatched_reads"] += len(pred_boxes) - len(pairs)
+
+    def _tile_crop(self, s: Sample, img: LoadedImage, mode: str) -> None:
+        a, b, _ = self.reader.read_tile_crop(img)
+        self._crop_result(s, mode, (a, b), oriented=True)
+
+    def _tile_crop_loose(self, s: Sample, img: LoadedImage, mode: str) -> None:
+        canvas, _ = _pad_canvas(img.image)
+        reading = self.reader.read(LoadedImage(canvas, canvas.size, img.name), self.rules)
+        self.crop_counts[mode] += 1
+        if reading.tiles:
+            best = max(reading.tiles, key=lambda t: t.detection_confidence)
+            got = (best.a, best.b)
+        else:
+            self.crop_fallbacks[mode] += 1
+            a, b, _ = self.reader.read_tile_crop(img)
+            got = (a, b)
+        self._crop_result(s, mode, got, oriented=False)
+
+    def _crop_result(self, s: Sample, mode: str, got: tuple[int, int], oriented: bool) -> None:
+        t = self.tally(s.source, mode)
+        t.photos += 1
+        t.add_tiles([(s.tiles[0], got)], oriented, 1, 1)
+        t.add_total(sum(s.tiles[0]), sum(got))
+
+    def half_crops(self, items: list[tuple[Path, int, str]]) -> None:
+        for path, value, _ in items:
+            loaded = self._load(path)
+            if loaded is None:
+                continue
+            for mode in self.modes:
+                im = loaded.image if mode == "colour" else loaded.image.convert("L").convert("RGB")
+                both = [im, im.rotate(180)]
+                s = self.reader.cls_imgsz
+                batch = np.stack([np.asarray(x.resize((s, s), Image.Resampling.BILINEAR)) for x in both])
+                probs = self.reader.classify(
+                    np.ascontiguousarray(batch.transpose(0, 3, 1, 2).astype(np.float32) / 255.0)
+                ).mean(0)
+                read = int(self.reader.values[int(probs.argmax())])
+                t = self.tally("jeremyarde__domino-counter half crops", mode)
+                t.photos += 1
+                t.halves += 1
+                t.halves_ok += read == value
+                t.confusion[(value, read)] += 1
+
+
+# --------------------------------------------------------------------------- report
+def _pct(v: float | None) -> str:
+    return "   -  " if v is None else f"{100 * v:5.1f}%"
+
+
+def table(rows: list[tuple[str, Tally]]) -> str:
+    head = (f"{'source':<44} {'imgs':>5} {'tiles':>5} {'read':>5} {'recall':>7} {'prec':>7} "
+            f"{'half':>7} {'exact':>7} {'tot.ok':>7} {'MAE':>6}")
+    lines = [head, "-" * len(head)]
+    for label, t in rows:
+        f = t.figures()
+        mae = "   -  " if f["total_mae"] is None else f"{f['total_mae']:6.2f}"
+        lines.append(
+            f"{label[:44]:<44} {f['photos']:>5} {f['tiles']:>5} {f['read']:>5} {_pct(f['recall']):>7} "
+            f"{_pct(f['precision']):>7} {_pct(f['half_accuracy']):>7} {_pct(f['exact_tile']):>7} "
+            f"{_pct(f['total_exact']):>7} {mae}"
+        )
+    return "\n".join(lines)
+
+
+def confusion_table(conf: Counter[tuple[int, int]], title: str) -> str:
+    if not conf:
+        return f"{title}: (no halves)"
+    vals = sorted({v for pair in conf for v in pair})
+    lines = [f"{title} (rows: true value, columns: read value)"]
+    lines.append("true\\read " + "".join(f"{v:>5}" for v in vals) + "   acc")
+    for g in vals:
+        row = [conf.get((g, p), 0) for p in vals]
+        n = sum(row)
+        acc = f"{100 * conf.get((g, g), 0) / n:5.1f}%" if n else "   -  "
+        lines.append(f"{g:>9} " + "".join(f"{c:>5}" if c else "    ." for c in row) + f"  {acc}")
+    return "\n".join(lines)
+
+
+def render_validation(seed: int, count: int, max_value: int, out: Path, long_side: int = 1280) -> Path:
+    """Render a validation set with the project's renderer (a separate process: it is data
+    making, not reading). The scenes are the training scenes' layouts; 1280 px on the long side
+    gives tiles of 38-384 px, as in phone photos (at the detector's 480 px training size the
+    smallest tiles are 14 px long, with pips of a pixel or two)."""
+    cmd = [sys.executable, "-m", "datasets.render", "--out", str(out), "--count", str(count),
+           "--seed", str(seed), "--val-frac", "1.0", "--max-value", str(max_value),
+           "--long-side", str(long_side)]
+    subprocess.run(cmd, cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+    return out
+
+
+def _training_seeds(reader: Reader) -> set[int]:
+    extra = reader.config.extra
+    seeds = set()
+    for key in ("seed", "det_seed", "cls_seed", "train_seeds", "seeds"):
+        v = extra.get(key)
+        if isinstance(v, int):
+            seeds.add(v)
+        elif isinstance(v, list):
+            seeds.update(int(x) for x in v if isinstance(x, int))
+    return seeds
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m vision.evaluate", description=__doc__.split("\n")[0])
+    ap.add_argument("--models", type=Path, default=None, help="models folder (default: models/)")
+    ap.add_argument("--rendered", type=Path, default=None, help="rendered dataset to score")
+    ap.add_argument("--render-count", type=int, default=200, help="images to render when no --rendered")
+    ap.add_argument("--render-seed", type=int, default=DEFAULT_RENDER_SEED)
+    ap.add_argument("--render-long-side", type=int, default=1280, help="long side of rendered images")
+    ap.add_argument("--keep-rendered", action="store_true", help="keep the rendered set")
+    ap.add_argument("--limit", type=int, default=None, help="score at most this many rendered images")
+    ap.add_argument("--realdata", type=Path, default=None, help=f"default {DEFAULT_REALDATA}")
+    ap.add_argument("--exclude", type=Path, default=None, help="file of realdata paths to leave out")
+    ap.add_argument("--no-gray", action="store_true", help="skip the grayscale copies")
+    ap.add_argument("--skip-rendered", action="store_true")
+    ap.add_argument("--skip-real", action="store_true")
+    ap.add_argument("--json", type=Path, default=None, help="also write every figure here")
+    args = ap.parse_args(argv)
+
+    try:
+        reader = Reader.from_models_dir(args.models)
+    except ChickenFootError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    ev = Evaluator(reader, gray=not args.no_gray)
+    report: dict[str, Any] = {"models": str(args.models or "models/"), "config": {
+        k: getattr(reader.config, k) for k in ("det_imgsz", "cls_imgsz", "crop_size", "crop_pad",
+                                               "det_conf", "det_iou", "review_conf", "decode_max_side")}}
+    t0 = time.time()
+
+    cleanup: Path | None = None
+    if not args.skip_rendered:
+        if args.rendered:
+            folder = args.rendered
+            print(f"rendered set: {folder}")
+        else:
+            if args.render_seed in _training_seeds(reader):
+                print(f"error: seed {args.render_seed} was used for training; pick another", file=sys.stderr)
+                return 2
+            folder = cleanup = Path(tempfile.mkdtemp(prefix="cf-eval-render-"))
+            print(f"rendering {args.render_count} validation images, seed {args.render_seed}, "
+                  f"long side {args.render_long_side} -> {folder}")
+            render_validation(args.render_seed, args.render_count, reader.config.max_value, folder,
+                              args.render_long_side)
+        n = ev.rendered(folder, args.limit)
+        rt = ev.tallies.get(("rendered", "colour"), Tally("rendered"))
+        print(f"\n== Rendered validation ({n} images)")
+        print(table([("rendered", rt)]))
+        print()
+        print("by true tile length:  " + " | ".join(
+            f"{name}: {row[0]} tiles, found {_pct(row[1] / row[0]).strip()}, exact {_pct(row[2] / row[0]).strip()}"
+            for _, name in LENGTH_BUCKETS if (row := rt.by_length.get(name))))
+        print()
+        print(confusion_table(rt.confusion, "Half values, rendered"))
+        report["rendered"] = {"folder": str(folder), **rt.figures(), "by_length": rt.by_length}
+
+    if not args.skip_real:
+        root = args.realdata or Path(os.environ.get("CHICKENFOOT_REALDATA", DEFAULT_REALDATA))
+        if not root.is_dir():
+            print(f"\n== Real photos: skipped, {root} is absent (see shared/realdata/README.md)")
+        else:
+            excluded = set(reader.config.extra.get("finetuned_on", []) or [])
+            if args.exclude:
+                excluded |= {ln.strip() for ln in args.exclude.read_text().splitlines() if ln.strip()}
+            samples = [s for s in real_samples(root) if s.rel not in excluded]
+            halves = [h for h in half_crop_samples(root) if h[2] not in excluded]
+            n_excl = len(excluded)
+            print(f"\n== Real photos from {root} ({len(samples)} labelled images, {len(halves)} half "
+                  f"crops; {n_excl} files excluded as fine-tuning data)")
+            ev.real(samples)
+            ev.half_crops(halves)
+            report["real"] = _report_real(ev)
+    if ev.skipped:
+        print("\nunreadable files skipped:\n  " + "\n  ".join(ev.skipped))
+    print(f"\n(evaluation took {time.time() - t0:.0f} s)")
+    if args.json:
+        args.json.write_text(json.dumps(report, indent=2))
+    if cleanup is not None and not args.keep_rendered:
+        shutil.rmtree(cleanup, ignore_errors=True)
+    return 0
+
+
+SCENES = ("JackRoache__METR4202-2016", "danb-dev-ui__DominoCounter",
+          "TAK1EDD1NE__domino-tile-recognition", "jeremyarde__domino-counter")
+CROPS = ("Funallingus__METR4202_PROJECT_REPOSITORY tile crops", "jeremyarde__domino-counter tile crops")
+LABELS = {
+    "JackRoache__METR4202-2016": "JackRoache webcam+phone (lists*)",
+    "danb-dev-ui__DominoCounter": "danb-dev-ui phone (lists*)",
+    "TAK1EDD1NE__domino-tile-recognition": "TAK1EDD1NE (boxes)",
+    "jeremyarde__domino-counter": "jeremyarde phone (half boxes)",
+    "Funallingus__METR4202_PROJECT_REPOSITORY tile crops": "Funallingus tile crops (loose)",
+    "jeremyarde__domino-counter tile crops": "jeremyarde tile crops (tight)",
+}
+
+
+def _report_real(ev: Evaluator) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for mode in ev.modes:
+        rows: list[tuple[str, Tally]] = []
+        pooled = Tally("ALL real scene photos")
+        for src in SCENES:
+            t = ev.tallies.get((src, mode))
+            if t:
+                rows.append((LABELS[src], t))
+                pooled.merge(t)
+        rows.append(("ALL real scene photos", pooled))
+        crops = Tally("ALL single-tile crops")
+        for src in CROPS:
+            t = ev.tallies.get((src, mode))
+            if t:
+                rows.append((LABELS[src], t))
+                crops.merge(t)
+        rows.append(("ALL single-tile crops", crops))
+        print(f"\n-- {mode}: scenes and crops")
+        print(table(rows))
+        print("   * lists: labels name the tiles but not where they are; detections are paired with "
+              "labelled tiles by value,\n     so recall/precision there are count-based and half "
+              "accuracy is optimistic.")
+        hc = ev.tallies.get(("jeremyarde__domino-counter half crops", mode))
+        if hc:
+            print(f"half crops (classifier only): {hc.halves_ok}/{hc.halves} = {_pct(hc.halves_ok / max(1, hc.halves))}")
+        if ev.crop_counts[mode]:
+            print(f"loose crops where the detector found no tile (whole crop read instead): "
+                  f"{ev.crop_fallbacks[mode]}/{ev.crop_counts[mode]}")
+        pc = ev.poses[mode]
+        if pc["photos"]:
+            print(f"karthikVenkataramana poses ({pc['photos']} photos, count only): face-up found "
+                  f"{pc['up_read']}/{pc['up_boxes']} = {_pct(pc['up_read'] / max(1, pc['up_boxes']))}; "
+                  f"face-down read as tiles {pc['down_read']}/{pc['down_boxes']}; standing edge-on read "
+                  f"{pc['edge_read']}/{pc['edge_boxes']}; reads matching no box {pc['unmatched_reads']}")
+        allconf = Counter(pooled.confusion)
+        allconf.update(crops.confusion)
+        print()
+        print(confusion_table(allconf, f"Half values, real scenes + crops, {mode}"))
+        out[mode] = {
+            "per_source": {label: t.figures() for label, t in rows},
+            "half_crops": None if not hc else {"correct": hc.halves_ok, "total": hc.halves},
+            "poses": dict(pc),
+            "loose_crop_fallbacks": ev.crop_fallbacks[mode],
+        }
+    return out
+
+
+if __name__ == "__main__":
+    sys.exit(main())

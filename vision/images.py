@@ -1,0 +1,259 @@
+"""Loading the photos real phones and cameras produce, or failing with one clear line.
+
+Everything the reader sees goes through :func:`load_image`: JPEG (EXIF rotation applied),
+PNG, WebP, HEIC/HEIF (when ``pillow-heif`` is installed), TIFF, grayscale, 16-bit, palette
+and transparent images. Big JPEGs are decoded straight to about the reader's working size
+with Pillow's ``draft()`` (the JPEG decoder's DCT scaling): a 12-megapixel photo then costs
+a fraction of a full decode. A file that is missing, not an image, truncated or a
+decompression bomb raises :class:`ImageError`, whose message is a single line.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO
+
+import numpy as np
+from PIL import Image, ImageFile, ImageOps, UnidentifiedImageError
+
+from companion.rules.errors import InputError
+
+#: Largest image accepted, in pixels: a 108 MP phone photo (12000 x 9000) passes; beyond
+#: this it is a decompression bomb or nothing anyone photographs dominoes with. (Pillow's own
+#: hard limit, 2 x ``Image.MAX_IMAGE_PIXELS`` = 179 MP, stays in force above it.)
+MAX_PIXELS = 150_000_000
+#: Largest file accepted, in bytes (a 200 MP JPEG is about 60-100 MB).
+MAX_BYTES = 256 * 1024 * 1024
+
+_HEIF_BRANDS = (b"heic", b"heix", b"hevc", b"hevx", b"heim", b"heis", b"mif1", b"msf1", b"avif")
+
+try:  # optional: the `heic` extra
+    import pillow_heif
+
+    pillow_heif.register_heif_opener()
+    HEIF_SUPPORT = True
+except ImportError:  # pragma: no cover - depends on the install
+    HEIF_SUPPORT = False
+
+# Never decode half a file silently: a truncated photo must fail, not score a grey band.
+ImageFile.LOAD_TRUNCATED_IMAGES = False
+
+
+class ImageError(InputError):
+    """A photo that cannot be used: missing, not an image, damaged, or absurdly large."""
+
+
+@dataclass(frozen=True, slots=True)
+class LoadedImage:
+    """A decoded photo at working size, upright, 8-bit RGB.
+
+    ``original_size`` is the upright size of the file itself; ``scale`` maps original pixels to
+    working pixels (``working = original * scale``), so boxes found on ``image`` can be reported
+    in the coordinates of the photo the user has.
+    """
+
+    image: Image.Image
+    original_size: tuple[int, int]
+    name: str = ""
+
+    @property
+    def scale(self) -> float:
+        return self.image.size[0] / self.original_size[0]
+
+    @property
+    def size(self) -> tuple[int, int]:
+        return self.image.size
+
+
+Source = str | os.PathLike[str] | bytes | BinaryIO | Image.Image
+
+
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split())
+
+
+def _is_heif(head: bytes) -> bool:
+    return len(head) >= 12 and head[4:8] == b"ftyp" and head[8:12] in _HEIF_BRANDS
+
+
+def _open(source: Source, name: str) -> tuple[Image.Image, bytes]:
+    """Open lazily (header only) and return the image plus the file's first bytes."""
+    if isinstance(source, str | os.PathLike):
+        path = Path(source)
+        if not path.exists():
+            raise ImageError(f"{name}: no such file")
+        if path.is_dir():
+            raise ImageError(f"{name}: is a folder, not an image")
+        size = path.stat().st_size
+        if size == 0:
+            raise ImageError(f"{name}: empty file, not an image")
+        if size > MAX_BYTES:
+            raise ImageError(f"{name}: file is {size / 2**20:.0f} MB, larger than {MAX_BYTES // 2**20} MB")
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            raise ImageError(f"{name}: cannot read file ({_one_line(exc.strerror or exc)})") from None
+        fp: BinaryIO = io.BytesIO(data)
+    elif isinstance(source, bytes | bytearray | memoryview):
+        data = bytes(source)
+        if not data:
+            raise ImageError(f"{name}: empty data, not an image")
+        if len(data) > MAX_BYTES:
+            raise ImageError(f"{name}: {len(data) / 2**20:.0f} MB, larger than {MAX_BYTES // 2**20} MB")
+        fp = io.BytesIO(data)
+    else:
+        fp = source  # a binary file object
+        pos = fp.tell()
+        data = fp.read(16)
+        fp.seek(pos)
+    head = data[:16]
+    try:
+        with warnings.catch_warnings():
+            # Pillow warns from 89 MP; our own limit (checked next) decides instead.
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            im = Image.open(fp)
+    except (Image.DecompressionBombError, Image.DecompressionBombWarning):
+        raise ImageError(f"{name}: image is absurdly large (decompression bomb), refused") from None
+    except UnidentifiedImageError:
+        if _is_heif(head) and not HEIF_SUPPORT:
+            raise ImageError(
+                f"{name}: HEIC/HEIF photo needs pillow-heif "
+                "(pip install 'chickenfoot-companion[heic]')"
+            ) from None
+        raise ImageError(f"{name}: not an image Pillow can read (or a damaged one)") from None
+    except OSError as exc:
+        raise ImageError(f"{name}: cannot open image ({_one_line(exc)})") from None
+    return im, head
+
+
+def _check_size(im: Image.Image, name: str, max_pixels: int) -> None:
+    w, h = im.size
+    if w <= 0 or h <= 0:
+        raise ImageError(f"{name}: image has no pixels ({w}x{h})")
+    if w * h > max_pixels:
+        raise ImageError(
+            f"{name}: image is {w}x{h} ({w * h / 1e6:.0f} MP), over the {max_pixels / 1e6:.0f} MP "
+            "limit (decompression bomb?)"
+        )
+
+
+def _draft_target(size: tuple[int, int], max_side: int) -> tuple[int, int] | None:
+    w, h = size
+    long = max(w, h)
+    if long <= max_side:
+        return None
+    s = max_side / long
+    return max(1, int(w * s)), max(1, int(h * s))
+
+
+def _to_rgb(im: Image.Image) -> Image.Image:
+    """8-bit RGB from any mode; transparency over white, 16-bit scaled, not clipped."""
+    mode = im.mode
+    if mode == "RGB":
+        return im
+    if mode in ("I;16", "I;16L", "I;16B", "I;16N", "I", "F"):
+        arr = np.asarray(im, dtype=np.float64)
+        hi = float(arr.max()) if arr.size else 0.0
+        if mode == "F" and hi <= 1.0:
+            arr = arr * 255.0
+        elif hi > 255.0:
+            # Scale by the container's range (16-bit) so a dark photo stays dark.
+            arr = arr * (255.0 / (65535.0 if hi <= 65535.0 else hi))
+        gray = Image.fromarray(np.clip(arr + 0.5, 0, 255).astype(np.uint8), "L")
+        return gray.convert("RGB")
+    if mode == "P":
+        im = im.convert("RGBA") if "transparency" in im.info else im.convert("RGB")
+        mode = im.mode
+    if mode in ("RGBA", "LA", "PA", "RGBa", "La"):
+        rgba = im.convert("RGBA")
+        background = Image.new("RGBA", rgba.size, (255, 255, 255, 255))
+        return Image.alpha_composite(background, rgba).convert("RGB")
+    if mode == "L" and "transparency" in im.info:
+        return _to_rgb(im.convert("LA"))
+    return im.convert("RGB")
+
+
+def load_image(
+    source: Source,
+    max_side: int | None = None,
+    *,
+    name: str | None = None,
+    max_pixels: int = MAX_PIXELS,
+) -> LoadedImage:
+    """Decode a photo upright as 8-bit RGB, at about ``max_side`` on its long side.
+
+    Non-JPEG images larger than ``max_side`` are resized to it. JPEGs are decoded at the
+    smallest DCT scale (1, 1/2, 1/4, 1/8) that keeps the long side >= ``max_side``, so they come
+    out between ``max_side`` and twice it (or are resized if still larger).
+
+    ``source`` is a path, bytes, a binary file object or an already open PIL image.
+    Raises :class:`ImageError` (one line) for anything that is not a usable image.
+    """
+    if name is None:
+        name = str(source) if isinstance(source, str | os.PathLike) else "image"
+    if isinstance(source, Image.Image):
+        im = source
+        _check_size(im, name, max_pixels)
+    else:
+        im, _ = _open(source, name)
+        _check_size(im, name, max_pixels)
+    stored = im.size
+    orientation = _orientation(im)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            rgb = _decode(im, max_side)
+    except (Image.DecompressionBombError, Image.DecompressionBombWarning):
+        raise ImageError(f"{name}: image is absurdly large (decompression bomb), refused") from None
+    except (OSError, SyntaxError, ValueError, EOFError) as exc:
+        msg = _one_line(exc)
+        if "truncated" in msg.lower() or isinstance(exc, EOFError):
+            raise ImageError(f"{name}: image file is truncated (incomplete download or copy?)") from None
+        raise ImageError(f"{name}: damaged image ({msg})") from None
+    except MemoryError:
+        raise ImageError(f"{name}: image too large to decode in memory") from None
+    full = (stored[1], stored[0]) if orientation in (5, 6, 7, 8) else stored
+    if rgb is im or rgb is source:
+        rgb = rgb.copy()  # never hand out (or later close) the caller's own object
+    return LoadedImage(image=rgb, original_size=(int(full[0]), int(full[1])), name=name)
+
+
+def _decode(im: Image.Image, max_side: int | None) -> Image.Image:
+    """Decode (shrunk while decoding where the format allows), upright, RGB, <= max_side."""
+    if getattr(im, "n_frames", 1) > 1:
+        im.seek(0)  # animated/multi-page: the first frame is the photo
+    limit = max_side
+    if max_side and im.format in ("JPEG", "MPO"):
+        target = _draft_target(im.size, max_side)
+        if target and im.draft(im.mode, target) is not None:
+            # Decoded at 1/2, 1/4 or 1/8 scale in the DCT domain: the long side now lies in
+            # [max_side, 2 * max_side). Resizing that again would cost more than the decode
+            # saved (17 ms for 1920 -> 1600 here), so it is kept as it is.
+            limit = 2 * max_side
+    im.load()
+    upright = ImageOps.exif_transpose(im)
+    rgb = _to_rgb(upright)
+    if limit and max(rgb.size) > limit:
+        s = max_side / max(rgb.size)
+        new = (max(1, round(rgb.size[0] * s)), max(1, round(rgb.size[1] * s)))
+        rgb = rgb.resize(new, Image.Resampling.BILINEAR, reducing_gap=2.0)
+    return rgb
+
+
+def _orientation(im: Image.Image) -> int:
+    try:
+        value = im.getexif().get(0x0112, 1)
+        return int(value) if value in range(1, 9) else 1
+    except Exception:  # a broken EXIF block is ignored, as viewers do
+        return 1
+
+
+def image_size(source: str | os.PathLike[str]) -> tuple[int, int]:
+    """Upright pixel size of an image file without decoding it (EXIF rotation applied)."""
+    im, _ = _open(source, str(source))
+    w, h = im.size
+    return (h, w) if _orientation(im) in (5, 6, 7, 8) else (w, h)

@@ -1,0 +1,729 @@
+"""Photo in, tiles out: the reading pipeline as pure stages around two ONNX models.
+
+Stages (each a plain function of arrays, usable and testable on its own):
+
+1. :func:`letterbox` - resize keeping the ratio and pad to the detector's square input,
+   exactly like ultralytics' ``LetterBox`` (grey 114, centred).
+2. :func:`decode_obb` - ultralytics OBB export output ``(1, 4 + nc + 1, N)`` to
+   :class:`~vision.detections.Detections`, with :func:`nms_rotated` (probabilistic IoU, as
+   ultralytics uses for oriented boxes) done in numpy.
+3. :func:`unletterbox` - boxes back into the working image.
+4. :func:`crop_halves` - every tile rectified with :func:`vision.geometry.rectify`, split with
+   :func:`vision.geometry.split_halves`, stacked into one classifier batch.
+5. :func:`assemble` - half probabilities to tiles, confidences and review flags; pips and the
+   penalty come from the rule set (the scoring stays in the rules core).
+
+:class:`Reader` wires them to onnxruntime sessions described by ``models/reader.json``.
+No torch and no OpenCV here: numpy, Pillow and onnxruntime only.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import json
+import math
+import os
+import time
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from PIL import Image
+
+from companion.rules.errors import ChickenFootError
+from companion.rules.ruleset import RuleSet, get_rules
+from companion.rules.tiles import Tile
+
+from .detections import Detections, obb_corners
+from .geometry import OrientedBox, rectify, split_halves
+from .images import LoadedImage, Source, load_image
+
+#: Where the shipped models live (``models/`` next to the packages).
+MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
+PAD_VALUE = 114
+
+
+class ModelError(ChickenFootError):
+    """The reader's model files are missing, damaged or do not match ``reader.json``."""
+
+
+# --------------------------------------------------------------------------- configuration
+@dataclass(frozen=True)
+class ReaderConfig:
+    """What ``models/reader.json`` says (trainer's keys plus reader-side thresholds)."""
+
+    detector: str = "tile_obb.onnx"
+    classifier: str = "half_cls.onnx"
+    det_imgsz: int = 640
+    cls_imgsz: int = 64
+    crop_size: int = 64
+    crop_pad: float = 0.0
+    max_value: int = 12
+    det_conf: float = 0.25
+    det_iou: float = 0.5
+    review_conf: float = 0.6
+    decode_max_side: int = 1600
+    max_det: int = 300
+    #: Tiles longer than this (working pixels) are cut from a box-filtered smaller copy.
+    crop_max_source_px: float = 224.0
+    #: ultralytics' Fast-NMS (the boxes its own predict and val give) instead of greedy NMS.
+    fast_nms: bool = True
+    #: Small-tile pass: when the whole-photo pass sees tiles shorter than ``fine_trigger_px``
+    #: (median, in detector-input pixels; the detector was trained on 12-125 px tiles) - or
+    #: none in a photo much bigger than the detector's input - a photo at least twice the
+    #: input size is also searched in ``fine_grid`` x ``fine_grid`` overlapping windows.
+    #: 0 or 1 turns it off.
+    fine_grid: int = 2
+    fine_trigger_px: float = 16.0
+    #: Also classify every half mirrored left-right (a view the classifier was trained on) and
+    #: average the two: twice the classifier work for steadier reads.
+    cls_mirror: bool = False
+    #: A tile read 0-0 whose middle shows no divider (relative contrast below this) is a
+    #: face-down tile: blank backs look like 0-0 to the half reader. 0 turns the check off.
+    blank_divider_min: float = 0.09
+    threads: int = 2
+    #: Detector class that means "face-up tile"; every other class (e.g. "back") is not counted.
+    tile_class: int = 0
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> ReaderConfig:
+        known = {f.name for f in fields(cls)} - {"extra"}
+        kw: dict[str, Any] = {}
+        defaults = cls()
+        for name in known:
+            if name in data:
+                kind = type(getattr(defaults, name))
+                value = data[name]
+                if kind is bool and not isinstance(value, bool):
+                    raise ValueError(f"{name} must be true or false")
+                kw[name] = kind(value)
+        extra = {k: v for k, v in data.items() if k not in known}
+        return cls(**kw, extra=extra)
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str]) -> ReaderConfig:
+        p = Path(path)
+        try:
+            data = json.loads(p.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise ModelError(f"{p}: no reader.json (models not installed?)") from None
+        except (OSError, ValueError) as exc:
+            raise ModelError(f"{p}: unreadable reader config ({exc})") from None
+        if not isinstance(data, dict):
+            raise ModelError(f"{p}: reader config must be a JSON object")
+        try:
+            return cls.from_dict(data)
+        except (TypeError, ValueError) as exc:
+            raise ModelError(f"{p}: bad value in reader config ({exc})") from None
+
+
+# --------------------------------------------------------------------------- 1. letterbox
+@dataclass(frozen=True, slots=True)
+class Letterbox:
+    """How a working image was placed into the square detector input."""
+
+    gain: float  # input pixels per image pixel
+    pad_x: int
+    pad_y: int
+    size: int  # side of the square input
+
+
+def letterbox_geometry(width: int, height: int, size: int) -> tuple[tuple[int, int], Letterbox]:
+    """ultralytics ``LetterBox(auto=False, center=True)`` arithmetic: resized size and padding."""
+    r = min(size / height, size / width)
+    new_w, new_h = round(width * r), round(height * r)
+    dw, dh = (size - new_w) / 2, (size - new_h) / 2
+    left, top = round(dw - 0.1), round(dh - 0.1)
+    return (new_w, new_h), Letterbox(gain=r, pad_x=left, pad_y=top, size=size)
+
+
+def letterbox(image: Image.Image, size: int) -> tuple[np.ndarray, Letterbox]:
+    """``(1, 3, size, size)`` float32 RGB in 0..1, the image centred on grey 114."""
+    (new_w, new_h), lb = letterbox_geometry(image.width, image.height, size)
+    resized = image if (new_w, new_h) == image.size else image.resize(
+        (new_w, new_h), Image.Resampling.BILINEAR, reducing_gap=3.0
+    )
+    canvas = np.full((size, size, 3), PAD_VALUE, np.uint8)
+    canvas[lb.pad_y : lb.pad_y + new_h, lb.pad_x : lb.pad_x + new_w] = np.asarray(
+        resized.convert("RGB")
+    )
+    tensor = canvas.transpose(2, 0, 1)[None].astype(np.float32) / np.float32(255.0)
+    return np.ascontiguousarray(tensor), lb
+
+
+def unletterbox(dets: Detections, lb: Letterbox) -> Detections:
+    """Boxes from detector-input pixels back to the working image (ultralytics ``scale_boxes``)."""
+    if not len(dets):
+        return dets
+    boxes = dets.boxes.astype(np.float64)
+    boxes[:, 0] -= lb.pad_x
+    boxes[:, 1] -= lb.pad_y
+    boxes[:, :4] /= lb.gain
+    return Detections(boxes, dets.confidence, dets.class_id, dets.data)
+
+
+# --------------------------------------------------------------------------- 2. decode + NMS
+def _covariance(boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Covariance (a, b, c) of each box seen as a uniform 2-D distribution."""
+    a = boxes[:, 2] ** 2 / 12.0
+    b = boxes[:, 3] ** 2 / 12.0
+    cos, sin = np.cos(boxes[:, 4]), np.sin(boxes[:, 4])
+    return a * cos**2 + b * sin**2, a * sin**2 + b * cos**2, (a - b) * cos * sin
+
+
+def probiou(boxes1: np.ndarray, boxes2: np.ndarray, eps: float = 1e-7) -> np.ndarray:
+    """Pairwise probabilistic IoU (Hellinger distance of Gaussians), as ultralytics'
+    ``batch_probiou``: (N, 5) x (M, 5) -> (N, M). 1 for identical boxes, ~0 for distant ones."""
+    b1 = np.asarray(boxes1, np.float64).reshape(-1, 5)
+    b2 = np.asarray(boxes2, np.float64).reshape(-1, 5)
+    x1, y1 = b1[:, 0:1], b1[:, 1:2]
+    x2, y2 = b2[None, :, 0], b2[None, :, 1]
+    a1, bb1, c1 = (v[:, None] for v in _covariance(b1))
+    a2, bb2, c2 = (v[None, :] for v in _covariance(b2))
+    denom = (a1 + a2) * (bb1 + bb2) - (c1 + c2) ** 2 + eps
+    t1 = ((a1 + a2) * (y1 - y2) ** 2 + (bb1 + bb2) * (x1 - x2) ** 2) / denom * 0.25
+    t2 = ((c1 + c2) * (x2 - x1) * (y1 - y2)) / denom * 0.5
+    det1 = np.clip(a1 * bb1 - c1**2, 0, None)
+    det2 = np.clip(a2 * bb2 - c2**2, 0, None)
+    t3 = np.log(denom / (4 * np.sqrt(det1 * det2) + eps) + eps) * 0.5
+    bd = np.clip(t1 + t2 + t3, eps, 100.0)
+    hd = np.sqrt(1.0 - np.exp(-bd) + eps)
+    return 1.0 - hd
+
+
+def nms_rotated(
+    boxes: np.ndarray, scores: np.ndarray, iou: float, max_det: int = 300, fast: bool = False
+) -> np.ndarray:
+    """NMS on oriented boxes; indices kept, best score first.
+
+    Greedy by default (a box suppressed by a stronger one suppresses nothing itself).
+    ``fast=True`` is ultralytics' Fast-NMS: a box goes if any stronger box overlaps it,
+    suppressed or not - what ultralytics' own validation uses.
+    """
+    n = len(scores)
+    if n == 0:
+        return np.zeros(0, np.int64)
+    order = np.argsort(-np.asarray(scores), kind="stable")
+    overlaps = probiou(boxes[order], boxes[order])
+    if fast:
+        upper = np.triu(overlaps, 1)
+        return order[np.flatnonzero(~np.any(upper > iou, axis=0))[:max_det]]
+    suppressed = np.zeros(n, bool)
+    keep: list[int] = []
+    for i in range(n):
+        if suppressed[i]:
+            continue
+        keep.append(i)
+        if len(keep) >= max_det:
+            break
+        suppressed |= overlaps[i] > iou  # row i: everything this box covers, itself included
+    return order[np.asarray(keep, np.int64)]
+
+
+def decode_obb(
+    output: np.ndarray,
+    conf: float = 0.25,
+    iou: float = 0.5,
+    max_det: int = 300,
+    num_classes: int | None = None,
+    fast_nms: bool = True,
+) -> Detections:
+    """ultralytics OBB export output ``(1, 4 + nc + 1, N)`` -> detections in input pixels.
+
+    Rows are ``cx, cy, w, h`` (input pixels), ``nc`` class scores (already sigmoid), and the
+    angle (radians). Boxes come out with ``length >= width`` and the angle in ``[0, pi)``.
+    NMS is class-agnostic: one object cannot be both a tile and a tile's back.
+    """
+    out = np.asarray(output, np.float32)
+    if out.ndim == 3:
+        if out.shape[0] != 1:
+            raise ValueError(f"expected a batch of one, got {out.shape}")
+        out = out[0]
+    if out.ndim != 2 or out.shape[0] < 6:
+        raise ValueError(f"not an OBB output: shape {np.asarray(output).shape}")
+    nc = out.shape[0] - 5 if num_classes is None else num_classes
+    if out.shape[0] != 5 + nc:
+        raise ValueError(f"OBB output has {out.shape[0]} rows, expected {5 + nc} for {nc} classes")
+    pred = out.T  # (N, 5 + nc)
+    scores = pred[:, 4 : 4 + nc]
+    cls = scores.argmax(1)
+    best = scores[np.arange(len(scores)), cls]
+    keep = best > conf
+    if not np.any(keep):
+        return Detections.empty()
+    pred, cls, best = pred[keep], cls[keep], best[keep]
+    w, h, ang = pred[:, 2].astype(np.float64), pred[:, 3].astype(np.float64), pred[:, -1].astype(np.float64)
+    swap = h > w  # regularise: long side first, angle of the long side
+    length = np.where(swap, h, w)
+    width = np.where(swap, w, h)
+    ang = np.mod(np.where(swap, ang + math.pi / 2, ang), math.pi)
+    boxes = np.stack([pred[:, 0], pred[:, 1], length, width, ang], 1)
+    ok = (length > 0) & (width > 0) & np.all(np.isfinite(boxes), 1)
+    boxes, cls, best = boxes[ok], cls[ok], best[ok]
+    idx = nms_rotated(boxes, best, iou, max_det, fast=fast_nms)
+    return Detections(boxes[idx], np.clip(best[idx], 0, 1), cls[idx])
+
+
+def grid_windows(size: tuple[int, int], grid: int, overlap: float = 0.2) -> list[tuple[int, int, int, int]]:
+    """``grid`` x ``grid`` windows covering an image, neighbours overlapping by ``overlap`` of a window."""
+    w, h = size
+    out = []
+    for gy in range(grid):
+        for gx in range(grid):
+            ww, wh = w / (grid - (grid - 1) * overlap), h / (grid - (grid - 1) * overlap)
+            x0, y0 = gx * ww * (1 - overlap), gy * wh * (1 - overlap)
+            out.append((round(x0), round(y0), min(w, round(x0 + ww)), min(h, round(y0 + wh))))
+    return out
+
+
+def touches_inner_edge(
+    boxes: np.ndarray, window: tuple[int, int, int, int], size: tuple[int, int], margin: float = 2.0
+) -> np.ndarray:
+    """Boxes cut by a window edge that lies inside the image (a neighbour window sees them whole)."""
+    if not len(boxes):
+        return np.zeros(0, bool)
+    pts = obb_corners(boxes)
+    x0, y0, x1, y1 = window
+    bad = np.zeros(len(boxes), bool)
+    if x0 > 0:
+        bad |= pts[:, :, 0].min(1) < x0 + margin
+    if y0 > 0:
+        bad |= pts[:, :, 1].min(1) < y0 + margin
+    if x1 < size[0]:
+        bad |= pts[:, :, 0].max(1) > x1 - margin
+    if y1 < size[1]:
+        bad |= pts[:, :, 1].max(1) > y1 - margin
+    return bad
+
+
+def merge_detections(parts: Sequence[Detections], iou: float, max_det: int = 300,
+                     fast: bool = True) -> Detections:
+    """One set of detections from overlapping passes: concatenated, then NMS across them."""
+    parts = [p for p in parts if len(p)]
+    if not parts:
+        return Detections.empty()
+    boxes = np.concatenate([p.boxes for p in parts])
+    conf = np.concatenate([p.confidence for p in parts])
+    cls = np.concatenate([p.class_id for p in parts])
+    keep = nms_rotated(boxes, conf, iou, max_det, fast=fast)
+    return Detections(boxes[keep], conf[keep], cls[keep])
+
+
+# --------------------------------------------------------------------------- 4. crops
+def crop_halves(
+    image: Image.Image,
+    dets: Detections,
+    crop_size: int,
+    pad: float,
+    cls_imgsz: int,
+    max_source_px: float | None = 224.0,
+) -> np.ndarray:
+    """``(2N, 3, S, S)`` float32 batch: half A then half B of each tile, in detection order.
+
+    A tile longer than ``max_source_px`` is cut from a copy of the image shrunk by a whole
+    factor (box filter) first: ``rectify`` samples bilinearly, which at 3-6x minification
+    aliases pips and keeps sensor noise, while the classifier was trained on tiles of at most
+    ~220 px cut straight from rendered photos.
+    """
+    n = len(dets)
+    batch = np.empty((2 * n, cls_imgsz, cls_imgsz, 3), np.uint8)
+    levels: dict[int, Image.Image] = {1: image}
+    for i, box in enumerate(dets.oriented_boxes()):
+        k = 1
+        if max_source_px:
+            k = max(1, min(8, int(box.length // max_source_px)))
+        if k not in levels:
+            levels[k] = image.reduce(k)
+        src = levels[k]
+        crop = rectify(src, box.scaled(1.0 / k) if k > 1 else box, size=crop_size, pad=pad)
+        for j, half in enumerate(split_halves(crop)):
+            if half.size != (cls_imgsz, cls_imgsz):
+                half = half.resize((cls_imgsz, cls_imgsz), Image.Resampling.BILINEAR)
+            batch[2 * i + j] = np.asarray(half.convert("RGB"))
+    return np.ascontiguousarray(batch.transpose(0, 3, 1, 2).astype(np.float32) / np.float32(255.0))
+
+
+def class_values(names: Mapping[int, str]) -> np.ndarray:
+    """Pip value of each classifier output index (class names are "0".."18", sorted as text)."""
+    if not names:
+        raise ModelError("classifier has no class names")
+    values = np.full(max(names) + 1, -1, np.int64)
+    for idx, name in names.items():
+        try:
+            values[int(idx)] = int(str(name).strip())
+        except ValueError:
+            raise ModelError(f"classifier class {name!r} is not a pip count") from None
+    if np.any(values < 0):
+        raise ModelError("classifier class indices have gaps")
+    return values
+
+
+def as_probabilities(logits: np.ndarray) -> np.ndarray:
+    """The classifier's rows as probabilities (ultralytics exports softmax already)."""
+    x = np.asarray(logits, np.float64)
+    if x.size and np.all(x >= 0) and np.allclose(x.sum(1), 1.0, atol=1e-3):
+        return x
+    x = x - x.max(1, keepdims=True)
+    e = np.exp(x)
+    return e / e.sum(1, keepdims=True)
+
+
+def divider_contrast(image: Image.Image, box: OrientedBox, size: int = 32) -> float:
+    """How much the tile's middle (where the divider is) stands out from its two halves.
+
+    Row means over the central half of the upright crop; the largest relative difference
+    within 1/16 of the length of the middle, against the median of the halves' inner parts.
+    A painted or engraved divider gives ~0.15-7; a blank back gives ~0.00-0.06.
+    """
+    g = np.asarray(rectify(image, box, size=size, pad=0.0).convert("L"), np.float32)
+    h = g.shape[0]
+    mid = h // 2
+    profile = g[:, size // 4 : 3 * size // 4].mean(1)
+    halves = np.concatenate([profile[h // 8 : mid - h // 8], profile[mid + h // 8 : h - h // 8]])
+    zone = profile[mid - h // 16 : mid + h // 16 + 1]
+    ref = float(np.median(halves))
+    return float(np.max(np.abs(zone - ref)) / (ref + 1e-3))
+
+
+# --------------------------------------------------------------------------- 5. assemble
+@dataclass(frozen=True)
+class TileReading:
+    """One tile read from a photo. ``box`` is in the pixels of the original (upright) photo."""
+
+    a: int
+    b: int
+    confidence: float  # detector x half A x half B: how sure the whole tile is right
+    box: OrientedBox
+    needs_review: bool
+    detection_confidence: float
+    half_confidence: tuple[float, float]
+
+    @property
+    def tile(self) -> Tile:
+        return Tile(self.a, self.b)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "tile": str(self.tile),
+            "halves": [self.a, self.b],
+            "confidence": round(self.confidence, 4),
+            "box": self.box.to_list(),
+            "needs_review": self.needs_review,
+            "detection_confidence": round(self.detection_confidence, 4),
+            "half_confidence": [round(c, 4) for c in self.half_confidence],
+        }
+
+
+@dataclass(frozen=True)
+class Reading:
+    """Everything read from one photo, with its score under a rule set."""
+
+    tiles: tuple[TileReading, ...]
+    pips: int
+    penalty: int
+    warnings: tuple[str, ...]
+    image_size: tuple[int, int]
+    rules: str = ""
+    face_down: int = 0
+    timings_ms: Mapping[str, float] = field(default_factory=dict)
+
+    @property
+    def tile_list(self) -> list[Tile]:
+        return [t.tile for t in self.tiles]
+
+    @property
+    def needs_review(self) -> bool:
+        return any(t.needs_review for t in self.tiles)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "tiles": [t.to_dict() for t in self.tiles],
+            "count": len(self.tiles),
+            "pips": self.pips,
+            "penalty": self.penalty,
+            "rules": self.rules,
+            "needs_review": self.needs_review,
+            "face_down": self.face_down,
+            "image_size": list(self.image_size),
+            "warnings": list(self.warnings),
+        }
+
+
+def assemble(
+    dets: Detections,
+    probs: np.ndarray,
+    values: np.ndarray,
+    *,
+    to_original: float,
+    image_size: tuple[int, int],
+    review_conf: float,
+    rules: RuleSet,
+    face_down: int = 0,
+) -> Reading:
+    """Turn tile detections (working-image pixels) and their half probabilities into a reading.
+
+    ``probs`` has two rows per detection (half A, half B); ``to_original`` scales working pixels
+    to the original photo's pixels.
+    """
+    n = len(dets)
+    if probs.shape[0] != 2 * n:
+        raise ValueError(f"expected {2 * n} half rows, got {probs.shape[0]}")
+    tiles: list[TileReading] = []
+    if n:
+        top = probs.argmax(1)
+        top_p = probs[np.arange(2 * n), top]
+        half_vals = values[top]
+        for i, box in enumerate(dets.scaled(to_original).oriented_boxes()):
+            pa, pb = float(top_p[2 * i]), float(top_p[2 * i + 1])
+            det = float(dets.confidence[i])
+            combined = det * pa * pb
+            tiles.append(
+                TileReading(
+                    a=int(half_vals[2 * i]),
+                    b=int(half_vals[2 * i + 1]),
+                    confidence=combined,
+                    box=box,
+                    needs_review=combined < review_conf,
+                    detection_confidence=det,
+                    half_confidence=(pa, pb),
+                )
+            )
+    # Reading order: top to bottom, then left to right, so output is stable and easy to check.
+    tiles.sort(key=lambda t: (round(t.box.cy / max(t.box.width, 1.0)), t.box.cx))
+    tile_values = [t.tile for t in tiles]
+    warnings: list[str] = []
+    if not tiles:
+        warnings.append("no face-up tiles found in the photo")
+    low = sum(t.needs_review for t in tiles)
+    if low:
+        warnings.append(f"{low} tile(s) read with low confidence: check them")
+    for tile, count in sorted(Counter(tile_values).items()):
+        if count > 1:
+            warnings.append(f"{tile} read {count} times in this photo (one set has one of each)")
+    if face_down:
+        warnings.append(f"{face_down} face-down tile(s) seen and not counted")
+    return Reading(
+        tiles=tuple(tiles),
+        pips=sum(t.pips for t in tile_values),
+        penalty=rules.penalty(tile_values),
+        warnings=tuple(warnings),
+        image_size=image_size,
+        rules=rules.name,
+        face_down=face_down,
+    )
+
+
+# --------------------------------------------------------------------------- the reader
+def _metadata(session: Any) -> dict[str, Any]:
+    """ultralytics' custom ONNX metadata (values are Python literals written as text)."""
+    raw = session.get_modelmeta().custom_metadata_map or {}
+    out: dict[str, Any] = {}
+    for key, value in raw.items():
+        try:
+            out[key] = ast.literal_eval(value)
+        except (ValueError, SyntaxError):
+            out[key] = value
+    return out
+
+
+def _imgsz(meta: Mapping[str, Any], default: int) -> int:
+    v = meta.get("imgsz", default)
+    if isinstance(v, list | tuple):
+        v = max(v)
+    return int(v)
+
+
+def resolve_models_dir(models_dir: str | os.PathLike[str] | None = None) -> Path:
+    """``models_dir``, else ``$CHICKENFOOT_MODELS``, else the shipped ``models/``."""
+    return Path(models_dir or os.environ.get("CHICKENFOOT_MODELS") or MODELS_DIR)
+
+
+class Reader:
+    """The tile reader: ``Reader.from_models_dir().read("photo.jpg")``."""
+
+    def __init__(
+        self, config: ReaderConfig, detector: Any, classifier: Any, models_dir: Path | None = None
+    ) -> None:
+        self.config = config
+        self.models_dir = models_dir
+        self.detector = detector
+        self.classifier = classifier
+        det_meta, cls_meta = _metadata(detector), _metadata(classifier)
+        self.det_names: dict[int, str] = {int(k): str(v) for k, v in det_meta.get("names", {0: "tile"}).items()}
+        self.det_imgsz = _imgsz(det_meta, config.det_imgsz)
+        cls_names = cls_meta.get("names") or {i: str(i) for i in range(config.max_value + 1)}
+        self.values = class_values({int(k): str(v) for k, v in cls_names.items()})
+        declared = config.extra.get("cls_values")
+        if declared is not None and list(declared) != self.values.tolist():
+            raise ModelError(
+                f"reader.json cls_values {list(declared)} disagree with the classifier's class names "
+                f"{self.values.tolist()}"
+            )
+        self.cls_imgsz = _imgsz(cls_meta, config.cls_imgsz)
+        self._det_input = detector.get_inputs()[0].name
+        self._cls_input = classifier.get_inputs()[0].name
+        self.tile_class = config.tile_class
+
+    @classmethod
+    def from_models_dir(cls, models_dir: str | os.PathLike[str] | None = None) -> Reader:
+        """Load ``reader.json`` and the two ONNX models it names (default: shipped ``models/``)."""
+        base = resolve_models_dir(models_dir)
+        config = ReaderConfig.load(base / "reader.json")
+        try:
+            import onnxruntime as ort
+        except ImportError:  # pragma: no cover - a runtime dependency
+            raise ModelError("onnxruntime is not installed") from None
+        opts = ort.SessionOptions()
+        # Two threads: the reader shares a small machine (and a phone) with everything else.
+        opts.intra_op_num_threads = config.threads
+        opts.inter_op_num_threads = 1
+        opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+        opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        opts.log_severity_level = 3
+        sessions = []
+        for fname in (config.detector, config.classifier):
+            path = base / fname
+            if not path.is_file():
+                raise ModelError(f"{path}: model file missing")
+            try:
+                sessions.append(
+                    ort.InferenceSession(str(path), sess_options=opts, providers=["CPUExecutionProvider"])
+                )
+            except Exception as exc:  # onnxruntime raises its own exception types
+                raise ModelError(f"{path}: cannot load model ({' '.join(str(exc).split())[:200]})") from None
+        return cls(config, sessions[0], sessions[1], base)
+
+    @property
+    def model_bytes(self) -> int:
+        """Bytes of the two model files on disk (0 when built from sessions in memory)."""
+        if self.models_dir is None:
+            return 0
+        paths = [self.models_dir / f for f in (self.config.detector, self.config.classifier)]
+        return sum(p.stat().st_size for p in paths if p.exists())
+
+    # -- stages bound to the sessions
+    def load(self, source: Source | LoadedImage) -> LoadedImage:
+        if isinstance(source, LoadedImage):
+            return source
+        return load_image(source, self.config.decode_max_side)
+
+    def detect_window(self, image: Image.Image, window: tuple[int, int, int, int] | None = None) -> Detections:
+        """Detections in ``image`` pixels from one detector pass over ``window`` (whole image if None)."""
+        part = image if window is None else image.crop(window)
+        tensor, lb = letterbox(part, self.det_imgsz)
+        raw = self.detector.run(None, {self._det_input: tensor})[0]
+        dets = unletterbox(
+            decode_obb(raw, self.config.det_conf, self.config.det_iou, self.config.max_det,
+                       fast_nms=self.config.fast_nms),
+            lb,
+        )
+        if window is None or not len(dets):
+            return dets
+        boxes = dets.boxes.astype(np.float64)
+        boxes[:, 0] += window[0]
+        boxes[:, 1] += window[1]
+        return Detections(boxes, dets.confidence, dets.class_id)
+
+    def needs_fine_pass(self, dets: Detections, size: tuple[int, int]) -> bool:
+        grid, long_side = self.config.fine_grid, max(size)
+        if grid <= 1 or long_side < 2.0 * self.det_imgsz:
+            return False  # windows would hardly be sharper than the whole photo
+        gain = self.det_imgsz / long_side
+        if not len(dets):
+            return long_side >= 2.5 * self.det_imgsz
+        return float(np.median(dets.boxes[:, 2])) * gain < self.config.fine_trigger_px
+
+    def detect(self, image: Image.Image) -> Detections:
+        """Tile (and back) detections in ``image`` pixels: a whole-photo pass, plus a windowed
+        pass when the tiles are too small for the detector's input size."""
+        dets = self.detect_window(image)
+        if not self.needs_fine_pass(dets, image.size):
+            return dets
+        found = [dets]
+        for win in grid_windows(image.size, self.config.fine_grid):
+            part = self.detect_window(image, win)
+            found.append(part[~touches_inner_edge(part.boxes, win, image.size)])
+        return merge_detections(found, self.config.det_iou, self.config.max_det, self.config.fast_nms)
+
+    def classify(self, batch: np.ndarray) -> np.ndarray:
+        if not len(batch):
+            return np.zeros((0, len(self.values)), np.float64)
+        return as_probabilities(self.classifier.run(None, {self._cls_input: batch})[0])
+
+    def read_halves(self, batch: np.ndarray) -> np.ndarray:
+        """Probabilities per half crop, averaged over the mirrored view when ``cls_mirror``."""
+        if not self.config.cls_mirror or not len(batch):
+            return self.classify(batch)
+        both = self.classify(np.ascontiguousarray(np.concatenate([batch, batch[..., ::-1]])))
+        return (both[: len(batch)] + both[len(batch) :]) / 2
+
+    def read(self, source: Source | LoadedImage, rules: RuleSet | None = None) -> Reading:
+        """Read every face-up tile in a photo and score it with ``rules`` (default preset)."""
+        rules = rules or get_rules()
+        t0 = time.perf_counter()
+        loaded = self.load(source)
+        t1 = time.perf_counter()
+        dets = self.detect(loaded.image)
+        t2 = time.perf_counter()
+        is_tile = dets.class_id == self.tile_class
+        tiles, backs = dets[is_tile], int(np.count_nonzero(~is_tile))
+        batch = crop_halves(
+            loaded.image, tiles, self.config.crop_size, self.config.crop_pad, self.cls_imgsz,
+            self.config.crop_max_source_px,
+        )
+        probs = self.read_halves(batch)
+        if self.config.blank_divider_min > 0 and len(tiles):
+            read_blank = np.flatnonzero(self.values[probs.argmax(1)].reshape(-1, 2).max(1) == 0)
+            boxes = tiles.oriented_boxes()
+            blank = [i for i in read_blank
+                     if divider_contrast(loaded.image, boxes[i]) < self.config.blank_divider_min]
+            if blank:  # blank backs, not 0-0s: counted as face-down, never scored
+                keep = np.setdiff1d(np.arange(len(tiles)), blank)
+                backs += len(blank)
+                tiles = tiles[keep]
+                probs = probs[np.stack([2 * keep, 2 * keep + 1], 1).reshape(-1)]
+        t3 = time.perf_counter()
+        reading = assemble(
+            tiles,
+            probs,
+            self.values,
+            to_original=1.0 / loaded.scale,
+            image_size=loaded.original_size,
+            review_conf=self.config.review_conf,
+            rules=rules,
+            face_down=backs,
+        )
+        timings = {"decode": (t1 - t0) * 1e3, "detect": (t2 - t1) * 1e3, "halves": (t3 - t2) * 1e3}
+        return dataclasses.replace(reading, timings_ms=timings)
+
+    def read_tile_crop(self, source: Source | LoadedImage) -> tuple[int, int, float]:
+        """Read an image that holds exactly one tile, long axis vertical (a single-tile crop).
+
+        Used for labelled crops: the whole image is taken as the tile's box. Returns
+        ``(top value, bottom value, confidence)``.
+        """
+        loaded = self.load(source)
+        w, h = loaded.image.size
+        box = OrientedBox(w / 2, h / 2, float(max(w, h)), float(min(w, h)), math.pi / 2 if h >= w else 0.0)
+        dets = Detections.from_boxes([box], [1.0])
+        probs = self.classify(crop_halves(
+            loaded.image, dets, self.config.crop_size, 0.0, self.cls_imgsz, self.config.crop_max_source_px
+        ))
+        top = probs.argmax(1)
+        conf = float(probs[0, top[0]] * probs[1, top[1]])
+        return int(self.values[top[0]]), int(self.values[top[1]]), conf
+
+    def read_half_crop(self, images: Sequence[Image.Image]) -> list[tuple[int, float]]:
+        """Classify square half crops (divider at the bottom) directly."""
+        s = self.cls_imgsz
+        batch = np.stack([
+            np.asarray(im.convert("RGB").resize((s, s), Image.Resampling.BILINEAR)) for im in images
+        ]).transpose(0, 3, 1, 2).astype(np.float32) / np.float32(255.0)
+        probs = self.classify(np.ascontiguousarray(batch))
+        top = probs.argmax(1)
+        return [(int(self.values[k]), float(probs[i, k])) for i, k in enumerate(top)]

@@ -1,0 +1,323 @@
+"""Reproduce the shipped tile reader: render data, train both models offline, export ONNX.
+
+    python -m vision.train --config datasets/reader_train.yaml --work /tmp/cf-train --out models
+    python -m vision.train --smoke --work /tmp/cf-smoke --out /tmp/cf-smoke/models   # about a minute
+
+Steps (each skipped when its output is already in ``--work``, so a stopped run picks up where it
+was; ``--resume`` also resumes a stopped ultralytics run from its last checkpoint):
+1. ``datasets.render`` photos -> OBB dataset; ``datasets.halves`` half crops -> classify dataset.
+2. Train the tile detector (YOLO OBB, one class) and the half classifier (YOLO classify,
+   pip counts) from the yamls in ``vision/model_yaml`` with no pretrained weights.
+3. Export both to ONNX, check them with onnxruntime on the rendered validation halves (and the
+   real half crops in ``../shared/realdata`` when present, as a sanity check only), and write
+   ``reader.json`` and ``train_metrics.json`` next to them.
+
+Training needs the ``train`` extra (ultralytics, torch); nothing is downloaded: the environment
+is set up for offline use here, before ultralytics is imported.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import yaml
+from PIL import Image
+
+REPO = Path(__file__).resolve().parents[1]
+DEFAULT_CONFIG = REPO / "datasets" / "reader_train.yaml"
+SMOKE_CONFIG = REPO / "datasets" / "reader_smoke.yaml"
+REAL_HALVES = REPO.parent / "shared" / "realdata" / "jeremyarde__domino-counter" / "half_crops"
+# Two torch threads on a free 2-core machine; 1 when two trainings share it (set CF_TRAIN_THREADS=1):
+# oversubscribed OpenMP threads spin at barriers and ran 4-5x slower here.
+THREADS = int(os.environ.get("CF_TRAIN_THREADS", "2"))
+CLS_SEED_OFFSET = 1000  # classifier photos use seed + 1000, detector photos seed
+
+
+def _find_font() -> Path | None:
+    try:
+        import matplotlib
+
+        p = Path(matplotlib.get_data_path()) / "fonts" / "ttf" / "DejaVuSans.ttf"
+        if p.exists():
+            return p
+    except ImportError:
+        pass
+    for root in ("/usr/share/fonts", "/usr/local/share/fonts", "/Library/Fonts", "C:/Windows/Fonts"):
+        hits = sorted(Path(root).rglob("*.ttf")) if Path(root).is_dir() else []
+        if hits:
+            return hits[0]
+    return None
+
+
+def setup_offline(config_dir: Path) -> None:
+    """Make ultralytics work with no network: offline flag, its own settings folder, and a local
+    font where it would otherwise download Arial. Must run before ultralytics is imported."""
+    config_dir = Path(config_dir).resolve()
+    font_dir = config_dir / "Ultralytics"
+    font_dir.mkdir(parents=True, exist_ok=True)
+    font = _find_font()
+    for name in ("Arial.ttf", "Arial.Unicode.ttf"):
+        if font is not None and not (font_dir / name).exists():
+            shutil.copy(font, font_dir / name)
+    os.environ["YOLO_OFFLINE"] = "1"
+    os.environ.setdefault("YOLO_CONFIG_DIR", str(config_dir))
+    os.environ.setdefault("YOLO_VERBOSE", "True")
+
+
+def _threads_callback(_trainer: Any) -> None:
+    import torch
+
+    torch.set_num_threads(THREADS)  # ultralytics drops to one thread on a 2-core machine
+
+
+def _common_args(work: Path, name: str, seed: int) -> dict[str, Any]:
+    return {"device": "cpu", "amp": False, "plots": False, "workers": 0, "pretrained": False,
+            "project": str(work / "runs"), "name": name, "exist_ok": True, "seed": seed, "verbose": False}
+
+
+def _train(model_yaml: Path, data: str, run_dir: Path, args: dict[str, Any], resume: bool) -> Path:
+    """Train (or resume) one ultralytics model; returns its best checkpoint."""
+    from ultralytics import YOLO
+
+    best, last = run_dir / "weights" / "best.pt", run_dir / "weights" / "last.pt"
+    if best.exists() and (run_dir / "done").exists():
+        return best
+    if resume and last.exists():
+        import torch
+
+        # a resumed run takes the budget (time, epochs, patience) of the current config
+        ckpt = torch.load(last, map_location="cpu", weights_only=False)
+        ckpt["train_args"].update({k: args[k] for k in ("time", "epochs", "patience") if k in args})
+        torch.save(ckpt, last)
+        model = YOLO(str(last))
+        model.add_callback("on_train_start", _threads_callback)
+        model.train(resume=True)
+    else:
+        model = YOLO(str(model_yaml))
+        model.add_callback("on_train_start", _threads_callback)
+        model.train(data=data, **args)
+    (run_dir / "done").write_text(time.strftime("%Y-%m-%d %H:%M:%S"))
+    return best if best.exists() else last
+
+
+def _export(pt: Path, imgsz: int, dynamic: bool, dest: Path) -> Path:
+    from ultralytics import YOLO
+
+    out = YOLO(str(pt)).export(format="onnx", imgsz=imgsz, simplify=True, dynamic=dynamic, device="cpu")
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy(out, dest)
+    return dest
+
+
+def _cls_session(path: Path) -> tuple[Any, list[int], int]:
+    import onnxruntime as ort
+
+    sess = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    meta = sess.get_modelmeta().custom_metadata_map
+    names = yaml.safe_load(meta["names"])
+    values = [int(names[i]) for i in range(len(names))]
+    imgsz = yaml.safe_load(meta["imgsz"])
+    return sess, values, int(imgsz[0] if isinstance(imgsz, list) else imgsz)
+
+
+def classify_files(path: Path, files: list[Path], rot180: bool = False) -> np.ndarray:
+    """Pip counts the exported classifier gives the images in ``files`` (as the reader feeds it)."""
+    sess, values, size = _cls_session(path)
+    preds: list[int] = []
+    for i in range(0, len(files), 256):
+        batch = []
+        for f in files[i:i + 256]:
+            im = Image.open(f).convert("RGB").resize((size, size), Image.Resampling.BILINEAR)
+            if rot180:
+                im = im.rotate(180)
+            batch.append(np.asarray(im, np.float32).transpose(2, 0, 1) / 255.0)
+        probs = sess.run(None, {sess.get_inputs()[0].name: np.stack(batch)})[0]
+        preds.extend(values[j] for j in probs.argmax(1))
+    return np.array(preds)
+
+
+def eval_classifier(path: Path, root: Path, max_value: int) -> dict[str, Any]:
+    """Top-1, per-class accuracy and confusion of the ONNX classifier on ``root/<value>/*``."""
+    files, truth = [], []
+    for v in range(max_value + 1):
+        for f in sorted((root / str(v)).glob("*.*")):
+            if f.suffix.lower() in (".png", ".jpg", ".jpeg"):
+                files.append(f)
+                truth.append(v)
+    if not files:
+        return {"n": 0}
+    y = np.array(truth)
+    p = classify_files(path, files)
+    conf = np.zeros((max_value + 1, max_value + 1), int)
+    for t, q in zip(y, p, strict=True):
+        if q <= max_value:
+            conf[t, q] += 1
+    per = {str(v): round(float((p[y == v] == v).mean()), 4) for v in range(max_value + 1) if (y == v).any()}
+    return {"n": len(files), "top1": round(float((p == y).mean()), 4), "per_class": per, "confusion": conf.tolist()}
+
+
+def eval_real_halves(path: Path) -> dict[str, Any] | None:
+    """Sanity check on the 39 real half crops (labelled by someone else, not cut by our rectify;
+    the divider is on either side there, so we also report the crop turned 180 degrees)."""
+    csv = REAL_HALVES / "labels.csv"
+    if not csv.exists():
+        return None
+    rows = [line.split(",") for line in csv.read_text().splitlines()[1:] if line.strip()]
+    files = [REAL_HALVES / r[0] for r in rows]
+    y = np.array([int(r[1]) for r in rows])
+    p0 = classify_files(path, files)
+    p1 = classify_files(path, files, rot180=True)
+    return {"n": len(files), "top1": round(float((p0 == y).mean()), 4),
+            "top1_rot180": round(float((p1 == y).mean()), 4),
+            "errors": [f"{f.name}: true {t} read {q}" for f, t, q in zip(files, y, p0, strict=True) if t != q]}
+
+
+def write_reader_json(out: Path, cfg: dict[str, Any]) -> Path:
+    """Write our keys into ``reader.json``, keeping any keys the reader side added."""
+    path = out / "reader.json"
+    data: dict[str, Any] = json.loads(path.read_text()) if path.exists() else {}
+    c = cfg["classifier"]
+    data.update({
+        "detector": "tile_obb.onnx", "classifier": "half_cls.onnx",
+        "det_imgsz": cfg["detector"]["imgsz"], "cls_imgsz": c["imgsz"],
+        "crop_size": c["crop_size"], "crop_pad": c["crop_pad"], "max_value": cfg["max_value"],
+        # "final" only for the shipped config; the reader's exact-reading test keys on it
+        "stage": cfg.get("stage", "interim"),
+        # render seeds used for training (detector photos, classifier photos): keep eval sets off them
+        "seeds": [int(cfg["seed"]), int(cfg["seed"]) + CLS_SEED_OFFSET]
+        + [int(f["seed"]) for f in (c.get("finetune") or [])],
+        "finetuned_on": [],  # no real photo was trained on
+    })
+    cls_path = out / "half_cls.onnx"
+    if cls_path.exists():
+        # class index -> pip count; ultralytics orders class folders as strings ("10" before "2")
+        data["cls_values"] = _cls_session(cls_path)[1]
+    for k, v in cfg.get("reader", {}).items():
+        data.setdefault(k, v)
+    path.write_text(json.dumps(data, indent=2) + "\n")
+    return path
+
+
+def run(cfg: dict[str, Any], work: Path, out: Path, resume: bool = False, stages: str = "all") -> dict[str, Any]:
+    setup_offline(work / "yolo_config")
+    work.mkdir(parents=True, exist_ok=True)
+    out.mkdir(parents=True, exist_ok=True)
+    seed, top = int(cfg["seed"]), int(cfg["max_value"])
+    det, cls = cfg["detector"], cfg["classifier"]
+    metrics: dict[str, Any] = {"config": cfg}
+    t_all = time.time()
+
+    if stages in ("all", "det"):
+        from datasets.render import render_dataset
+
+        ddir = work / "det_data"
+        if not (ddir / "data.yaml").exists():
+            t0 = time.time()
+            metrics["det_data"] = render_dataset(ddir, det["images"], seed, det.get("val_frac", 0.1), top,
+                                                 det.get("long_side", 480), log_every=max(1, det["images"] // 5))
+            metrics["det_data"]["seconds"] = round(time.time() - t0, 1)
+            print("detector data:", metrics["det_data"], flush=True)
+        args = _common_args(work, "det", seed) | {"epochs": det["epochs"], "imgsz": det["imgsz"],
+                                                   "batch": det["batch"], "cache": det.get("cache", "ram")}
+        args |= det.get("hyp", {})
+        t0 = time.time()
+        best = _train(REPO / det["model"], str(ddir / "data.yaml"), work / "runs" / "det", args, resume)
+        metrics["det_train_seconds"] = round(time.time() - t0, 1)
+        from ultralytics import YOLO
+
+        torch_threads()
+        v = YOLO(str(best)).val(data=str(ddir / "data.yaml"), imgsz=det["imgsz"], batch=det["batch"], device="cpu",
+                                plots=False, workers=0, verbose=False, project=str(work / "runs"), name="det_val",
+                                exist_ok=True)
+        metrics["det_val"] = {"map50": round(float(v.box.map50), 4), "map50_95": round(float(v.box.map), 4),
+                              "precision": round(float(v.box.mp), 4), "recall": round(float(v.box.mr), 4)}
+        print("detector val:", metrics["det_val"], flush=True)
+        _export(best, det["imgsz"], False, out / "tile_obb.onnx")
+
+    if stages in ("all", "cls"):
+        from datasets.halves import render_halves
+
+        cdir = work / "cls_data"
+        if not (cdir / "done").exists():
+            t0 = time.time()
+            st = render_halves(cdir, cls["halves"], seed + CLS_SEED_OFFSET, cls["crop_size"], cls["crop_pad"], top,
+                               cls.get("val_frac", 0.1), log_every=100)
+            (cdir / "done").write_text(json.dumps(st))
+            metrics["cls_data"] = {**st, "seconds": round(time.time() - t0, 1)}
+            print("classifier data:", {k: v for k, v in metrics["cls_data"].items() if k != "per_class"}, flush=True)
+        args = _common_args(work, "cls", seed) | {"epochs": cls["epochs"], "imgsz": cls["imgsz"],
+                                                   "batch": cls["batch"], "cache": cls.get("cache", "ram")}
+        args |= cls.get("hyp", {})
+        t0 = time.time()
+        best = _train(REPO / cls["model"], str(cdir), work / "runs" / "cls", args, resume)
+        metrics["cls_train_seconds"] = round(time.time() - t0, 1)
+        passes = cls.get("finetune") or []
+        for i, ft in enumerate(passes if isinstance(passes, list) else [passes]):
+            # further passes on fresh half-crop sets from a newer renderer (see the model card)
+            sfx = "" if i == 0 else str(i + 1)
+            fdir = work / f"cls_data_ft{sfx}"
+            if not (fdir / "done").exists():
+                t0 = time.time()
+                st = render_halves(fdir, ft["halves"], int(ft["seed"]), cls["crop_size"], cls["crop_pad"], top,
+                                   cls.get("val_frac", 0.1), log_every=100, jitter=float(ft.get("jitter", 1.0)))
+                (fdir / "done").write_text(json.dumps(st))
+                metrics[f"cls_ft{sfx}_data"] = {**st, "seconds": round(time.time() - t0, 1)}
+            fargs = args | {"epochs": ft.get("epochs", 20), "lr0": ft.get("lr0", 0.0005), "optimizer": "AdamW",
+                            "warmup_epochs": 0, "name": f"cls_ft{sfx}",
+                            # pretrained=True keeps the loaded weights: with False, ultralytics' classify
+                            # trainer resets every layer (the first pass of the shipped model did)
+                            "pretrained": bool(ft.get("from_weights", True))} | ft.get("hyp", {})
+            t0 = time.time()
+            best = _train(best, str(fdir), work / "runs" / f"cls_ft{sfx}", fargs, resume)
+            metrics[f"cls_ft{sfx}_train_seconds"] = round(time.time() - t0, 1)
+            cdir = fdir
+        onnx_path = _export(best, cls["imgsz"], True, out / "half_cls.onnx")
+        metrics["cls_val"] = eval_classifier(onnx_path, cdir / "val", top)
+        print("classifier val top1:", metrics["cls_val"].get("top1"), metrics["cls_val"].get("per_class"), flush=True)
+        real = eval_real_halves(onnx_path)
+        if real is not None:
+            metrics["cls_real_half_crops"] = real
+            print("classifier on real half crops:", {k: real[k] for k in ("n", "top1", "top1_rot180")}, flush=True)
+
+    write_reader_json(out, cfg)
+    metrics["total_seconds"] = round(time.time() - t_all, 1)
+    sizes = {p.name: p.stat().st_size for p in (out / "tile_obb.onnx", out / "half_cls.onnx") if p.exists()}
+    metrics["onnx_bytes"] = sizes
+    mpath = out / "train_metrics.json"
+    old = json.loads(mpath.read_text()) if mpath.exists() and stages != "all" else {}
+    mpath.write_text(json.dumps(old | metrics, indent=1) + "\n")
+    return metrics
+
+
+def torch_threads() -> None:
+    import torch
+
+    torch.set_num_threads(THREADS)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m vision.train", description=__doc__.split("\n")[0])
+    ap.add_argument("--config", type=Path, default=None, help=f"training yaml (default {DEFAULT_CONFIG.name})")
+    ap.add_argument("--smoke", action="store_true", help=f"tiny run of the same pipeline ({SMOKE_CONFIG.name})")
+    ap.add_argument("--work", type=Path, default=Path("runs/reader"), help="data, runs and checkpoints")
+    ap.add_argument("--out", type=Path, default=REPO / "models", help="where the ONNX files and reader.json go")
+    ap.add_argument("--stage", choices=("all", "det", "cls"), default="all")
+    ap.add_argument("--resume", action="store_true", help="resume stopped training from last.pt")
+    args = ap.parse_args(argv)
+    config = args.config or (SMOKE_CONFIG if args.smoke else DEFAULT_CONFIG)
+    cfg = yaml.safe_load(config.read_text())
+    m = run(cfg, args.work, args.out, resume=args.resume, stages=args.stage)
+    print(json.dumps({k: v for k, v in m.items() if k != "config"}, default=str)[:4000])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
