@@ -231,6 +231,15 @@ def run(cfg: dict[str, Any], work: Path, out: Path, resume: bool = False, stages
         t0 = time.time()
         best = _train(REPO / det["model"], str(ddir / "data.yaml"), work / "runs" / "det", args, resume)
         metrics["det_train_seconds"] = round(time.time() - t0, 1)
+        for i, ft in enumerate(det.get("finetune") or []):
+            # more epochs from the trained weights, on the same renders, at a lower learning rate
+            # (the first pass was cut short by its time budget; see the model card)
+            name = f"det_ft{'' if i == 0 else i + 1}"
+            fargs = args | {"epochs": ft.get("epochs", 20), "lr0": ft.get("lr0", 0.0005), "optimizer": "AdamW",
+                            "warmup_epochs": 0, "name": name, "pretrained": True} | ft.get("hyp", {})
+            t0 = time.time()
+            best = _train(best, str(ddir / "data.yaml"), work / "runs" / name, fargs, resume)
+            metrics[f"{name}_train_seconds"] = round(time.time() - t0, 1)
         from ultralytics import YOLO
 
         torch_threads()
