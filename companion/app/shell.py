@@ -7,6 +7,7 @@ phone opening the same address) lands on the same screen with the same data.
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import logging
 import threading
@@ -153,6 +154,20 @@ class App:
             return
         if route == "/" or route.startswith(("/history", "/stats")) or f"/match/{message}" in route:
             self.render()
+
+    async def pick_one(self, title: str, extensions: list[str] | None = None) -> tuple[str, bytes | None] | None:
+        """One file from the picker with its bytes, or None if cancelled. Browsers hand over the
+        bytes, desktops a path; images when no ``extensions`` are given."""
+        kind = ft.FilePickerFileType.CUSTOM if extensions else ft.FilePickerFileType.IMAGE
+        files = await self.picker.pick_files(dialog_title=title, file_type=kind,
+                                             allowed_extensions=extensions, with_data=True)
+        if not files:
+            return None
+        f = files[0]
+        data = f.bytes
+        if data is None and f.path:
+            data = await asyncio.to_thread(Path(f.path).read_bytes)
+        return f.name, data
 
     def snack(self, message: str, error: bool = False) -> None:
         self.page.show_dialog(ft.SnackBar(

@@ -76,18 +76,12 @@ def build_dispute(app: App) -> tuple[str, list[Any], str | None]:
         app.render()
 
     async def load(_: Any) -> None:
-        files = await app.picker.pick_files(dialog_title="Load a layout file", with_data=True,
-                                            file_type=ft.FilePickerFileType.CUSTOM,
-                                            allowed_extensions=["json"])
-        if not files:
+        picked = await app.pick_one("Load a layout file", ["json"])
+        if picked is None:
             return
-        f = files[0]
-        raw = f.bytes
-        if raw is None and f.path:
-            with open(f.path, "rb") as fh:
-                raw = fh.read()
-        b.load((raw or b"").decode("utf-8", errors="replace"), f.name)
-        app.snack(f"Loaded {f.name}")
+        name, raw = picked
+        b.load((raw or b"").decode("utf-8", errors="replace"), name)
+        app.snack(f"Loaded {name}")
         app.render()
 
     async def save(_: Any) -> None:

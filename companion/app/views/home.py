@@ -73,16 +73,10 @@ def build_history(app: App) -> tuple[str, list[Any], str | None]:
         app.page.update()
 
     async def do_import(_: Any) -> None:
-        files = await app.picker.pick_files(dialog_title="Import matches (JSON export)",
-                                            file_type=ft.FilePickerFileType.CUSTOM,
-                                            allowed_extensions=["json"], with_data=True)
-        if not files:
+        picked = await app.pick_one("Import matches (JSON export)", ["json"])
+        if picked is None:
             return
-        f = files[0]
-        raw = f.bytes
-        if raw is None and f.path:
-            with open(f.path, "rb") as fh:
-                raw = fh.read()
+        name, raw = picked
         if raw is None:
             app.snack("the file could not be read", error=True)
             app.page.update()
@@ -90,11 +84,11 @@ def build_history(app: App) -> tuple[str, list[Any], str | None]:
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError:
-            app.snack(f"{f.name} is not a text (JSON) file", error=True)
+            app.snack(f"{name} is not a text (JSON) file", error=True)
             app.page.update()
             return
         added, updated, same = store.import_json(text)
-        app.snack(f"Imported {f.name}: {added} new, {updated} updated, {same} already here")
+        app.snack(f"Imported {name}: {added} new, {updated} updated, {same} already here")
         app.render()
 
     async def exp_json(_: Any) -> None:

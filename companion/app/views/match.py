@@ -414,14 +414,10 @@ def _photo_panel(app: App, ms: MatchSession, entry: RoundEntry, i: int, key: str
     h = entry.hands[i]
 
     async def choose(_: Any) -> None:
-        files = await app.picker.pick_files(dialog_title=f"Photo of {h.player}'s hand",
-                                            file_type=ft.FilePickerFileType.IMAGE, with_data=True)
-        if not files:
+        picked = await app.pick_one(f"Photo of {h.player}'s hand")
+        if picked is None:
             return
-        f = files[0]
-        data = f.bytes
-        if data is None and f.path:
-            data = await asyncio.to_thread(_read_file, f.path)
+        _, data = picked
         if not data:
             state["error"] = "the photo could not be read"
             app.render()
@@ -449,11 +445,6 @@ def _photo_panel(app: App, ms: MatchSession, entry: RoundEntry, i: int, key: str
     if review is not None:
         parts.extend(_review(app, ms, entry, i, review, state, okey))
     return ft.Column(parts, spacing=10)
-
-
-def _read_file(path: str) -> bytes:
-    with open(path, "rb") as fh:
-        return fh.read()
 
 
 def _read_photo(app: App, data: bytes, rules: Any) -> Any:
