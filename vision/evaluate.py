@@ -683,24 +683,24 @@ LABELS = {
 }
 
 
+def _pool(ev: Evaluator, mode: str, sources: Any, name: str, rows: list[tuple[str, Tally]]) -> Tally:
+    """Append each source's row and then their pooled row to ``rows``; return the pool."""
+    pooled = Tally(name)
+    for src in sources:
+        t = ev.tallies.get((src, mode))
+        if t:
+            rows.append((LABELS[src], t))
+            pooled.merge(t)
+    rows.append((name, pooled))
+    return pooled
+
+
 def _report_real(ev: Evaluator) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for mode in ev.modes:
         rows: list[tuple[str, Tally]] = []
-        pooled = Tally("ALL real scene photos")
-        for src in SCENES:
-            t = ev.tallies.get((src, mode))
-            if t:
-                rows.append((LABELS[src], t))
-                pooled.merge(t)
-        rows.append(("ALL real scene photos", pooled))
-        crops = Tally("ALL single-tile crops")
-        for src in CROPS:
-            t = ev.tallies.get((src, mode))
-            if t:
-                rows.append((LABELS[src], t))
-                crops.merge(t)
-        rows.append(("ALL single-tile crops", crops))
+        pooled = _pool(ev, mode, SCENES, "ALL real scene photos", rows)
+        crops = _pool(ev, mode, CROPS, "ALL single-tile crops", rows)
         print(f"\n-- {mode}: scenes and crops")
         print(table(rows))
         print("   * lists: labels name the tiles but not where they are; detections are paired with "
