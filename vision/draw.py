@@ -16,6 +16,7 @@ from .reader import Reading
 
 OK_COLOUR = (40, 200, 70)
 REVIEW_COLOUR = (255, 140, 0)
+CANDIDATE_COLOUR = (150, 150, 150)  # a possible tile the reader did not count
 TEXT_COLOUR = (255, 255, 255)
 
 
@@ -41,12 +42,13 @@ def annotate(image: Image.Image, reading: Reading, *, show_confidence: bool = Tr
     line = max(2, round(side / 400))
     font = _font(max(12, round(side / 45)))
     draw = ImageDraw.Draw(out)
-    for tile in reading.tiles:
+    # candidates first, so a counted tile's outline is drawn over an overlapping candidate's
+    for tile, counted in [(t, False) for t in reading.candidates] + [(t, True) for t in reading.tiles]:
         b = tile.box
         corners = obb_corners([[b.cx, b.cy, b.length, b.width, b.angle]])[0]
         pts = [(float(x) * sx, float(y) * sy) for x, y in corners]
-        colour = REVIEW_COLOUR if tile.needs_review else OK_COLOUR
-        width = line * 2 if tile.needs_review else line
+        colour = CANDIDATE_COLOUR if not counted else REVIEW_COLOUR if tile.needs_review else OK_COLOUR
+        width = line * 2 if counted and tile.needs_review else line
         draw.line([*pts, pts[0]], fill=colour, width=width, joint="curve")
         # Bar across end A (corners 0 and 3 are end A's two corners).
         a0, a3 = pts[0], pts[3]
@@ -60,7 +62,9 @@ def annotate(image: Image.Image, reading: Reading, *, show_confidence: bool = Tr
         label = f"{tile.a}-{tile.b}"
         if show_confidence:
             label += f" {tile.confidence:.2f}"
-        if tile.needs_review:
+        if not counted:
+            label += " not counted"
+        elif tile.needs_review:
             label += " ?"
         cx, cy = b.cx * sx, b.cy * sy
         left, top, right, bottom = draw.textbbox((0, 0), label, font=font)
@@ -72,6 +76,8 @@ def annotate(image: Image.Image, reading: Reading, *, show_confidence: bool = Tr
     summary = f"{len(reading.tiles)} tiles  {reading.pips} pips  penalty {reading.penalty}"
     if reading.needs_review:
         summary += "  (check orange tiles)"
+    if reading.candidates:
+        summary += f"  (+{len(reading.candidates)} grey: not counted)"
     left, top, right, bottom = draw.textbbox((0, 0), summary, font=font)
     draw.rectangle((0, 0, right - left + 12, bottom - top + 12), fill=(0, 0, 0))
     draw.text((6 - left, 6 - top), summary, fill=TEXT_COLOUR, font=font)

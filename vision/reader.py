@@ -66,6 +66,10 @@ class ReaderConfig:
     det_conf: float = 0.25
     det_iou: float = 0.5
     review_conf: float = 0.6
+    #: Tiles read with less confidence than this are returned as ``candidates`` and not counted:
+    #: most of them are face-down tiles, shadows or a second box on one tile, and a wrong
+    #: count is worse than a tile the player adds back with one tap. 0 counts everything.
+    count_conf: float = 0.0
     decode_max_side: int = 1600
     max_det: int = 300
     #: Tiles longer than this (working pixels) are cut from a box-filtered smaller copy.
@@ -430,6 +434,8 @@ class Reading:
     image_size: tuple[int, int]
     rules: str = ""
     face_down: int = 0
+    #: Possible tiles read too unsurely to count (see ``ReaderConfig.count_conf``); not in ``pips``.
+    candidates: tuple[TileReading, ...] = ()
     timings_ms: Mapping[str, float] = field(default_factory=dict)
 
     @property
@@ -449,6 +455,7 @@ class Reading:
             "rules": self.rules,
             "needs_review": self.needs_review,
             "face_down": self.face_down,
+            "candidates": [t.to_dict() for t in self.candidates],
             "image_size": list(self.image_size),
             "warnings": list(self.warnings),
         }
@@ -464,11 +471,13 @@ def assemble(
     review_conf: float,
     rules: RuleSet,
     face_down: int = 0,
+    count_conf: float = 0.0,
 ) -> Reading:
     """Turn tile detections (working-image pixels) and their half probabilities into a reading.
 
     ``probs`` has two rows per detection (half A, half B); ``to_original`` scales working pixels
-    to the original photo's pixels.
+    to the original photo's pixels. Tiles whose combined confidence is under ``count_conf``
+    become ``candidates``: shown for review, not counted.
     """
     n = len(dets)
     if probs.shape[0] != 2 * n:
@@ -495,6 +504,8 @@ def assemble(
             )
     # Reading order: top to bottom, then left to right, so output is stable and easy to check.
     tiles.sort(key=lambda t: (round(t.box.cy / max(t.box.width, 1.0)), t.box.cx))
+    candidates = [t for t in tiles if t.confidence < count_conf]
+    tiles = [t for t in tiles if t.confidence >= count_conf]
     tile_values = [t.tile for t in tiles]
     warnings: list[str] = []
     if not tiles:
@@ -502,6 +513,8 @@ def assemble(
     low = sum(t.needs_review for t in tiles)
     if low:
         warnings.append(f"{low} tile(s) read with low confidence: check them")
+    if candidates:
+        warnings.append(f"{len(candidates)} possible tile(s) too unsure to count: add any that is a tile")
     for tile, count in sorted(Counter(tile_values).items()):
         if count > 1:
             warnings.append(f"{tile} read {count} times in this photo (one set has one of each)")
@@ -515,6 +528,7 @@ def assemble(
         image_size=image_size,
         rules=rules.name,
         face_down=face_down,
+        candidates=tuple(candidates),
     )
 
 
@@ -697,6 +711,7 @@ class Reader:
             review_conf=self.config.review_conf,
             rules=rules,
             face_down=backs,
+            count_conf=self.config.count_conf,
         )
         timings = {"decode": (t1 - t0) * 1e3, "detect": (t2 - t1) * 1e3, "halves": (t3 - t2) * 1e3}
         return dataclasses.replace(reading, timings_ms=timings)

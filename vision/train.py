@@ -193,7 +193,8 @@ def write_reader_json(out: Path, cfg: dict[str, Any]) -> Path:
         "stage": cfg.get("stage", "interim"),
         # render seeds used for training (detector photos, classifier photos): keep eval sets off them
         "seeds": [int(cfg["seed"]), int(cfg["seed"]) + CLS_SEED_OFFSET]
-        + [int(f["seed"]) for f in (c.get("finetune") or [])],
+        + [int(f["seed"]) for f in (c.get("finetune") or [])]
+        + [int(f["seed"]) for f in (cfg["detector"].get("finetune") or []) if "seed" in f],
         "finetuned_on": [],  # no real photo was trained on
     })
     cls_path = out / "half_cls.onnx"
@@ -204,6 +205,31 @@ def write_reader_json(out: Path, cfg: dict[str, Any]) -> Path:
         data.setdefault(k, v)
     path.write_text(json.dumps(data, indent=2) + "\n")
     return path
+
+
+def _fresh_det_data(fdir: Path, base: Path, count: int, seed: int, val_frac: float, top: int, long_side: int,
+                    metrics: dict[str, Any], name: str) -> Path:
+    """Render ``count`` more detector photos into ``fdir``; its data.yaml trains on them plus every
+    training folder of ``base`` (so earlier renders stay in the mix) and validates on the new ones."""
+    from datasets.render import render_dataset
+
+    if not (fdir / "data.yaml").exists():
+        t0 = time.time()
+        st = render_dataset(fdir / "new", count, seed, val_frac, top, long_side, log_every=max(1, count // 5))
+        metrics[f"{name}_data"] = {**st, "seconds": round(time.time() - t0, 1)}
+        print(f"{name} data:", metrics[f"{name}_data"], flush=True)
+        base_yaml = (base / "data.yaml").read_text()
+        train = [str((fdir / "new" / "images" / "train").resolve())]
+        # a base made by an earlier fresh pass lists its own training folders
+        for line in base_yaml.splitlines():
+            if line.startswith("  - "):
+                train.append(line[4:].strip())
+        if not any(line.startswith("  - ") for line in base_yaml.splitlines()):
+            train.append(str((base / "images" / "train").resolve()))
+        (fdir / "data.yaml").write_text(
+            "train:\n" + "".join(f"  - {t}\n" for t in train)
+            + f"val: {(fdir / 'new' / 'images' / 'val').resolve()}\nnames:\n  0: tile\n")
+    return fdir / "data.yaml"
 
 
 def run(cfg: dict[str, Any], work: Path, out: Path, resume: bool = False, stages: str = "all") -> dict[str, Any]:
@@ -232,13 +258,19 @@ def run(cfg: dict[str, Any], work: Path, out: Path, resume: bool = False, stages
         best = _train(REPO / det["model"], str(ddir / "data.yaml"), work / "runs" / "det", args, resume)
         metrics["det_train_seconds"] = round(time.time() - t0, 1)
         for i, ft in enumerate(det.get("finetune") or []):
-            # more epochs from the trained weights, on the same renders, at a lower learning rate
-            # (the first pass was cut short by its time budget; see the model card)
+            # more epochs from the trained weights at a lower learning rate (the first pass was cut
+            # short by its time budget; see the model card); a pass with its own "seed" also adds
+            # "images" fresh renders to the training set and is validated on their val split
             name = f"det_ft{'' if i == 0 else i + 1}"
+            data = ddir / "data.yaml"
+            if "seed" in ft:
+                data = _fresh_det_data(work / f"{name}_data", ddir, int(ft["images"]), int(ft["seed"]),
+                                       det.get("val_frac", 0.1), top, det.get("long_side", 480), metrics, name)
             fargs = args | {"epochs": ft.get("epochs", 20), "lr0": ft.get("lr0", 0.0005), "optimizer": "AdamW",
                             "warmup_epochs": 0, "name": name, "pretrained": True} | ft.get("hyp", {})
             t0 = time.time()
-            best = _train(best, str(ddir / "data.yaml"), work / "runs" / name, fargs, resume)
+            best = _train(best, str(data), work / "runs" / name, fargs, resume)
+            ddir = data.parent
             metrics[f"{name}_train_seconds"] = round(time.time() - t0, 1)
         from ultralytics import YOLO
 

@@ -2,7 +2,8 @@
 
 Holds the read tiles with their confidences and outlines (image pixels); the player corrects a
 misread tile, adds a missed one or removes a false one. Low-confidence reads are flagged so the
-screen can highlight them. Drawing the outlines is a separate function (``annotate``) that
+screen can highlight them; possible tiles the reader was too unsure to count are kept as
+candidates, shown but not counted until the player accepts or corrects them. Drawing the outlines is a separate function (``annotate``) that
 only paints what this object holds.
 """
 
@@ -31,18 +32,24 @@ class ReadTile:
     tile: Tile | None  # None: the reader found a tile but could not read its halves
     confidence: float
     corners: tuple[Point, ...] = ()  # outline in image pixels; empty for a tile added by hand
-    source: str = "read"  # "read", "corrected" or "added"
+    source: str = "read"  # "read", "corrected", "added" or "candidate" (seen, not counted)
     flagged: bool = False  # the reader itself asked for a second look
 
     @property
+    def counted(self) -> bool:
+        return self.source != "candidate" and self.tile is not None
+
+    @property
     def low(self) -> bool:
-        return self.source == "read" and (
+        return self.source in ("read", "candidate") and (
             self.flagged or self.tile is None or self.confidence < LOW_CONFIDENCE)
 
     def label(self) -> str:
         name = str(self.tile) if self.tile is not None else "?"
         if self.source == "read":
             return f"{name} ({round(self.confidence * 100)}%)"
+        if self.source == "candidate":
+            return f"{name}? (not counted)"
         return f"{name} ({self.source})"
 
 
@@ -76,6 +83,14 @@ class PhotoReview:
         i = self._index(i)
         self.items[i] = replace(self.items[i], tile=self._check(tile), source="corrected")
 
+    def accept(self, i: int) -> None:
+        """Count a candidate as read (the player says it is a tile and the reading is right)."""
+        i = self._index(i)
+        it = self.items[i]
+        if it.source != "candidate":
+            raise ReviewError(f"tile {i + 1} is already counted")
+        self.items[i] = replace(it, source="read", flagged=True)
+
     def add(self, tile: Tile | str) -> None:
         self.items.append(ReadTile(self._check(tile), 1.0, (), "added"))
 
@@ -85,11 +100,15 @@ class PhotoReview:
     # ----------------------------------------------------------- results
     @property
     def tiles(self) -> list[Tile]:
-        return [it.tile for it in self.items if it.tile is not None]
+        return [it.tile for it in self.items if it.counted and it.tile is not None]
 
     @property
     def unread(self) -> list[int]:
-        return [i for i, it in enumerate(self.items) if it.tile is None]
+        return [i for i, it in enumerate(self.items) if it.tile is None and it.source != "candidate"]
+
+    @property
+    def candidates(self) -> list[int]:
+        return [i for i, it in enumerate(self.items) if it.source == "candidate"]
 
     @property
     def low_confidence(self) -> list[int]:
@@ -135,6 +154,9 @@ def from_reading(rules: RuleSet, top: int, reading: Any, image: bytes | None = N
         for t, c in zip(raw_tiles, corners, strict=True):
             items.append(ReadTile(t.tile, float(t.confidence), c,
                                   flagged=bool(getattr(t, "needs_review", False))))
+        maybe = list(_get(reading, "candidates", ()))
+        for t, c in zip(maybe, _corners_of({"boxes": [t.box for t in maybe]}, len(maybe)), strict=True):
+            items.append(ReadTile(t.tile, float(t.confidence), c, "candidate", True))
     else:
         confs = list(_get(reading, "confidences", [1.0] * len(raw_tiles)))
         corners = _corners_of(reading, len(raw_tiles))
@@ -169,7 +191,8 @@ def _corners_of(reading: Any, n: int) -> list[tuple[Point, ...]]:
 
 
 def annotate(review: PhotoReview, max_side: int = 1024) -> bytes:
-    """The photo with every tile outlined and numbered (PNG): green read, orange low, blue edited."""
+    """The photo with every tile outlined and numbered (PNG): green read, orange low, blue edited,
+    grey not counted."""
     from PIL import Image, ImageDraw, ImageFont
 
     if review.image is None:
@@ -189,7 +212,8 @@ def annotate(review: PhotoReview, max_side: int = 1024) -> bytes:
         if not it.corners:
             continue
         pts = [(x * sx, y * sy) for x, y in it.corners]
-        colour = (255, 140, 0) if it.low else (30, 110, 255) if it.source != "read" else (0, 200, 80)
+        colour = ((150, 150, 150) if it.source == "candidate" else (255, 140, 0) if it.low
+                  else (30, 110, 255) if it.source != "read" else (0, 200, 80))
         draw.line([*pts, pts[0]], fill=colour, width=width)
         cx = sum(p[0] for p in pts) / len(pts)
         cy = sum(p[1] for p in pts) / len(pts)

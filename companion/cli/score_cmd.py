@@ -94,6 +94,12 @@ def _text(names: list[str], readings: list[Reading], warnings: list[str]) -> str
                 f"  {t.a!s:>2}-{t.b!s:<2}  {t.confidence:.2f}  at ({cx:.0f}, {cy:.0f}) "
                 f"{length:.0f}x{width:.0f} {deg:.0f}deg{flag}"
             )
+        for t in r.candidates:
+            cx, cy, length, width, deg = t.box.to_list()
+            lines.append(
+                f"  ({t.a!s:>2}-{t.b!s:<2}) {t.confidence:.2f}  at ({cx:.0f}, {cy:.0f}) "
+                f"{length:.0f}x{width:.0f} {deg:.0f}deg  NOT COUNTED (possible tile)"
+            )
         lines += [f"  warning: {w}" for w in r.warnings]
     if len(readings) > 1:
         lines.append(

@@ -140,3 +140,33 @@ def test_review_built_from_a_real_reader_reading(tmp_path):
     for i, t in enumerate(reading.tiles):
         assert r.tile_at(t.box.cx, t.box.cy) == i
     assert Image.open(io.BytesIO(annotate(r))).size == (800, 600)
+
+
+def test_candidates_are_shown_not_counted_until_accepted(tmp_path):
+    """With the reader's count_conf above the low 0-0's confidence, that tile comes back as a
+    candidate: outlined grey, not in the penalty, counted once the player accepts it."""
+    pytest.importorskip("onnx", reason="the fake reader models need the onnx package (train extra)")
+    import json
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parents[1] / "vision"))
+    from fake_models import scene
+
+    from vision.reader import Reader
+
+    photo, models, _ = scene(tmp_path)
+    cfg = json.loads((models / "reader.json").read_text())
+    (models / "reader.json").write_text(json.dumps(cfg | {"count_conf": 0.5}))
+    reading = Reader.from_models_dir(models).read(photo, get_rules())
+    assert [str(t.tile) for t in reading.candidates] == ["0-0"]
+    r = from_reading(get_rules(), 9, reading, photo.read_bytes())
+    k = r.candidates[0]
+    assert r.items[k].label() == "0-0? (not counted)" and k in r.low_confidence
+    assert Tile(0, 0) not in r.tiles and r.penalty == reading.penalty == 7 + 3
+    png = Image.open(io.BytesIO(annotate(r))).convert("RGB")
+    assert (150, 150, 150) in {c for _, c in png.getcolors(1 << 20)}
+    with pytest.raises(ReviewError, match="already counted"):
+        r.accept(0 if k else 1)
+    r.accept(k)
+    assert r.candidates == [] and Tile(0, 0) in r.tiles and r.penalty == 7 + 3 + 50

@@ -8,7 +8,7 @@ import numpy as np
 from PIL import Image
 
 from companion.rules import get_rules
-from vision.draw import OK_COLOUR, REVIEW_COLOUR, annotate
+from vision.draw import CANDIDATE_COLOUR, OK_COLOUR, REVIEW_COLOUR, annotate
 from vision.geometry import OrientedBox
 from vision.reader import Reading, TileReading
 
@@ -66,3 +66,16 @@ def test_grayscale_and_empty_readings():
     out = annotate(gray, empty)
     assert out.mode == "RGB" and out.size == (120, 90)
     assert out.getpixel((110, 80)) == (128, 128, 128)
+
+
+def test_candidates_are_outlined_grey_and_said_not_counted():
+    base = _reading((800, 600))
+    maybe = TileReading(1, 2, 0.12, OrientedBox(600, 150, 120, 60, 0.0), True, 0.2, (0.8, 0.75))
+    reading = Reading(tiles=base.tiles, pips=base.pips, penalty=base.penalty, warnings=(),
+                      image_size=(800, 600), candidates=(maybe,))
+    arr = np.asarray(annotate(Image.new("RGB", (800, 600), (30, 30, 90)), reading))
+    corners = maybe.box.corners()
+    for a, b in zip(corners, np.roll(corners, -1, axis=0), strict=True):
+        assert _colour_near(arr, tuple((a + b) / 2), CANDIDATE_COLOUR)
+    # the counted tiles keep their own colours
+    assert _colour_near(arr, tuple(base.tiles[0].box.corners()[:2].mean(0)), OK_COLOUR)

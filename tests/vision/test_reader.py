@@ -298,6 +298,15 @@ def test_assemble_scores_with_the_rules_and_flags_low_confidence():
     d = reading.to_dict()
     assert d["tiles"][0]["tile"] == "3-4" and d["penalty"] == 72 and len(d["tiles"][0]["box"]) == 5
     json.dumps(d)
+    # under count_conf a tile is a candidate: reported for review, never counted
+    strict = assemble(dets, probs, values, to_original=2.0, image_size=(800, 600),
+                      review_conf=0.6, rules=get_rules(), count_conf=0.5)
+    assert [str(t.tile) for t in strict.tiles] == ["3-4", "0-0"]
+    assert [str(t.tile) for t in strict.candidates] == ["2-6", "3-4"]
+    assert strict.pips == 7 and strict.penalty == 57
+    assert not any("read 2 times" in w for w in strict.warnings)  # the second 3-4 is not counted
+    assert any("2 possible tile(s) too unsure to count" in w for w in strict.warnings)
+    assert [c["tile"] for c in strict.to_dict()["candidates"]] == ["2-6", "3-4"]
     empty = assemble(Detections.empty(), np.zeros((0, 13)), values, to_original=1.0,
                      image_size=(10, 10), review_conf=0.6, rules=get_rules())
     assert empty.pips == 0 and empty.penalty == 0 and "no face-up tiles" in empty.warnings[0]

@@ -478,9 +478,13 @@ def _review(app: App, ms: MatchSession, entry: RoundEntry, i: int, review: Photo
     out.append(app.text(f"Penalty from this photo: {review.penalty}", 20, bold=True))
     for w in review.warnings:
         out.append(app.text("Reader: " + w, 15, italic=True))
-    if review.low_confidence:
-        out.append(app.text(f"{len(review.low_confidence)} tile(s) marked orange need a second look: "
+    unsure = [k for k in review.low_confidence if k not in review.candidates]
+    if unsure:
+        out.append(app.text(f"{len(unsure)} tile(s) marked orange need a second look: "
                             "tap one to correct it.", 15, color=ft.Colors.ORANGE_800))
+    if review.candidates:
+        out.append(app.text(f"{len(review.candidates)} possible tile(s) in grey are not counted: "
+                            "tap one to count, correct or remove it.", 15, color=ft.Colors.GREY_700))
     def select(k: int) -> None:
         state.update(selected=k, adding=False)
         app.render()
@@ -507,8 +511,15 @@ def _review(app: App, ms: MatchSession, entry: RoundEntry, i: int, review: Photo
         state["selected"] = None
         app.render()
 
+    def accept(_: Any) -> None:
+        review.accept(sel)
+        state["selected"] = None
+        app.render()
+
     if sel is not None and sel < len(review.items):
         out.append(app.text(f"Tile {sel + 1}: pick what it really is, or remove it.", 16, bold=True))
+        if sel in review.candidates and review.items[sel].tile is not None:
+            out.append(app.button(f"Count it as {review.items[sel].tile}", accept, icon=ft.Icons.ADD_TASK))
         out.append(app.button(f"Remove tile {sel + 1}", remove, kind="outlined", icon=ft.Icons.DELETE_OUTLINE))
         out.append(_grid(app, entry, set_tile))
     elif state["adding"]:
