@@ -83,6 +83,10 @@ class ReaderConfig:
     #: 0 or 1 turns it off.
     fine_grid: int = 2
     fine_trigger_px: float = 16.0
+    #: A window is searched only if the whole-photo pass saw something in it that is unsure (at
+    #: least this confidence, under ``det_conf``) or small (under ``fine_trigger_px``): windows of
+    #: bare table, or of tiles already seen clearly, cost nothing. 0 searches every window.
+    fine_seed_conf: float = 0.0
     #: Also classify every half mirrored left-right (a view the classifier was trained on) and
     #: average the two: twice the classifier work for steadier reads.
     cls_mirror: bool = False
@@ -134,25 +138,32 @@ class Letterbox:
     gain: float  # input pixels per image pixel
     pad_x: int
     pad_y: int
-    size: int  # side of the square input
+    size: int  # the input's long side
+    #: Input width and height: ``(size, size)``, or a smaller rectangle for a model with dynamic shape.
+    shape: tuple[int, int] = (0, 0)
 
 
-def letterbox_geometry(width: int, height: int, size: int) -> tuple[tuple[int, int], Letterbox]:
-    """ultralytics ``LetterBox(auto=False, center=True)`` arithmetic: resized size and padding."""
+def letterbox_geometry(width: int, height: int, size: int, stride: int = 0) -> tuple[tuple[int, int], Letterbox]:
+    """ultralytics ``LetterBox(center=True)`` arithmetic: resized size and padding.
+
+    ``stride`` 0 pads to the ``size`` x ``size`` square (``auto=False``); a stride pads only to the
+    next multiple of it (``auto=True``, rectangular inference: a 4:3 photo costs 3/4 of a square).
+    """
     r = min(size / height, size / width)
     new_w, new_h = round(width * r), round(height * r)
-    dw, dh = (size - new_w) / 2, (size - new_h) / 2
+    cw, ch = (size, size) if stride <= 0 else (new_w + (size - new_w) % stride, new_h + (size - new_h) % stride)
+    dw, dh = (cw - new_w) / 2, (ch - new_h) / 2
     left, top = round(dw - 0.1), round(dh - 0.1)
-    return (new_w, new_h), Letterbox(gain=r, pad_x=left, pad_y=top, size=size)
+    return (new_w, new_h), Letterbox(gain=r, pad_x=left, pad_y=top, size=size, shape=(cw, ch))
 
 
-def letterbox(image: Image.Image, size: int) -> tuple[np.ndarray, Letterbox]:
-    """``(1, 3, size, size)`` float32 RGB in 0..1, the image centred on grey 114."""
-    (new_w, new_h), lb = letterbox_geometry(image.width, image.height, size)
+def letterbox(image: Image.Image, size: int, stride: int = 0) -> tuple[np.ndarray, Letterbox]:
+    """``(1, 3, H, W)`` float32 RGB in 0..1, the image centred on grey 114 (see ``letterbox_geometry``)."""
+    (new_w, new_h), lb = letterbox_geometry(image.width, image.height, size, stride)
     resized = image if (new_w, new_h) == image.size else image.resize(
         (new_w, new_h), Image.Resampling.BILINEAR, reducing_gap=3.0
     )
-    canvas = np.full((size, size, 3), PAD_VALUE, np.uint8)
+    canvas = np.full((lb.shape[1], lb.shape[0], 3), PAD_VALUE, np.uint8)
     canvas[lb.pad_y : lb.pad_y + new_h, lb.pad_x : lb.pad_x + new_w] = np.asarray(
         resized.convert("RGB")
     )
@@ -303,6 +314,12 @@ def touches_inner_edge(
     if y1 < size[1]:
         bad |= pts[:, :, 1].max(1) > y1 - margin
     return bad
+
+
+def _any_inside(boxes: np.ndarray, window: tuple[int, int, int, int]) -> bool:
+    x0, y0, x1, y1 = window
+    cx, cy = boxes[:, 0], boxes[:, 1]
+    return bool(np.any((cx >= x0) & (cx < x1) & (cy >= y0) & (cy < y1)))
 
 
 def merge_detections(parts: Sequence[Detections], iou: float, max_det: int = 300,
@@ -580,6 +597,9 @@ class Reader:
             )
         self.cls_imgsz = _imgsz(cls_meta, config.cls_imgsz)
         self._det_input = detector.get_inputs()[0].name
+        # a detector exported with dynamic shape reads rectangles padded to its stride (32)
+        shape = detector.get_inputs()[0].shape
+        self.det_stride = 0 if all(isinstance(d, int) for d in shape[2:]) else 32
         self._cls_input = classifier.get_inputs()[0].name
         self.tile_class = config.tile_class
 
@@ -626,14 +646,15 @@ class Reader:
             return source
         return load_image(source, self.config.decode_max_side)
 
-    def detect_window(self, image: Image.Image, window: tuple[int, int, int, int] | None = None) -> Detections:
+    def detect_window(self, image: Image.Image, window: tuple[int, int, int, int] | None = None,
+                      conf: float | None = None) -> Detections:
         """Detections in ``image`` pixels from one detector pass over ``window`` (whole image if None)."""
         part = image if window is None else image.crop(window)
-        tensor, lb = letterbox(part, self.det_imgsz)
+        tensor, lb = letterbox(part, self.det_imgsz, self.det_stride)
         raw = self.detector.run(None, {self._det_input: tensor})[0]
         dets = unletterbox(
-            decode_obb(raw, self.config.det_conf, self.config.det_iou, self.config.max_det,
-                       fast_nms=self.config.fast_nms),
+            decode_obb(raw, self.config.det_conf if conf is None else conf, self.config.det_iou,
+                       self.config.max_det, fast_nms=self.config.fast_nms),
             lb,
         )
         if window is None or not len(dets):
@@ -655,11 +676,19 @@ class Reader:
     def detect(self, image: Image.Image) -> Detections:
         """Tile (and back) detections in ``image`` pixels: a whole-photo pass, plus a windowed
         pass when the tiles are too small for the detector's input size."""
-        dets = self.detect_window(image)
+        c = self.config
+        seed = c.fine_seed_conf if 0 < c.fine_seed_conf < c.det_conf else c.det_conf
+        seen = self.detect_window(image, conf=seed)
+        dets = seen[seen.confidence > c.det_conf] if len(seen) else seen
         if not self.needs_fine_pass(dets, image.size):
             return dets
         found = [dets]
-        for win in grid_windows(image.size, self.config.fine_grid):
+        gain = self.det_imgsz / max(image.size)
+        doubtful = seen.boxes[(seen.confidence <= c.det_conf) | (seen.boxes[:, 2] * gain < c.fine_trigger_px)]
+        # skip bare table, and tiles the whole-photo pass saw clearly
+        windows = [win for win in grid_windows(image.size, c.fine_grid)
+                   if c.fine_seed_conf <= 0 or not len(seen) or _any_inside(doubtful, win)]
+        for win in windows:
             part = self.detect_window(image, win)
             found.append(part[~touches_inner_edge(part.boxes, win, image.size)])
         return merge_detections(found, self.config.det_iou, self.config.max_det, self.config.fast_nms)

@@ -281,7 +281,8 @@ def run(cfg: dict[str, Any], work: Path, out: Path, resume: bool = False, stages
         metrics["det_val"] = {"map50": round(float(v.box.map50), 4), "map50_95": round(float(v.box.map), 4),
                               "precision": round(float(v.box.mp), 4), "recall": round(float(v.box.mr), 4)}
         print("detector val:", metrics["det_val"], flush=True)
-        _export(best, det["imgsz"], False, out / "tile_obb.onnx")
+        # dynamic shape: the reader feeds rectangles padded to the stride (a 4:3 photo costs 3/4)
+        _export(best, det["imgsz"], True, out / "tile_obb.onnx")
 
     if stages in ("all", "cls"):
         from datasets.halves import render_halves

@@ -37,14 +37,16 @@ def _save(model, path: Path, meta: dict[str, str]) -> None:
     onnx.save(model, str(path))
 
 
-def write_detector(path: Path, output: np.ndarray, imgsz: int, names: dict[int, str]) -> None:
+def write_detector(path: Path, output: np.ndarray, imgsz: int, names: dict[int, str],
+                   dynamic: bool = False) -> None:
     from onnx import TensorProto, helper, numpy_helper
 
     out = np.asarray(output, np.float32)
     const = helper.make_node("Constant", [], ["output0"], value=numpy_helper.from_array(out, "c"))
     graph = helper.make_graph(
         [const], "fake_obb",
-        [helper.make_tensor_value_info("images", TensorProto.FLOAT, [1, 3, imgsz, imgsz])],
+        [helper.make_tensor_value_info("images", TensorProto.FLOAT,
+                                       [1, 3, "height", "width"] if dynamic else [1, 3, imgsz, imgsz])],
         [helper.make_tensor_value_info("output0", TensorProto.FLOAT, list(out.shape))],
     )
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
@@ -98,9 +100,9 @@ def draw_tile(image: Image.Image, box: OrientedBox, colour_a: tuple, colour_b: t
 
 
 def obb_rows(boxes: list[OrientedBox], scores: list[list[float]], working_size: tuple[int, int],
-             imgsz: int, swap: list[bool] | None = None) -> np.ndarray:
+             imgsz: int, swap: list[bool] | None = None, stride: int = 0) -> np.ndarray:
     """An ultralytics OBB output ``(1, 4 + nc + 1, N)`` for boxes given in working-image pixels."""
-    _, lb = letterbox_geometry(working_size[0], working_size[1], imgsz)
+    _, lb = letterbox_geometry(working_size[0], working_size[1], imgsz, stride)
     nc = len(scores[0])
     out = np.zeros((1, 4 + nc + 1, len(boxes)), np.float32)
     for i, b in enumerate(boxes):
@@ -116,9 +118,9 @@ def obb_rows(boxes: list[OrientedBox], scores: list[list[float]], working_size: 
 
 def write_models(folder: Path, det_output: np.ndarray, *, det_imgsz: int = 320, cls_imgsz: int = 16,
                  decode_max_side: int = 400, review_conf: float = 0.6,
-                 values: tuple[int, int, int] = (3, 4, 0)) -> Path:
+                 values: tuple[int, int, int] = (3, 4, 0), dynamic: bool = False) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
-    write_detector(folder / "tile_obb.onnx", det_output, det_imgsz, {0: "tile", 1: "back"})
+    write_detector(folder / "tile_obb.onnx", det_output, det_imgsz, {0: "tile", 1: "back"}, dynamic)
     write_classifier(folder / "half_cls.onnx", cls_imgsz, values)
     config = {
         "detector": "tile_obb.onnx", "classifier": "half_cls.onnx", "det_imgsz": det_imgsz,
@@ -130,8 +132,9 @@ def write_models(folder: Path, det_output: np.ndarray, *, det_imgsz: int = 320, 
     return folder
 
 
-def scene(folder: Path) -> tuple[Path, Path, list[tuple[OrientedBox, str]]]:
-    """An 800x600 photo with three drawn tiles plus models that 'detect' them.
+def scene(folder: Path, dynamic: bool = False) -> tuple[Path, Path, list[tuple[OrientedBox, str]]]:
+    """An 800x600 photo with three drawn tiles plus models that 'detect' them (``dynamic``: a
+    detector with dynamic input shape, fed a stride-32 rectangle instead of the square).
 
     Returns (photo, models folder, [(box in photo pixels, expected tile)]).
     """
@@ -156,7 +159,7 @@ def scene(folder: Path) -> tuple[Path, Path, list[tuple[OrientedBox, str]]]:
     rows = obb_rows(
         [*boxes, dup, back, junk, face_down.scaled(working)],
         [[0.92, 0.01], [0.85, 0.02], [0.3, 0.05], [0.7, 0.0], [0.1, 0.8], [0.2, 0.1], [0.8, 0.0]],
-        (400, 300), 320, swap=[False, True, False, False, False, False, False],
+        (400, 300), 320, swap=[False, True, False, False, False, False, False], stride=32 if dynamic else 0,
     )
-    models = write_models(folder / "models", rows)
+    models = write_models(folder / "models", rows, dynamic=dynamic)
     return path, models, [(t[0], t[3]) for t in tiles]

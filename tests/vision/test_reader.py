@@ -10,6 +10,7 @@ import json
 import math
 from collections import Counter
 from pathlib import Path
+from typing import ClassVar
 
 import numpy as np
 import pytest
@@ -74,6 +75,19 @@ def test_letterbox_places_the_image_on_grey_114():
     assert np.allclose(tensor[0, :, 300, 10], 114 / 255)  # bottom band
     assert np.allclose(tensor[0, :, 160, 160], [1.0, 0.0, 0.0])  # image, RGB order
     assert tensor.min() >= 0 and tensor.max() <= 1
+
+
+def test_rectangular_letterbox_pads_only_to_the_stride():
+    """A detector with dynamic shape gets ultralytics' rect input: a 4:3 photo costs 416x320."""
+    (w, h), lb = letterbox_geometry(640, 480, 416, stride=32)
+    assert (w, h) == (416, 312) and lb.shape == (416, 320) and (lb.pad_x, lb.pad_y) == (0, 4)
+    _, portrait = letterbox_geometry(480, 640, 416, stride=32)
+    assert portrait.shape == (320, 416) and (portrait.pad_x, portrait.pad_y) == (4, 0)
+    _, square = letterbox_geometry(640, 480, 416)
+    assert square.shape == (416, 416)
+    tensor, _ = letterbox(Image.new("RGB", (640, 480), (0, 255, 0)), 416, stride=32)
+    assert tensor.shape == (1, 3, 320, 416)
+    assert np.allclose(tensor[0, :, 1, 200], 114 / 255) and np.allclose(tensor[0, :, 160, 200], [0, 1, 0])
 
 
 def test_unletterbox_inverts_the_placement():
@@ -366,6 +380,15 @@ def test_reader_end_to_end_through_onnxruntime(tmp_path: Path):
     assert got["0-0"].needs_review and got["0-0"].confidence < 0.6  # detector said 0.3
     assert set(reading.timings_ms) == {"decode", "detect", "halves"}
     assert reader.model_bytes > 0
+    # A detector exported with dynamic shape reads a rectangle and gives the same reading.
+    (tmp_path / "rect").mkdir()
+    rect_photo, rect_models, _ = fake_models.scene(tmp_path / "rect", dynamic=True)
+    rect = Reader.from_models_dir(rect_models)
+    assert (rect.det_stride, reader.det_stride) == (32, 0)
+    rect_got = {str(t.tile): t.box for t in rect.read(rect_photo).tiles}
+    assert sorted(rect_got) == sorted(got)
+    for name, t in got.items():
+        assert (rect_got[name].cx, rect_got[name].cy) == pytest.approx((t.box.cx, t.box.cy), abs=1.0)
     # The small-tile pass runs only when tiles are small for the detector's input.
     small = Detections(np.array([[100, 100, 40, 20, 0.0]] * 3), [0.9] * 3, [0] * 3)
     big = Detections(np.array([[100, 100, 300, 150, 0.0]]), [0.9], [0])
@@ -475,3 +498,38 @@ def test_evaluate_scores_a_rendered_folder_and_skips_absent_realdata(tmp_path: P
     fig = json.loads((tmp_path / "r.json").read_text())["rendered"]
     assert fig["recall"] == 1.0 and fig["precision"] == 1.0
     assert fig["half_accuracy"] == 1.0 and fig["exact_tile"] == 1.0 and fig["total_exact"] == 1.0
+
+
+def test_small_tile_windows_only_where_the_whole_photo_pass_saw_doubt(tmp_path: Path):
+    """With ``fine_seed_conf`` the windowed pass skips bare table and tiles already seen clearly."""
+    pytest.importorskip("onnx", reason="building the test models needs onnx (train extra)")
+    _, models, _ = fake_models.scene(tmp_path)
+    base = Reader.from_models_dir(models)
+    cfg = dataclasses.replace(base.config, det_conf=0.3, fine_grid=3, fine_trigger_px=40.0, fine_seed_conf=0.05)
+
+    class Recording(Reader):
+        first: Detections = Detections.empty()
+        searched: ClassVar[list] = []
+
+        def detect_window(self, image, window=None, conf=None):
+            if window is None:
+                return self.first[self.first.confidence > (conf or 0)]
+            self.searched.append(window)
+            return Detections.empty()
+
+    reader = Recording(cfg, base.detector, base.classifier, models)
+    image = Image.new("RGB", (1600, 1200))
+    # whole-photo pass (gain 416/1600 = 0.26): a clear big tile top left, a small one bottom right
+    # (40 px -> 10 px < 40; two of them, so the median tile is small) and an unsure one (conf 0.1)
+    reader.first = Detections(np.array([[200, 200, 400, 200, 0.0], [1500, 1100, 40, 20, 0.0],
+                                        [1450, 1120, 40, 20, 0.0], [800, 600, 400, 200, 0.0]]),
+                              [0.9, 0.8, 0.8, 0.1], [0, 0, 0, 0])
+    reader.detect(image)
+    windows = grid_windows(image.size, 3)
+    assert reader.searched == [w for w in windows if (w[0] <= 800 < w[2] and w[1] <= 600 < w[3])
+                               or (w[0] <= 1500 < w[2] and w[1] <= 1100 < w[3])]
+    assert 1 < len(reader.searched) < 9
+    reader.searched = []
+    reader.config = dataclasses.replace(cfg, fine_seed_conf=0.0)
+    reader.detect(image)
+    assert reader.searched == windows  # 0: every window
