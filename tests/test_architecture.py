@@ -133,3 +133,24 @@ def test_app_side_runtime_never_loads_torch():
     )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""
+
+
+def test_command_line_start_does_not_load_the_round_engine():
+    """Every command builds the whole parser and most open a match: neither may pull in the
+    engine, layout, bots or simulator (half of a command's start-up time before they were lazy)."""
+    code = (
+        "import sys, companion.cli.main as m, companion.match, companion.storage\n"
+        "m.build_parser()\n"
+        "import companion.rules as r\n"
+        "r.get_rules(); r.Tile.parse('3-4'); r.decide_winners\n"
+        "print(sorted(n for n in sys.modules if n.startswith('companion.rules.')))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    loaded = set(eval(out.stdout))
+    assert not loaded & {f"companion.rules.{m}" for m in ("engine", "layout", "bots", "simulate", "plays")}, loaded
+    # and the lazy package still gives every public name
+    import companion.rules as rules
+
+    assert all(hasattr(rules, name) for name in rules.__all__)
+    with pytest.raises(AttributeError):
+        _ = rules.no_such_name

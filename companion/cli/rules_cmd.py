@@ -12,9 +12,7 @@ from typing import Any
 
 from companion.cli.main import EXIT_FAIL, EXIT_OK, emit
 from companion.rules.errors import InputError, TileNotInSetError
-from companion.rules.layout import NOT_IN_SET, UNKNOWN_TARGET, Layout, check_layout, resolve_rules
 from companion.rules.ruleset import DEFAULT_PRESET, PRESETS, RuleSet, get_rules, parse_option
-from companion.rules.simulate import simulate
 from companion.rules.tiles import Tile
 
 
@@ -81,6 +79,9 @@ def cmd_rules(args: argparse.Namespace) -> int:
 
 # ------------------------------------------------------------------------------- check
 def cmd_check(args: argparse.Namespace) -> int:
+    # imported here, not at the top: every command builds this module's parser
+    from companion.rules.layout import NOT_IN_SET, UNKNOWN_TARGET, Layout, check_layout, resolve_rules
+
     if (args.play is None) != (args.on is None):
         raise InputError("--play and --on go together: --play 4-7 --on 9-4")
     layout = Layout.load(args.layout)
@@ -107,6 +108,8 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 # ---------------------------------------------------------------------------- simulate
 def cmd_simulate(args: argparse.Namespace) -> int:
+    from companion.rules.simulate import simulate
+
     if args.matches < 1:
         raise InputError(f"--matches must be 1 or more, not {args.matches}")
     rules = _rules_with_options(args.rules, args.option)

@@ -40,7 +40,7 @@ from companion.rules import (
     parse_tiles,
     set_size,
 )
-from companion.rules.simulate import DRAW_RESULT, decide_winners
+from companion.rules.standings import DRAW_RESULT, decide_winners
 
 from .errors import MatchDataError, MatchStateError, PlayerError, RoundError
 

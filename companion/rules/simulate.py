@@ -2,7 +2,8 @@
 
 A match plays one round per double of ``rules.round_doubles(players)`` (highest first), adds
 each round's penalties to the totals, and stops early when ``rules.loss_total`` is set and a
-total passes it. :func:`decide_winners` applies the tie-break; the scorekeeper uses it too.
+total passes it. :func:`decide_winners` applies the tie-break; it lives in :mod:`.standings`, so the
+scorekeeper imports it without the engine.
 """
 
 from __future__ import annotations
@@ -14,9 +15,8 @@ from typing import Any
 
 from .bots import Bot, make_bot
 from .engine import RoundState, new_round, play_out
-from .ruleset import RuleSet, TieBreak
-
-WIN, DRAW_RESULT, SHARED = "win", "draw", "shared"
+from .ruleset import RuleSet
+from .standings import decide_winners
 
 
 @dataclass(frozen=True)
@@ -55,37 +55,6 @@ class MatchResult:
             "losers": list(self.losers),
             "ended_by": self.ended_by,
         }
-
-
-def decide_winners(
-    rules: RuleSet, totals: Sequence[int], round_scores: Sequence[Sequence[int]]
-) -> tuple[list[int], str, str]:
-    """``(winners, result, decided_by)`` for final ``totals`` given each round's scores.
-
-    Lowest total wins. Equal lowest: ``draw`` rules make it a draw; ``zero-rounds`` (pagat)
-    prefers most rounds scored 0, then the lowest non-zero round score, and calls it a draw only
-    if that still ties; ``none`` leaves the tied players sharing first place.
-    """
-    low = min(totals)
-    tied = [i for i, t in enumerate(totals) if t == low]
-    if len(tied) == 1:
-        return tied, WIN, "lowest-total"
-    if rules.tie_break is TieBreak.ZERO_ROUNDS:
-        zeros = {i: sum(1 for r in round_scores if r[i] == 0) for i in tied}
-        most = max(zeros.values())
-        tied = [i for i in tied if zeros[i] == most]
-        if len(tied) == 1:
-            return tied, WIN, "most-zero-rounds"
-        inf = float("inf")
-        lowest = {i: min((r[i] for r in round_scores if r[i] > 0), default=inf) for i in tied}
-        least = min(lowest.values())
-        tied = [i for i in tied if lowest[i] == least]
-        if len(tied) == 1:
-            return tied, WIN, "lowest-non-zero-round"
-        return tied, DRAW_RESULT, "tied"
-    if rules.tie_break is TieBreak.DRAW:
-        return tied, DRAW_RESULT, "tied"
-    return tied, SHARED, "tied"
 
 
 def match_seeds(seed: int, matches: int) -> list[int]:
