@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from companion.cli.main import EXIT_OK, emit
 from companion.rules.errors import ChickenFootError
 from companion.rules.ruleset import RuleSet, get_rules, parse_option
-from companion.rules.tiles import Tile
+from companion.rules.tiles import SETS, Tile
 
 if TYPE_CHECKING:  # numpy and onnxruntime load only when a photo is scored, not for every command
     from vision.images import LoadedImage
@@ -35,6 +35,11 @@ def register(subparsers: Any) -> None:
     p.add_argument("--rules", default=None, metavar="NAME", help="rules preset (penalty of 0-0, set)")
     p.add_argument(
         "--option", action="append", default=[], metavar="K=V", help="rule option, e.g. zero_zero=25"
+    )
+    p.add_argument(
+        "--set", type=int, default=None, choices=SETS, metavar="N", dest="top",
+        help="the tiles are a double-N set: no half is read as more than N pips "
+        "(default: the set the rules fix, if any)",
     )
     p.add_argument(
         "--annotate", metavar="OUT.png", default=None,
@@ -122,7 +127,7 @@ def run(args: argparse.Namespace) -> int:
     # Decode everything first: a bad file fails before any work or output.
     loaded: list[LoadedImage] = [load_image(p, max_side, name=p) for p in args.photos]
     reader = Reader.from_models_dir(models)
-    readings = [reader.read(img, rules) for img in loaded]
+    readings = [reader.read(img, rules, args.top) for img in loaded]
     names = list(args.photos)
     warnings = round_warnings(names, readings, rules)
     written: list[str] = []

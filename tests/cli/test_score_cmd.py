@@ -155,7 +155,14 @@ def test_tile_outside_the_set_is_warned(tmp_path: Path, capsys):
     img.save(photo)
     rows = fm.obb_rows([box], [[0.9, 0.0]], (400, 300), 320)
     models = fm.write_models(tmp_path / "m", rows, values=(10, 4, 0))  # red halves read 10
+    # chickie-sixes fixes the double-6 set, so the reader keeps to it (and flags the unsure read)
     code, out, _ = _run(["score", str(photo), "--json", "--rules", "chickie-sixes",
+                         "--models", str(models)], capsys)
+    assert code == 0
+    tile = json.loads(out)["photos"][0]["tiles"][0]
+    assert max(tile["halves"]) <= 6 and tile["needs_review"]
+    # told the tiles are a double-12 set, it reads 10-10, and says the rules' set has no such tile
+    code, out, _ = _run(["score", str(photo), "--json", "--rules", "chickie-sixes", "--set", "12",
                          "--models", str(models)], capsys)
     assert code == 0
     data = json.loads(out)
@@ -183,3 +190,21 @@ def test_console_entry_point_one_line_error(tmp_path: Path):
     assert proc.returncode == 2 and proc.stdout == ""
     assert len(proc.stderr.strip().splitlines()) == 1
     assert "Traceback" not in proc.stderr
+
+
+def test_score_with_the_set_named_never_reads_more_pips_than_it_has(tmp_path: Path, capsys):
+    pytest.importorskip("onnx", reason="building the test models needs onnx (train extra)")
+    fake = _fake_models()
+    photo, models, _ = fake.scene(tmp_path)
+    # a classifier that reads the blue half as 10: right for a double-12 set, impossible in a double-6
+    fake.write_classifier(models / "half_cls.onnx", 16, (3, 10, 0))
+    code, out, err = _run(["score", str(photo), "--json", "--models", str(models)], capsys)
+    assert code == 0, err
+    assert "3-10" in [t["tile"] for t in json.loads(out)["photos"][0]["tiles"]]
+    code, out, err = _run(["score", str(photo), "--json", "--set", "6", "--models", str(models)], capsys)
+    assert code == 0, err
+    tiles = json.loads(out)["photos"][0]["tiles"]
+    assert len(tiles) == 3 and all(max(t["halves"]) <= 6 for t in tiles)
+    with pytest.raises(SystemExit) as exc:
+        main(["score", str(photo), "--set", "7", "--models", str(models)])
+    assert exc.value.code == 2 and "invalid choice: 7" in capsys.readouterr().err

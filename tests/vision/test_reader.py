@@ -26,6 +26,7 @@ from vision.reader import (
     ReaderConfig,
     as_probabilities,
     assemble,
+    choose_values,
     class_values,
     crop_halves,
     decode_obb,
@@ -324,6 +325,18 @@ def test_assemble_scores_with_the_rules_and_flags_low_confidence():
     empty = assemble(Detections.empty(), np.zeros((0, 13)), values, to_original=1.0,
                      image_size=(10, 10), review_conf=0.6, rules=get_rules())
     assert empty.pips == 0 and empty.penalty == 0 and "no face-up tiles" in empty.warnings[0]
+
+
+
+def test_choose_values_keeps_to_the_set_in_play():
+    values = np.array([0, 1, 10, 11, 12, 2, 3, 4, 5, 6, 7, 8, 9])  # ultralytics' class order
+    probs = np.full((2, 13), 0.01)
+    probs[0, 2], probs[0, 7] = 0.6, 0.3  # half A: 10 likely, 4 next
+    probs[1, 6] = 0.9  # half B: 3
+    assert values[choose_values(probs, values)].tolist() == [10, 3]
+    assert values[choose_values(probs, values, top=12)].tolist() == [10, 3]
+    assert values[choose_values(probs, values, top=6)].tolist() == [4, 3]
+    assert choose_values(np.zeros((0, 13)), values, top=6).shape == (0,)
 
 
 # ----------------------------------------------------------------------------- config

@@ -426,7 +426,7 @@ def _photo_panel(app: App, ms: MatchSession, entry: RoundEntry, i: int, key: str
         app.render()
         try:
             # The reader runs in a worker thread: the page stays responsive meanwhile.
-            reading = await asyncio.to_thread(_read_photo, app, data, ms.match.rules)
+            reading = await asyncio.to_thread(_read_photo, app, data, ms.match.rules, ms.match.set_top)
             state["review"] = from_reading(ms.match.rules, ms.match.set_top, reading, data)
         except Exception as exc:  # ModelError, ImageError (ChickenFootError) or a bad file
             state["error"] = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
@@ -447,8 +447,8 @@ def _photo_panel(app: App, ms: MatchSession, entry: RoundEntry, i: int, key: str
     return ft.Column(parts, spacing=10)
 
 
-def _read_photo(app: App, data: bytes, rules: Any) -> Any:
-    return app.ctx.reader().read(data, rules)
+def _read_photo(app: App, data: bytes, rules: Any, top: int) -> Any:
+    return app.ctx.reader().read(data, rules, top)
 
 
 def _review(app: App, ms: MatchSession, entry: RoundEntry, i: int, review: PhotoReview, state: dict,
