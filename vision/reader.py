@@ -87,6 +87,9 @@ class ReaderConfig:
     #: least this confidence, under ``det_conf``) or small (under ``fine_trigger_px``): windows of
     #: bare table, or of tiles already seen clearly, cost nothing. 0 searches every window.
     fine_seed_conf: float = 0.0
+    #: At most this many windows (those holding the most doubtful detections): a time budget
+    #: for big photos. 0: no limit.
+    fine_max_windows: int = 0
     #: Also classify every half mirrored left-right (a view the classifier was trained on) and
     #: average the two: twice the classifier work for steadier reads.
     cls_mirror: bool = False
@@ -316,10 +319,10 @@ def touches_inner_edge(
     return bad
 
 
-def _any_inside(boxes: np.ndarray, window: tuple[int, int, int, int]) -> bool:
+def _count_inside(boxes: np.ndarray, window: tuple[int, int, int, int]) -> int:
     x0, y0, x1, y1 = window
     cx, cy = boxes[:, 0], boxes[:, 1]
-    return bool(np.any((cx >= x0) & (cx < x1) & (cy >= y0) & (cy < y1)))
+    return int(np.count_nonzero((cx >= x0) & (cx < x1) & (cy >= y0) & (cy < y1)))
 
 
 def merge_detections(parts: Sequence[Detections], iou: float, max_det: int = 300,
@@ -701,8 +704,13 @@ class Reader:
         gain = self.det_imgsz / max(image.size)
         doubtful = seen.boxes[(seen.confidence <= c.det_conf) | (seen.boxes[:, 2] * gain < c.fine_trigger_px)]
         # skip bare table, and tiles the whole-photo pass saw clearly
-        windows = [win for win in grid_windows(image.size, c.fine_grid)
-                   if c.fine_seed_conf <= 0 or not len(seen) or _any_inside(doubtful, win)]
+        windows = grid_windows(image.size, c.fine_grid)
+        if c.fine_seed_conf > 0 and len(seen):
+            count = {win: _count_inside(doubtful, win) for win in windows}
+            windows = [win for win in windows if count[win]]
+            if 0 < c.fine_max_windows < len(windows):
+                keep = set(sorted(windows, key=lambda w: -count[w])[: c.fine_max_windows])
+                windows = [win for win in windows if win in keep]
         for win in windows:
             part = self.detect_window(image, win)
             found.append(part[~touches_inner_edge(part.boxes, win, image.size)])

@@ -542,6 +542,11 @@ def test_small_tile_windows_only_where_the_whole_photo_pass_saw_doubt(tmp_path: 
     assert reader.searched == [w for w in windows if (w[0] <= 800 < w[2] and w[1] <= 600 < w[3])
                                or (w[0] <= 1500 < w[2] and w[1] <= 1100 < w[3])]
     assert 1 < len(reader.searched) < 9
+    # a budget of one window goes where most doubtful tiles are (the two small ones)
+    reader.searched = []
+    reader.config = dataclasses.replace(cfg, fine_max_windows=1)
+    reader.detect(image)
+    assert reader.searched == [windows[-1]]
     reader.searched = []
     reader.config = dataclasses.replace(cfg, fine_seed_conf=0.0)
     reader.detect(image)
