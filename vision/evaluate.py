@@ -197,13 +197,22 @@ class Tally:
     notes: list[str] = field(default_factory=list)
     #: (tile length bucket) -> [true tiles, found, read exactly]; rendered sets only.
     by_length: dict[str, list[int]] = field(default_factory=dict)
+    #: Counted reads that are wrong (misread, or no tile there) and how many of them the reader
+    #: flagged for review; right reads and how many were flagged anyway (the review burden).
+    wrong: int = 0
+    wrong_flagged: int = 0
+    right: int = 0
+    right_flagged: int = 0
 
     def add_tiles(self, pairs: list[tuple[tuple[int, int], tuple[int, int]]], oriented: bool,
-                  n_gt: int, n_pred: int) -> None:
+                  n_gt: int, n_pred: int, flags: list[bool] | None = None,
+                  unmatched_flags: list[bool] | None = None) -> None:
+        """``flags``: needs_review of each pair's read; ``unmatched_flags``: of the reads that
+        matched no true tile (both optional: crops and count-only sources have none)."""
         self.gt_tiles += n_gt
         self.pred_tiles += n_pred
         self.matched += len(pairs)
-        for g, p in pairs:
+        for k, (g, p) in enumerate(pairs):
             hp = half_pairs(g, p, oriented)
             ok = [a == b for a, b in hp]
             self.halves += 2
@@ -211,6 +220,16 @@ class Tally:
             self.exact += all(ok)
             for a, b in hp:
                 self.confusion[(a, b)] += 1
+            if flags is not None:
+                if all(ok):
+                    self.right += 1
+                    self.right_flagged += flags[k]
+                else:
+                    self.wrong += 1
+                    self.wrong_flagged += flags[k]
+        for flagged in unmatched_flags or ():
+            self.wrong += 1
+            self.wrong_flagged += flagged
 
     def add_total(self, true_pips: int, read_pips: int) -> None:
         self.total_photos += 1
@@ -219,7 +238,7 @@ class Tally:
 
     def merge(self, other: Tally) -> None:
         for f in ("photos", "gt_tiles", "pred_tiles", "matched", "exact", "halves", "halves_ok",
-                  "total_photos", "totals_ok", "abs_err"):
+                  "total_photos", "totals_ok", "abs_err", "wrong", "wrong_flagged", "right", "right_flagged"):
             setattr(self, f, getattr(self, f) + getattr(other, f))
         self.confusion.update(other.confusion)
 
@@ -236,6 +255,8 @@ class Tally:
             "half_accuracy": ratio(self.halves_ok, self.halves),
             "exact_tile": ratio(self.exact, self.gt_tiles),
             "exact_of_found": ratio(self.exact, self.matched),
+            "wrong_reads_flagged": ratio(self.wrong_flagged, self.wrong),
+            "right_reads_flagged": ratio(self.right_flagged, self.right),
             "total_exact": ratio(self.totals_ok, self.total_photos),
             "total_mae": ratio(self.abs_err, self.total_photos),
             "total_photos": self.total_photos,
@@ -417,7 +438,7 @@ class Evaluator:
         gt_c = obb_corners([[b.cx, b.cy, b.length, b.width, b.angle] for b in gt_boxes])
         pr_c = obb_corners([[t.box.cx, t.box.cy, t.box.length, t.box.width, t.box.angle] for t in pred])
         pairs = greedy_match(len(gt), len(pred), lambda i, j: polygon_iou(gt_c[i], pr_c[j]))
-        tile_pairs = []
+        tile_pairs, flags = [], []
         t = self.tally(source, mode)
         found = dict(pairs)
         for i, box in enumerate(gt_boxes):
@@ -431,10 +452,13 @@ class Evaluator:
                 if float(np.dot(gu, pu)) < 0:  # the reader's box points the other way: its A is our B
                     p = (p[1], p[0])
                 tile_pairs.append((gt[i], p))
+                flags.append(pred[j].needs_review)
                 row[1] += 1
                 row[2] += p == gt[i]
         t.photos += 1
-        t.add_tiles(tile_pairs, True, len(gt), len(pred))
+        used = set(found.values())
+        t.add_tiles(tile_pairs, True, len(gt), len(pred), flags,
+                    [x.needs_review for j, x in enumerate(pred) if j not in used])
         t.add_total(sum(a + b for a, b in gt), reading.pips)
 
     # -- real
@@ -459,7 +483,9 @@ class Evaluator:
         tile_pairs = [(s.tiles[i], (pred[j].a, pred[j].b)) for i, j in pairs]
         t = self.tally(s.source, mode)
         t.photos += 1
-        t.add_tiles(tile_pairs, False, len(s.tiles), len(pred))
+        used = {j for _, j in pairs}
+        t.add_tiles(tile_pairs, False, len(s.tiles), len(pred), [pred[j].needs_review for _, j in pairs],
+                    [x.needs_review for j, x in enumerate(pred) if j not in used])
         t.add_total(sum(a + b for a, b in s.tiles), sum(x.pips for x in pred_tiles))
 
     def _boxes_aabb(self, s: Sample, img: LoadedImage, mode: str) -> None:
@@ -470,7 +496,9 @@ class Evaluator:
         tile_pairs = [(s.tiles[i], (pred[j].a, pred[j].b)) for i, j in pairs]
         t = self.tally(s.source, mode)
         t.photos += 1
-        t.add_tiles(tile_pairs, False, len(s.tiles), len(pred))
+        used = {j for _, j in pairs}
+        t.add_tiles(tile_pairs, False, len(s.tiles), len(pred), [pred[j].needs_review for _, j in pairs],
+                    [x.needs_review for j, x in enumerate(pred) if j not in used])
         t.add_total(sum(a + b for a, b in s.tiles), reading.pips)
 
     def _poses(self, s: Sample, img: LoadedImage, mode: str) -> None:
@@ -539,7 +567,7 @@ def _pct(v: float | None) -> str:
 
 def table(rows: list[tuple[str, Tally]]) -> str:
     head = (f"{'source':<44} {'imgs':>5} {'tiles':>5} {'read':>5} {'recall':>7} {'prec':>7} "
-            f"{'half':>7} {'exact':>7} {'tot.ok':>7} {'MAE':>6}")
+            f"{'half':>7} {'exact':>7} {'tot.ok':>7} {'MAE':>6} {'flagged wrong/right':>19}")
     lines = [head, "-" * len(head)]
     for label, t in rows:
         f = t.figures()
@@ -547,7 +575,7 @@ def table(rows: list[tuple[str, Tally]]) -> str:
         lines.append(
             f"{label[:44]:<44} {f['photos']:>5} {f['tiles']:>5} {f['read']:>5} {_pct(f['recall']):>7} "
             f"{_pct(f['precision']):>7} {_pct(f['half_accuracy']):>7} {_pct(f['exact_tile']):>7} "
-            f"{_pct(f['total_exact']):>7} {mae}"
+            f"{_pct(f['total_exact']):>7} {mae} {_pct(f['wrong_reads_flagged']):>9} {_pct(f['right_reads_flagged']):>9}"
         )
     return "\n".join(lines)
 

@@ -511,6 +511,22 @@ def test_evaluate_scores_a_rendered_folder_and_skips_absent_realdata(tmp_path: P
     fig = json.loads((tmp_path / "r.json").read_text())["rendered"]
     assert fig["recall"] == 1.0 and fig["precision"] == 1.0
     assert fig["half_accuracy"] == 1.0 and fig["exact_tile"] == 1.0 and fig["total_exact"] == 1.0
+    # the 0-0 (detector score 0.3) was right but flagged; nothing was wrong
+    assert fig["right_reads_flagged"] == pytest.approx(1 / 3) and fig["wrong_reads_flagged"] is None
+    assert "flagged wrong/right" in out
+
+
+def test_tally_counts_how_many_wrong_reads_were_flagged():
+    from vision.evaluate import Tally
+
+    t = Tally("x")
+    t.add_tiles([((3, 4), (3, 4)), ((1, 2), (1, 5)), ((6, 6), (6, 6))], True, 4, 4,
+                flags=[False, True, True], unmatched_flags=[False])
+    f = t.figures()
+    assert (t.wrong, t.wrong_flagged, t.right, t.right_flagged) == (2, 1, 2, 1)
+    assert f["wrong_reads_flagged"] == 0.5 and f["right_reads_flagged"] == 0.5
+    t.add_tiles([((0, 0), (0, 1))], True, 1, 1)  # a crop: no flags, not counted either way
+    assert t.wrong == 2 and t.exact == 2
 
 
 def test_small_tile_windows_only_where_the_whole_photo_pass_saw_doubt(tmp_path: Path):
