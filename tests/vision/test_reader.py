@@ -460,12 +460,14 @@ def test_final_models_read_the_shipped_test_photo_right():
     read = Counter(reading.tile_list)
     # Every labelled tile is found and read exactly ...
     assert not expected - read, f"missed or misread: {sorted(expected - read)}"
-    # ... and at most one extra reading, which the reading itself points out. (The shipped models
-    # read one face-down tile of this photo as a second 0-0: a known limitation, see the docs.)
+    # ... and at most one extra reading, which the reading itself points out: flagged for review
+    # or warned about as read twice. (The shipped models take one face-down tile of this photo
+    # for a tile - 1-0 at confidence 0.33, flagged - a known limitation, see the docs.)
     extra = read - expected
     assert sum(extra.values()) <= 1, f"extra readings: {sorted(extra.elements())}"
     for tile in extra:
-        assert any(w.startswith(f"{tile} read") for w in reading.warnings)
+        assert (any(w.startswith(f"{tile} read") for w in reading.warnings)
+                or all(t.needs_review for t in reading.tiles if t.tile == tile))
     assert reading.pips == label["pips"] + sum(t.pips for t in extra.elements())
     assert reading.penalty == get_rules().penalty(reading.tile_list)
 
