@@ -55,7 +55,7 @@ from companion.rules import ChickenFootError, Tile, get_rules
 from .detections import obb_corners
 from .geometry import OrientedBox
 from .images import ImageError, LoadedImage, load_image
-from .reader import Reader, Reading
+from .reader import Reader, Reading, TileReading
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_REALDATA = ROOT.parent / "shared" / "realdata"
@@ -479,13 +479,7 @@ class Evaluator:
         pred = [t for t in reading.tiles if not s.play_area or in_play_area(t.box, img.original_size)]
         gt_tiles = [Tile(a, b) for a, b in s.tiles]
         pred_tiles = [t.tile for t in pred]
-        pairs = match_by_value(gt_tiles, pred_tiles)
-        tile_pairs = [(s.tiles[i], (pred[j].a, pred[j].b)) for i, j in pairs]
-        t = self.tally(s.source, mode)
-        t.photos += 1
-        used = {j for _, j in pairs}
-        t.add_tiles(tile_pairs, False, len(s.tiles), len(pred), [pred[j].needs_review for _, j in pairs],
-                    [x.needs_review for j, x in enumerate(pred) if j not in used])
+        t = self._add_reads(s, mode, pred, match_by_value(gt_tiles, pred_tiles))
         t.add_total(sum(a + b for a, b in s.tiles), sum(x.pips for x in pred_tiles))
 
     def _boxes_aabb(self, s: Sample, img: LoadedImage, mode: str) -> None:
@@ -493,13 +487,19 @@ class Evaluator:
         pred = list(reading.tiles)
         pred_boxes = [t.box.aabb() for t in pred]
         pairs = greedy_match(len(s.boxes), len(pred), lambda i, j: aabb_iou(s.boxes[i], pred_boxes[j]))
-        tile_pairs = [(s.tiles[i], (pred[j].a, pred[j].b)) for i, j in pairs]
+        t = self._add_reads(s, mode, pred, pairs)
+        t.add_total(sum(a + b for a, b in s.tiles), reading.pips)
+
+    def _add_reads(self, s: Sample, mode: str, pred: list[TileReading], pairs: list[tuple[int, int]]) -> Tally:
+        """One photo's reads, paired (true index, read index) without orientation, into its tally,
+        with each read's review flag."""
         t = self.tally(s.source, mode)
         t.photos += 1
         used = {j for _, j in pairs}
-        t.add_tiles(tile_pairs, False, len(s.tiles), len(pred), [pred[j].needs_review for _, j in pairs],
+        t.add_tiles([(s.tiles[i], (pred[j].a, pred[j].b)) for i, j in pairs], False, len(s.tiles), len(pred),
+                    [pred[j].needs_review for _, j in pairs],
                     [x.needs_review for j, x in enumerate(pred) if j not in used])
-        t.add_total(sum(a + b for a, b in s.tiles), reading.pips)
+        return t
 
     def _poses(self, s: Sample, img: LoadedImage, mode: str) -> None:
         reading = self._read(img)
