@@ -246,3 +246,38 @@ def test_new_match_screen_handlers(app: App) -> None:
     m = app.ctx.store.all()[0]
     assert m.players == ("Ann", "Bea", "Cy") and m.rules.name == "pagat" and m.rules.zero_zero == 25
     assert app.page.pushed[-1] == f"/match/{m.id}/brief"
+
+
+def test_photo_review_shows_candidates_grey_and_counts_one_on_request(app: App) -> None:
+    """A photo reading with an uncounted candidate: the screen says so, the penalty leaves it
+    out, and selecting it offers to count it (the reading itself comes from the reader, tested
+    in tests/vision; here it is the review object the screen shows)."""
+    import io
+
+    from PIL import Image
+
+    from companion.app.photo_review import PhotoReview, ReadTile
+    from companion.rules import Tile
+
+    m = app.ctx.store.create(["Ann", "Bob"], "double-chicken-foot", {"match_length": "single"})
+    buf = io.BytesIO()
+    Image.new("RGB", (300, 100), (20, 90, 40)).save(buf, format="PNG")
+    square = ((10.0, 10.0), (90.0, 10.0), (90.0, 50.0), (10.0, 50.0))
+    review = PhotoReview(m.rules, m.set_top, [
+        ReadTile(Tile(3, 4), 0.95, square),
+        ReadTile(Tile(5, 6), 0.2, tuple((x + 150, y) for x, y in square), "candidate", True),
+    ], (300, 100), buf.getvalue())
+    okey = f"open:{m.id}:new"
+    app.drafts[okey] = (0, "photo")
+    app.drafts[f"{okey}:photo:0"] = {"review": review, "busy": False, "error": None, "selected": None,
+                                     "adding": False}
+    texts = _go(app, f"/match/{m.id}/round")
+    assert "Penalty from this photo: 7" in texts
+    assert any(t.startswith("1 possible tile(s) in grey are not counted") for t in texts)
+    _click(app, "2: 5-6? (not counted)")
+    assert "Count it as 5-6" in _texts(app.page.controls)
+    _click(app, "Count it as 5-6")
+    texts = _texts(app.page.controls)
+    assert "Penalty from this photo: 18" in texts and not any("in grey" in t for t in texts)
+    _click(app, "Use these tiles (18 points)")
+    assert app.ctx.drafts[f"{m.id}:new"][1].penalty(0) == 18
