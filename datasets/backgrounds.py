@@ -113,8 +113,31 @@ def _laminate(rng: np.random.Generator, w: int, h: int) -> np.ndarray:
     return base * (0.8 + 0.3 * yy) + rng.normal(0, 1.5, (h, w, 1)).astype(np.float32)
 
 
+def _marble(rng: np.random.Generator, w: int, h: int) -> np.ndarray:
+    """Stone or marble counter tops: pale, cloudy, with dark thin veins that cross tiles' edges
+    and look like dividers or pip rows to a detector trained on plain tables."""
+    base = rng.uniform(170, 240) * np.ones(3, np.float32) + rng.normal(0, 12, 3).astype(np.float32)
+    cloud = _smooth_noise(rng, w, h, int(rng.integers(3, 9)))[..., None]
+    img = Image.fromarray(np.clip(base * (0.85 + 0.25 * cloud), 0, 255).astype(np.uint8), "RGB")
+    d = ImageDraw.Draw(img)
+    vein = tuple(int(c) for c in np.clip(base * rng.uniform(0.25, 0.7), 0, 255))
+    for _ in range(int(rng.integers(3, 12))):
+        x, y = rng.uniform(0, w), rng.uniform(0, h)
+        a = rng.uniform(0, 2 * math.pi)
+        pts = [(x, y)]
+        for _k in range(int(rng.integers(4, 14))):
+            a += rng.normal(0, 0.5)
+            step = rng.uniform(0.03, 0.12) * max(w, h)
+            x, y = x + step * math.cos(a), y + step * math.sin(a)
+            pts.append((x, y))
+        d.line(pts, fill=vein, width=int(rng.integers(1, 4)))
+    img = img.filter(ImageFilter.GaussianBlur(rng.uniform(0.3, 1.2)))
+    return np.asarray(img, np.float32) + rng.normal(0, 2, (h, w, 1)).astype(np.float32)
+
+
 def make_background(rng: np.random.Generator, w: int, h: int, kind: str | None = None) -> Image.Image:
-    """A ``w`` x ``h`` RGB table surface of a random (or given) kind."""
+    """A ``w`` x ``h`` RGB table surface of a random (or given) kind (``marble`` only when asked:
+    it came later, and ``KINDS`` fixes the draw for earlier seeds)."""
     kind = kind or KINDS[int(rng.integers(len(KINDS)))]
     sw, sh = max(8, w // 2), max(8, h // 2)
     maker = {
@@ -125,6 +148,7 @@ def make_background(rng: np.random.Generator, w: int, h: int, kind: str | None =
         "print": lambda: _print(rng, sw, sh),
         "paper": lambda: _paper(rng, sw, sh),
         "laminate": lambda: _laminate(rng, sw, sh),
+        "marble": lambda: _marble(rng, sw, sh),
     }[kind]
     arr = np.clip(maker(), 0, 255).astype(np.uint8)
     img = Image.fromarray(arr, "RGB").resize((w, h), Image.Resampling.BILINEAR)

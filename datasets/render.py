@@ -23,7 +23,7 @@ import json
 import math
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -63,6 +63,10 @@ class TileStyle:
     spinner: bool
     divider_len: float
     divider_w: float
+    # printed backs (hard cases): 0 plain, 1 logo with a row of dots, 2 dot grid, 3 stripes,
+    # 4 emblem ring; see _draw_back
+    back_print: int = 0
+    back_ink: tuple[int, int, int] = (40, 40, 40)
 
 
 def make_style(rng: np.random.Generator) -> TileStyle:
@@ -170,6 +174,11 @@ class SceneConfig:
     uniform_values: bool = False  # halves uniform over 0..max_value (for classifier crops)
     perspective: bool = True  # camera tilt and keystone; off gives exact rectangles (tests)
     photometric: bool = True  # light, glare, blur, noise, grayscale, mirroring
+    # Hard cases seen in real photos: a boneyard of face-down tiles with printed backs (logos,
+    # dot rows), stone counter tops with veins, hands at the edge, close-ups of a few tiles that
+    # fill the frame. Off, a seed renders exactly as before this option existed (its draws come
+    # from their own stream).
+    hard_cases: bool = False
 
 
 # ---------------------------------------------------------------- geometry helpers
@@ -443,6 +452,9 @@ def _draw_tile(d: ImageDraw.ImageDraw, p: Placement, style: TileStyle, ln: float
     inner = _rounded(ln - 2 * bw, wd - 2 * bw, max(0.5, style.corner * wd - bw))
     d.polygon(_to_canvas(inner, p.cx, p.cy, p.angle, st), fill=body)
     if not p.face_up:
+        if style.back_print:
+            _draw_back(d, p, style, ln, wd, rng)
+            return
         if rng.random() < 0.3:  # some backs carry a printed mark
             r = wd * 0.15
             c = (p.cx, p.cy)
@@ -471,6 +483,71 @@ def _draw_tile(d: ImageDraw.ImageDraw, p: Placement, style: TileStyle, ln: float
                 d.ellipse((cx - r2 + rad * 0.1, cy - r2y + ry * 0.1, cx + r2 + rad * 0.1, cy + r2y + ry * 0.1), fill=col)
             else:
                 d.ellipse((cx - rad, cy - ry, cx + rad, cy + ry), fill=col)
+
+
+def _draw_back(d: ImageDraw.ImageDraw, p: Placement, style: TileStyle, ln: float, wd: float,
+               rng: np.random.Generator) -> None:
+    """A printed back: brand logos and dot rows are what real detectors took for faces."""
+    ink, kind, st = style.back_ink, style.back_print, p.stretch
+
+    def poly(pts: list[tuple[float, float]]) -> None:
+        d.polygon(_to_canvas(np.array(pts), p.cx, p.cy, p.angle, st), fill=ink)
+
+    def dot(x: float, y: float, r: float) -> None:
+        (cx, cy), = _to_canvas(np.array([[x, y]]), p.cx, p.cy, p.angle, st)
+        d.ellipse((cx - r, cy - r * st, cx + r, cy + r * st), fill=ink)
+
+    if kind == 1:  # two to four blocky glyphs along the tile, a row of small dots under them
+        n = int(rng.integers(2, 5))
+        gw = ln * 0.7 / n
+        for k in range(n):
+            x0 = -ln * 0.35 + k * gw
+            pts = [(x0 + gw * rng.uniform(0.1, 0.9), -wd * rng.uniform(0.05, 0.3)) for _ in range(int(rng.integers(4, 7)))]
+            pts.sort(key=lambda q: math.atan2(q[1] + wd * 0.17, q[0] - x0 - gw / 2))
+            poly(pts)
+        m = int(rng.integers(3, 7))
+        for k in range(m):
+            dot(-ln * 0.3 + k * ln * 0.6 / max(1, m - 1), wd * 0.25, wd * 0.05)
+    elif kind == 2:  # all-over dot grid
+        r = wd * rng.uniform(0.04, 0.08)
+        for x in np.linspace(-ln * 0.4, ln * 0.4, int(rng.integers(4, 9))):
+            for y in np.linspace(-wd * 0.3, wd * 0.3, int(rng.integers(2, 5))):
+                dot(float(x), float(y), r)
+    elif kind == 3:  # stripes along the tile (never one bar across the middle: that is a 0-0 face)
+        bw = max(1.0, wd * rng.uniform(0.02, 0.06))
+        for y in np.linspace(-wd * 0.3, wd * 0.3, int(rng.integers(2, 5))):
+            poly([(-ln * 0.42, y - bw), (ln * 0.42, y - bw), (ln * 0.42, y + bw), (-ln * 0.42, y + bw)])
+    else:  # an emblem ring with dots round it
+        r_out, r_in = wd * 0.32, wd * rng.uniform(0.18, 0.26)
+        ring = [(r_out * math.cos(a), r_out * math.sin(a)) for a in np.linspace(0, 2 * math.pi, 24)]
+        poly(ring)
+        hole = [(r_in * math.cos(a), r_in * math.sin(a)) for a in np.linspace(0, 2 * math.pi, 24)]
+        d.polygon(_to_canvas(np.array(hole), p.cx, p.cy, p.angle, st), fill=style.back)
+        for s_ in (-1.0, 1.0):
+            for k in range(int(rng.integers(0, 4))):
+                dot(s_ * ln * (0.25 + 0.07 * k), 0.0, wd * 0.05)
+
+
+def _draw_hand(d: ImageDraw.ImageDraw, rng: np.random.Generator, cw: int, ch: int, ln: float) -> None:
+    """Fingers reaching in from an edge: skin tones, rounded, about a tile wide."""
+    skin = [(224, 172, 140), (198, 134, 96), (141, 85, 56), (90, 56, 37), (240, 200, 170)]
+    col = tuple(int(np.clip(c * rng.uniform(0.85, 1.1), 0, 255)) for c in skin[int(rng.integers(len(skin)))])
+    side = int(rng.integers(4))
+    t = rng.uniform(0.1, 0.9)
+    base = [(t * cw, 0.0), (cw, t * ch), (t * cw, float(ch)), (0.0, t * ch)][side]
+    inward = [math.pi / 2, math.pi, -math.pi / 2, 0.0][side] + rng.normal(0, 0.3)
+    u = np.array([math.cos(inward), math.sin(inward)])
+    v = np.array([-u[1], u[0]])
+    fw = ln * rng.uniform(0.3, 0.45)
+    palm = np.array(base) - u * ln * 0.3
+    for k in range(int(rng.integers(1, 5))):
+        start = palm + v * fw * (k - 1.5) * 1.05
+        end = start + u * ln * rng.uniform(0.8, 1.6)
+        for q in np.linspace(0, 1, 8):
+            c = start + (end - start) * q
+            d.ellipse((c[0] - fw / 2, c[1] - fw / 2, c[0] + fw / 2, c[1] + fw / 2), fill=col)
+    r = ln * 0.9
+    d.ellipse((palm[0] - r, palm[1] - r, palm[0] + r, palm[1] + r), fill=col)
 
 
 def _homography(src: np.ndarray, dst: np.ndarray) -> np.ndarray:
@@ -521,11 +598,21 @@ def render_scene(rng: np.random.Generator, cfg: SceneConfig) -> tuple[Image.Imag
     else:
         lo, hi = cfg.tile_frac
         ln_out = math.exp(rng.uniform(math.log(lo), math.log(hi))) * max(w, h)
+    neg = np.random.default_rng(int(rng.integers(2**62))) if cfg.hard_cases else None
+    close_up = neg is not None and neg.random() < 0.12
+    if close_up:  # one to a few tiles filling the frame: a player settling an argument
+        ln_out = neg.uniform(0.3, 0.7) * max(w, h)
     style = make_style(rng)
     ln = ln_out * SS
     wd = ln * style.aspect
 
-    canvas = make_background(rng, cw, ch)
+    if neg is not None:
+        style = replace(style, back_print=int(neg.choice(5, p=[0.15, 0.3, 0.1, 0.15, 0.3])),
+                        back_ink=tuple(int(c) for c in neg.integers(0, 256, 3)) if neg.random() < 0.5
+                        else (int(neg.uniform(10, 60)),) * 3)
+        if style.back == style.body and neg.random() < 0.5:
+            style = replace(style, back=tuple(int(c) for c in neg.integers(0, 256, 3)))
+    canvas = make_background(rng, cw, ch, "marble" if neg is not None and neg.random() < 0.3 else None)
     board = _Board(region, tol=-0.5)
     if rng.random() < 0.5:
         for outline in draw_clutter(rng, canvas, int(rng.integers(1, 6)), ln):
@@ -561,6 +648,11 @@ def render_scene(rng: np.random.Generator, cfg: SceneConfig) -> tuple[Image.Imag
     n_down = int(rng.integers(1, 7)) if rng.random() < 0.35 else 0
     before = len(placements)
     _layout_scatter(rng, board, placements, lo_pt, hi_pt, ln, wd, n_down)
+    if neg is not None and not close_up and neg.random() < 0.6:  # the boneyard: a heap of face-down tiles in one patch
+        c0 = lo_pt + neg.random(2) * (hi_pt - lo_pt)
+        half = np.array([ln, ln]) * neg.uniform(1.2, 3.0)
+        _layout_scatter(neg, board, placements, np.maximum(lo_pt, c0 - half), np.minimum(hi_pt, c0 + half),
+                        ln, wd, int(neg.integers(3, 19)))
     for p in placements[before:]:
         p.face_up = False
 
@@ -584,6 +676,8 @@ def render_scene(rng: np.random.Generator, cfg: SceneConfig) -> tuple[Image.Imag
                              mask.point(lambda v: int(v * shadow_k)))
 
     draw = ImageDraw.Draw(canvas)
+    if neg is not None and neg.random() < 0.25:
+        _draw_hand(draw, neg, cw, ch, ln)
     # far tiles first so nearer tiles' sides overlap them, as in the photo
     for p in sorted(placements, key=lambda t: t.cy):
         _draw_tile(draw, p, style, ln, wd, side_off, rng)
@@ -664,7 +758,7 @@ def obb_label_lines(labels: list[TileLabel], w: int, h: int) -> list[str]:
 
 
 def render_dataset(out: Path, count: int, seed: int, val_frac: float = 0.1, max_value: int = 12,
-                   long_side: int = 480, log_every: int = 0) -> dict[str, int]:
+                   long_side: int = 480, log_every: int = 0, hard_cases: bool = False) -> dict[str, int]:
     """Write ``count`` images (the last ``val_frac`` of them as the val split)."""
     out = Path(out)
     n_val = max(1, round(count * val_frac)) if count > 1 else 0
@@ -678,7 +772,7 @@ def render_dataset(out: Path, count: int, seed: int, val_frac: float = 0.1, max_
         rng = np.random.default_rng([seed, i])
         w, h = _SIZES[int(rng.integers(len(_SIZES)))]
         k = long_side / 480
-        cfg = SceneConfig(width=int(w * k), height=int(h * k), max_value=max_value)
+        cfg = SceneConfig(width=int(w * k), height=int(h * k), max_value=max_value, hard_cases=hard_cases)
         img, labels = render_scene(rng, cfg)
         name = f"{seed}_{i:06d}"
         img.save(out / "images" / split / f"{name}.jpg", quality=int(rng.integers(35, 96)))
@@ -704,10 +798,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--val-frac", type=float, default=0.1)
     ap.add_argument("--max-value", type=int, default=12, choices=range(6, MAX_VALUE + 1), metavar="6..18")
     ap.add_argument("--long-side", type=int, default=480)
+    ap.add_argument("--hard-cases", action="store_true",
+                    help="add boneyards of printed backs, stone tops, hands and close-ups (see SceneConfig)")
     args = ap.parse_args(argv)
     t0 = time.time()
     stats = render_dataset(args.out, args.count, args.seed, args.val_frac, args.max_value, args.long_side,
-                           log_every=max(1, args.count // 10))
+                           log_every=max(1, args.count // 10), hard_cases=args.hard_cases)
     dt = time.time() - t0
     print(json.dumps({**stats, "seconds": round(dt, 1), "ms_per_image": round(1000 * dt / max(1, args.count))}))
     return 0

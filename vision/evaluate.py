@@ -594,14 +594,15 @@ def confusion_table(conf: Counter[tuple[int, int]], title: str) -> str:
     return "\n".join(lines)
 
 
-def render_validation(seed: int, count: int, max_value: int, out: Path, long_side: int = 1280) -> Path:
+def render_validation(seed: int, count: int, max_value: int, out: Path, long_side: int = 1280,
+                      hard_cases: bool = False) -> Path:
     """Render a validation set with the project's renderer (a separate process: it is data
     making, not reading). The scenes are the training scenes' layouts; 1280 px on the long side
     gives tiles of 38-384 px, as in phone photos (at the detector's 480 px training size the
     smallest tiles are 14 px long, with pips of a pixel or two)."""
     cmd = [sys.executable, "-m", "datasets.render", "--out", str(out), "--count", str(count),
            "--seed", str(seed), "--val-frac", "1.0", "--max-value", str(max_value),
-           "--long-side", str(long_side)]
+           "--long-side", str(long_side)] + (["--hard-cases"] if hard_cases else [])
     subprocess.run(cmd, cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
     return out
 
@@ -625,6 +626,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--render-count", type=int, default=200, help="images to render when no --rendered")
     ap.add_argument("--render-seed", type=int, default=DEFAULT_RENDER_SEED)
     ap.add_argument("--render-long-side", type=int, default=1280, help="long side of rendered images")
+    ap.add_argument("--render-hard-cases", action="store_true",
+                    help="render with boneyards of printed backs, stone tops, hands and close-ups (datasets.render)")
     ap.add_argument("--keep-rendered", action="store_true", help="keep the rendered set")
     ap.add_argument("--limit", type=int, default=None, help="score at most this many rendered images")
     ap.add_argument("--realdata", type=Path, default=None, help=f"default {DEFAULT_REALDATA}")
@@ -657,9 +660,10 @@ def main(argv: list[str] | None = None) -> int:
                 return 2
             folder = cleanup = Path(tempfile.mkdtemp(prefix="cf-eval-render-"))
             print(f"rendering {args.render_count} validation images, seed {args.render_seed}, "
-                  f"long side {args.render_long_side} -> {folder}")
+                  f"long side {args.render_long_side}"
+                  f"{', hard cases' if args.render_hard_cases else ''} -> {folder}")
             render_validation(args.render_seed, args.render_count, reader.config.max_value, folder,
-                              args.render_long_side)
+                              args.render_long_side, args.render_hard_cases)
         n = ev.rendered(folder, args.limit)
         rt = ev.tallies.get(("rendered", "colour"), Tally("rendered"))
         print(f"\n== Rendered validation ({n} images)")

@@ -96,6 +96,9 @@ class ReaderConfig:
     #: A tile read 0-0 whose middle shows no divider (relative contrast below this) is a
     #: face-down tile: blank backs look like 0-0 to the half reader. 0 turns the check off.
     blank_divider_min: float = 0.09
+    #: Drop a detection that sits on a surer, longer tile (its length under this share of the
+    #: other's): see :func:`drop_contained`. 0 keeps them.
+    contain_ratio: float = 0.0
     threads: int = 2
     #: Detector class that means "face-up tile"; every other class (e.g. "back") is not counted.
     tile_class: int = 0
@@ -336,6 +339,27 @@ def merge_detections(parts: Sequence[Detections], iou: float, max_det: int = 300
     cls = np.concatenate([p.class_id for p in parts])
     keep = nms_rotated(boxes, conf, iou, max_det, fast=fast)
     return Detections(boxes[keep], conf[keep], cls[keep])
+
+
+def drop_contained(dets: Detections, ratio: float) -> Detections:
+    """Tiles lie flat and never overlap, so a detection whose centre lies on a surer tile that is
+    much longer (its length under ``ratio`` of the other's) is a pip, a glyph or a half of that
+    tile, not a tile of its own. ``ratio`` 0 keeps everything."""
+    n = len(dets)
+    if ratio <= 0 or n < 2:
+        return dets
+    b = dets.boxes.astype(np.float64)
+    cos, sin = np.cos(b[:, 4]), np.sin(b[:, 4])
+    dx = b[None, :, 0] - b[:, None, 0]  # [i, j]: centre of j seen from box i
+    dy = b[None, :, 1] - b[:, None, 1]
+    along = np.abs(dx * cos[:, None] + dy * sin[:, None])
+    across = np.abs(-dx * sin[:, None] + dy * cos[:, None])
+    on = (along < b[:, None, 2] / 2) & (across < b[:, None, 3] / 2)
+    smaller = b[None, :, 2] < ratio * b[:, None, 2]
+    surer = dets.confidence[:, None] > dets.confidence[None, :]
+    inside = on & smaller & surer
+    np.fill_diagonal(inside, False)
+    return dets[~inside.any(axis=0)]
 
 
 # --------------------------------------------------------------------------- 4. crops
@@ -699,7 +723,7 @@ class Reader:
         seen = self.detect_window(image, conf=seed)
         dets = seen[seen.confidence > c.det_conf] if len(seen) else seen
         if not self.needs_fine_pass(dets, image.size):
-            return dets
+            return drop_contained(dets, c.contain_ratio)
         found = [dets]
         gain = self.det_imgsz / max(image.size)
         doubtful = seen.boxes[(seen.confidence <= c.det_conf) | (seen.boxes[:, 2] * gain < c.fine_trigger_px)]
@@ -714,7 +738,8 @@ class Reader:
         for win in windows:
             part = self.detect_window(image, win)
             found.append(part[~touches_inner_edge(part.boxes, win, image.size)])
-        return merge_detections(found, self.config.det_iou, self.config.max_det, self.config.fast_nms)
+        merged = merge_detections(found, self.config.det_iou, self.config.max_det, self.config.fast_nms)
+        return drop_contained(merged, c.contain_ratio)
 
     def classify(self, batch: np.ndarray) -> np.ndarray:
         if not len(batch):

@@ -31,6 +31,7 @@ from vision.reader import (
     crop_halves,
     decode_obb,
     divider_contrast,
+    drop_contained,
     grid_windows,
     letterbox,
     letterbox_geometry,
@@ -200,6 +201,22 @@ def test_boxes_cut_by_an_inner_window_edge_are_dropped_and_passes_merge():
 
 
 # ----------------------------------------------------------------------------- detections
+def test_a_detection_on_a_surer_longer_tile_is_dropped():
+    big = OrientedBox(200, 200, 160, 80, 0.5)
+    u, _ = big.axes()
+    pip = OrientedBox(200 + 40 * u[0], 200 + 40 * u[1], 30, 15, 0.0)  # on the tile, a fifth as long
+    apart = OrientedBox(400, 400, 30, 15, 0.0)  # as small, but on bare table
+    neighbour = OrientedBox(200, 265, 150, 75, 0.5)  # touching tile side by side: centre off the box
+    dets = Detections.from_boxes([big, pip, apart, neighbour], [0.9, 0.5, 0.5, 0.8])
+    kept = drop_contained(dets, 0.6)
+    assert sorted(kept.confidence.tolist()) == pytest.approx([0.5, 0.8, 0.9])
+    assert kept.boxes[:, 0].tolist() == pytest.approx([200, 400, 200])
+    # a surer small read keeps its place (the big box may be the mistake); ratio 0 keeps all
+    sure_pip = Detections.from_boxes([big, pip], [0.6, 0.9])
+    assert len(drop_contained(sure_pip, 0.6)) == 2
+    assert len(drop_contained(dets, 0.0)) == 4
+
+
 def test_detections_validate_their_arrays():
     d = Detections(np.array([[1, 2, 30, 10, 0.5], [5, 5, 20, 8, 0]]), [0.5, 0.9], [0, 1])
     assert len(d) == 2 and d.boxes.dtype == np.float32 and d.class_id.dtype == np.int64

@@ -87,26 +87,45 @@ def test_box_corners_match_label_quad_and_half_a_end() -> None:
     assert seen > 10
 
 
-def test_labelled_values_match_the_pixels() -> None:
+def test_labelled_values_match_the_pixels(hard_cases: bool = False) -> None:
     """Cut tiles with the reader's own geometry: a blank half is plain, its partner with
     many pips is not; so values, half order and rectify/split_halves agree."""
     checked = agree = 0
     for seed in range(40):
         img, labels = _scene(seed, width=640, height=480, tile_px=(90.0, 140.0), perspective=False,
-                             photometric=False)
+                             photometric=False, hard_cases=hard_cases)
         for t in labels:
             if (t.a == 0) == (t.b == 0) or max(t.a, t.b) < 4:
                 continue
             ha, hb = split_halves(rectify(img, t.box(), size=64, pad=0.0))
-
-            def busy(h: Image.Image) -> float:
-                return float(np.asarray(h.convert("L"), np.float32)[12:52, 12:52].std())
-
             blank, full = (ha, hb) if t.a == 0 else (hb, ha)
             checked += 1
-            agree += busy(blank) < busy(full)
+            agree += _busy(blank) < _busy(full)
     assert checked >= 8
     assert agree / checked >= 0.9
+
+
+def test_hard_cases_are_deterministic_and_leave_labelled_tiles_readable() -> None:
+    """Boneyards, printed backs, stone tops and hands are drawn around the labelled tiles, never
+    over them: blank halves stay plain beside full ones, as without the option."""
+    a_img, a_lab = _scene(7, hard_cases=True)
+    b_img, b_lab = _scene(7, hard_cases=True)
+    assert a_img.tobytes() == b_img.tobytes() and a_lab == b_lab
+    test_labelled_values_match_the_pixels(hard_cases=True)
+
+
+def test_hard_cases_option_changes_only_its_own_datasets(tmp_path: Path) -> None:
+    render_dataset(tmp_path / "plain", 4, seed=3, val_frac=0.25)
+    render_dataset(tmp_path / "plain2", 4, seed=3, val_frac=0.25, hard_cases=False)
+    render_dataset(tmp_path / "neg", 4, seed=3, val_frac=0.25, hard_cases=True)
+    for img in sorted((tmp_path / "plain" / "images").glob("*/*.jpg")):
+        rel = img.relative_to(tmp_path / "plain")
+        assert img.read_bytes() == (tmp_path / "plain2" / rel).read_bytes()
+        assert img.read_bytes() != (tmp_path / "neg" / rel).read_bytes()
+
+
+def _busy(h: Image.Image) -> float:
+    return float(np.asarray(h.convert("L"), np.float32)[12:52, 12:52].std())
 
 
 def test_blank_halves_and_double_blank_are_common(tmp_path: Path) -> None:
