@@ -490,8 +490,8 @@ def _draw_back(d: ImageDraw.ImageDraw, p: Placement, style: TileStyle, ln: float
     """A printed back: brand logos and dot rows are what real detectors took for faces."""
     ink, kind, st = style.back_ink, style.back_print, p.stretch
 
-    def poly(pts: list[tuple[float, float]]) -> None:
-        d.polygon(_to_canvas(np.array(pts), p.cx, p.cy, p.angle, st), fill=ink)
+    def poly(pts: list[tuple[float, float]], fill: tuple[int, int, int] = ink) -> None:
+        d.polygon(_to_canvas(np.array(pts), p.cx, p.cy, p.angle, st), fill=fill)
 
     def dot(x: float, y: float, r: float) -> None:
         (cx, cy), = _to_canvas(np.array([[x, y]]), p.cx, p.cy, p.angle, st)
@@ -522,7 +522,7 @@ def _draw_back(d: ImageDraw.ImageDraw, p: Placement, style: TileStyle, ln: float
         ring = [(r_out * math.cos(a), r_out * math.sin(a)) for a in np.linspace(0, 2 * math.pi, 24)]
         poly(ring)
         hole = [(r_in * math.cos(a), r_in * math.sin(a)) for a in np.linspace(0, 2 * math.pi, 24)]
-        d.polygon(_to_canvas(np.array(hole), p.cx, p.cy, p.angle, st), fill=style.back)
+        poly(hole, style.back)
         for s_ in (-1.0, 1.0):
             for k in range(int(rng.integers(0, 4))):
                 dot(s_ * ln * (0.25 + 0.07 * k), 0.0, wd * 0.05)
