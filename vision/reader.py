@@ -717,13 +717,17 @@ class Reader:
 
     def detect(self, image: Image.Image) -> Detections:
         """Tile (and back) detections in ``image`` pixels: a whole-photo pass, plus a windowed
-        pass when the tiles are too small for the detector's input size."""
+        pass when the tiles are too small for the detector's input size; reads sitting on a
+        surer, longer tile are dropped (``contain_ratio``)."""
+        return drop_contained(self._detect_passes(image), self.config.contain_ratio)
+
+    def _detect_passes(self, image: Image.Image) -> Detections:
         c = self.config
         seed = c.fine_seed_conf if 0 < c.fine_seed_conf < c.det_conf else c.det_conf
         seen = self.detect_window(image, conf=seed)
         dets = seen[seen.confidence > c.det_conf] if len(seen) else seen
         if not self.needs_fine_pass(dets, image.size):
-            return drop_contained(dets, c.contain_ratio)
+            return dets
         found = [dets]
         gain = self.det_imgsz / max(image.size)
         doubtful = seen.boxes[(seen.confidence <= c.det_conf) | (seen.boxes[:, 2] * gain < c.fine_trigger_px)]
@@ -738,8 +742,7 @@ class Reader:
         for win in windows:
             part = self.detect_window(image, win)
             found.append(part[~touches_inner_edge(part.boxes, win, image.size)])
-        merged = merge_detections(found, self.config.det_iou, self.config.max_det, self.config.fast_nms)
-        return drop_contained(merged, c.contain_ratio)
+        return merge_detections(found, self.config.det_iou, self.config.max_det, self.config.fast_nms)
 
     def classify(self, batch: np.ndarray) -> np.ndarray:
         if not len(batch):
