@@ -90,6 +90,13 @@ class ReaderConfig:
     #: At most this many windows (those holding the most doubtful detections): a time budget
     #: for big photos. 0: no limit.
     fine_max_windows: int = 0
+    #: How the small-tile pass searches: "windows" (the grid above) or "zoom": the whole photo
+    #: once more at ``z`` times the detector's input size, ``z`` (``fine_min_zoom`` to
+    #: ``fine_grid``) the least that lifts the median tile to ``fine_trigger_px``. A zoom is one
+    #: run, with no overlaps to pay for and no tile cut at a window edge, and its cost follows
+    #: the tiles' size, not the photo's; it needs a detector exported with dynamic shape.
+    fine_mode: str = "windows"
+    fine_min_zoom: float = 2.0
     #: Also classify every half mirrored left-right (a view the classifier was trained on) and
     #: average the two: twice the classifier work for steadier reads.
     cls_mirror: bool = False
@@ -103,6 +110,10 @@ class ReaderConfig:
     #: Detector class that means "face-up tile"; every other class (e.g. "back") is not counted.
     tile_class: int = 0
     extra: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.fine_mode not in ("windows", "zoom"):
+            raise ValueError(f"fine_mode must be 'windows' or 'zoom', not {self.fine_mode!r}")
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> ReaderConfig:
@@ -660,6 +671,9 @@ class Reader:
         opts.inter_op_num_threads = 1
         opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
         opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        # No busy-waiting: each session's pool thread otherwise spins on after its run and takes
+        # a core from the other model (and from decoding), which doubled a 640x480 read here.
+        opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
         opts.log_severity_level = 3
         sessions = []
         for fname in (config.detector, config.classifier):
@@ -706,6 +720,25 @@ class Reader:
         boxes[:, 1] += window[1]
         return Detections(boxes, dets.confidence, dets.class_id)
 
+    def zoom_factor(self, seen: Detections, gain: float) -> float:
+        """The least zoom (``fine_min_zoom`` to ``fine_grid``) at which the median tile seen
+        reaches ``fine_trigger_px``."""
+        top = max(2.0, float(self.config.fine_grid))
+        if not len(seen):
+            return top
+        median = float(np.median(seen.boxes[:, 2])) * gain
+        return float(np.clip(self.config.fine_trigger_px / max(median, 1e-6), self.config.fine_min_zoom, top))
+
+    def detect_zoomed(self, image: Image.Image, zoom: float) -> Detections:
+        """Detections from one pass over the whole photo at ``zoom`` x the detector's input size
+        (never more than the photo's own pixels)."""
+        stride = self.det_stride or 32
+        size = min(math.ceil(self.det_imgsz * zoom / stride) * stride, max(image.size))
+        tensor, lb = letterbox(image, size, self.det_stride)
+        raw = self.detector.run(None, {self._det_input: tensor})[0]
+        c = self.config
+        return unletterbox(decode_obb(raw, c.det_conf, c.det_iou, c.max_det, fast_nms=c.fast_nms), lb)
+
     def needs_fine_pass(self, dets: Detections, size: tuple[int, int]) -> bool:
         grid, long_side = self.config.fine_grid, max(size)
         if grid <= 1 or long_side < 2.0 * self.det_imgsz:
@@ -730,6 +763,9 @@ class Reader:
             return dets
         found = [dets]
         gain = self.det_imgsz / max(image.size)
+        if c.fine_mode == "zoom" and self.det_stride:
+            found.append(self.detect_zoomed(image, self.zoom_factor(seen, gain)))
+            return merge_detections(found, c.det_iou, c.max_det, c.fast_nms)
         doubtful = seen.boxes[(seen.confidence <= c.det_conf) | (seen.boxes[:, 2] * gain < c.fine_trigger_px)]
         # skip bare table, and tiles the whole-photo pass saw clearly
         windows = grid_windows(image.size, c.fine_grid)
