@@ -103,6 +103,10 @@ class ReaderConfig:
     #: A tile read 0-0 whose middle shows no divider (relative contrast below this) is a
     #: face-down tile: blank backs look like 0-0 to the half reader. 0 turns the check off.
     blank_divider_min: float = 0.09
+    #: Any tile whose middle shows no divider at all (contrast below this) is a face-down tile
+    #: too, whatever its halves were read as: a printed back's pattern can look like pips.
+    #: 0 turns it off.
+    divider_min: float = 0.0
     #: Drop a detection that sits on a surer, longer tile (its length under this share of the
     #: other's): see :func:`drop_contained`. 0 keeps them.
     contain_ratio: float = 0.0
@@ -811,12 +815,14 @@ class Reader:
             self.config.crop_max_source_px,
         )
         probs = self.read_halves(batch)
-        if self.config.blank_divider_min > 0 and len(tiles):
-            read_blank = np.flatnonzero(self.values[probs.argmax(1)].reshape(-1, 2).max(1) == 0)
+        c = self.config
+        if (c.blank_divider_min > 0 or c.divider_min > 0) and len(tiles):
+            # the divider threshold each tile must pass: 0-0 reads the stricter one
+            need = np.full(len(tiles), c.divider_min)
+            need[self.values[probs.argmax(1)].reshape(-1, 2).max(1) == 0] = max(c.blank_divider_min, c.divider_min)
             boxes = tiles.oriented_boxes()
-            blank = [i for i in read_blank
-                     if divider_contrast(loaded.image, boxes[i]) < self.config.blank_divider_min]
-            if blank:  # blank backs, not 0-0s: counted as face-down, never scored
+            blank = [i for i in np.flatnonzero(need > 0) if divider_contrast(loaded.image, boxes[i]) < need[i]]
+            if blank:  # backs, not tiles: counted as face-down, never scored
                 keep = np.setdiff1d(np.arange(len(tiles)), blank)
                 backs += len(blank)
                 tiles = tiles[keep]

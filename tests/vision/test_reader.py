@@ -644,3 +644,21 @@ def test_zoomed_pass_finds_small_tiles_the_whole_photo_pass_misses():
                    for b in truth)
 
     assert found(zoomed) >= found(whole) and found(zoomed) >= 0.9 * len(truth)
+
+
+def test_a_tile_with_no_divider_is_a_back_whatever_its_halves_read(tmp_path: Path):
+    """``divider_min``: a printed back whose pattern reads as pips (here plain red, "3-3")."""
+    pytest.importorskip("onnx", reason="building the test models needs onnx (train extra)")
+    photo, models, truth = fake_models.scene(tmp_path)
+    image = Image.open(photo).convert("RGB")
+    # the detector's last box is the face-down tile at (640, 110); paint it as a patterned back
+    fake_models.draw_tile(image, OrientedBox(640, 110, 150, 76, math.radians(20)), fake_models.RED,
+                          fake_models.RED, divider=False)
+    image.save(tmp_path / "patterned.png")
+    reader = Reader.from_models_dir(models)
+    plain = reader.read(tmp_path / "patterned.png")
+    assert sorted(str(t.tile) for t in plain.tiles) == ["0-0", "0-3", "3-3", "3-4"]
+    checked = Reader(dataclasses.replace(reader.config, divider_min=0.05), reader.detector, reader.classifier,
+                     models).read(tmp_path / "patterned.png")
+    assert sorted(str(t.tile) for t in checked.tiles) == sorted(name for _, name in truth)
+    assert checked.face_down == plain.face_down + 1 and checked.pips == plain.pips - 6
