@@ -96,7 +96,8 @@ def main(argv: list[str] | None = None) -> int:
     cpus = os.cpu_count()
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"reader: det {reader.det_imgsz}px, halves {reader.cls_imgsz}px, decode to "
-          f"~{reader.config.decode_max_side}px, onnxruntime threads {reader.config.threads}; "
+          f"~{reader.config.decode_max_side}px, small tiles by {reader.config.fine_mode}, "
+          f"onnxruntime threads {reader.config.threads}; "
           f"{cpus} CPU cores, load average {load:.1f}; median of {args.runs} runs after 2 warm-up runs")
     print(f"{'photo':<28} {'file':>8} {'tiles':>5} {'median':>8} {'p90':>8} {'decode':>7} "
           f"{'detect':>7} {'halves':>7}  target")

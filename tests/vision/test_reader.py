@@ -450,6 +450,16 @@ needs_shipped = [
 
 
 @needs_shipped[0]
+def test_shipped_sessions_do_not_spin():
+    """Two sessions on two cores: a spinning worker of one would take a core from the other."""
+    reader = Reader.from_models_dir()
+    for session in (reader.detector, reader.classifier):
+        opts = session.get_session_options()
+        assert opts.get_session_config_entry("session.intra_op.allow_spinning") == "0"
+        assert opts.intra_op_num_threads == reader.config.threads
+
+
+@needs_shipped[0]
 @needs_shipped[1]
 def test_shipped_models_run_on_the_shipped_test_photo():
     label = json.loads((TEST_DATA / "hand.json").read_text())
