@@ -710,19 +710,20 @@ class Reader:
                       conf: float | None = None) -> Detections:
         """Detections in ``image`` pixels from one detector pass over ``window`` (whole image if None)."""
         part = image if window is None else image.crop(window)
-        tensor, lb = letterbox(part, self.det_imgsz, self.det_stride)
-        raw = self.detector.run(None, {self._det_input: tensor})[0]
-        dets = unletterbox(
-            decode_obb(raw, self.config.det_conf if conf is None else conf, self.config.det_iou,
-                       self.config.max_det, fast_nms=self.config.fast_nms),
-            lb,
-        )
+        dets = self._run_detector(part, self.det_imgsz, self.config.det_conf if conf is None else conf)
         if window is None or not len(dets):
             return dets
         boxes = dets.boxes.astype(np.float64)
         boxes[:, 0] += window[0]
         boxes[:, 1] += window[1]
         return Detections(boxes, dets.confidence, dets.class_id)
+
+    def _run_detector(self, image: Image.Image, size: int, conf: float) -> Detections:
+        """Detections in ``image`` pixels from the detector fed ``image`` letterboxed to ``size``."""
+        tensor, lb = letterbox(image, size, self.det_stride)
+        raw = self.detector.run(None, {self._det_input: tensor})[0]
+        c = self.config
+        return unletterbox(decode_obb(raw, conf, c.det_iou, c.max_det, fast_nms=c.fast_nms), lb)
 
     def zoom_factor(self, seen: Detections, gain: float) -> float:
         """The least zoom (``fine_min_zoom`` to ``fine_grid``) at which the median tile seen
@@ -738,10 +739,7 @@ class Reader:
         (never more than the photo's own pixels)."""
         stride = self.det_stride or 32
         size = min(math.ceil(self.det_imgsz * zoom / stride) * stride, max(image.size))
-        tensor, lb = letterbox(image, size, self.det_stride)
-        raw = self.detector.run(None, {self._det_input: tensor})[0]
-        c = self.config
-        return unletterbox(decode_obb(raw, c.det_conf, c.det_iou, c.max_det, fast_nms=c.fast_nms), lb)
+        return self._run_detector(image, size, self.config.det_conf)
 
     def needs_fine_pass(self, dets: Detections, size: tuple[int, int]) -> bool:
         grid, long_side = self.config.fine_grid, max(size)
@@ -753,9 +751,9 @@ class Reader:
         return float(np.median(dets.boxes[:, 2])) * gain < self.config.fine_trigger_px
 
     def detect(self, image: Image.Image) -> Detections:
-        """Tile (and back) detections in ``image`` pixels: a whole-photo pass, plus a windowed
-        pass when the tiles are too small for the detector's input size; reads sitting on a
-        surer, longer tile are dropped (``contain_ratio``)."""
+        """Tile (and back) detections in ``image`` pixels: a whole-photo pass, plus a zoomed or
+        windowed pass (``fine_mode``) when the tiles are too small for the detector's input
+        size; reads sitting on a surer, longer tile are dropped (``contain_ratio``)."""
         return drop_contained(self._detect_passes(image), self.config.contain_ratio)
 
     def _detect_passes(self, image: Image.Image) -> Detections:
