@@ -110,6 +110,15 @@ class ReaderConfig:
     #: Drop a detection that sits on a surer, longer tile (its length under this share of the
     #: other's): see :func:`drop_contained`. 0 keeps them.
     contain_ratio: float = 0.0
+    #: A flat tile is a 2:1 rectangle; seen at a slant it stays under about 5:1 (rendered
+    #: labels top out at 5.25). A longer, thinner box is the detector's phantom, often drawn
+    #: over a whole row of tiles, and if it stayed it would swallow them (``contain_ratio``).
+    #: 0 keeps every shape.
+    max_aspect: float = 0.0
+    #: With at least three detections, drop one more than this many times longer than their
+    #: median. Off when shipped: rendered tiles stay under 2x their photo's median, but a real
+    #: webcam frame can mix a close tile with far ones and glyphs, and 4x dropped true tiles.
+    max_length_ratio: float = 0.0
     threads: int = 2
     #: Detector class that means "face-up tile"; every other class (e.g. "back") is not counted.
     tile_class: int = 0
@@ -354,6 +363,20 @@ def merge_detections(parts: Sequence[Detections], iou: float, max_det: int = 300
     cls = np.concatenate([p.class_id for p in parts])
     keep = nms_rotated(boxes, conf, iou, max_det, fast=fast)
     return Detections(boxes[keep], conf[keep], cls[keep])
+
+
+def drop_implausible(dets: Detections, max_aspect: float, max_length_ratio: float) -> Detections:
+    """Drop boxes no flat tile could have: longer than ``max_aspect`` times their width, or
+    (among three or more) over ``max_length_ratio`` times the median length. 0 turns a test off."""
+    if not len(dets):
+        return dets
+    length, width = dets.boxes[:, 2].astype(np.float64), dets.boxes[:, 3].astype(np.float64)
+    keep = np.ones(len(dets), bool)
+    if max_aspect > 0:
+        keep &= length <= max_aspect * np.maximum(width, 1e-6)
+    if max_length_ratio > 0 and len(dets) >= 3:
+        keep &= length <= max_length_ratio * float(np.median(length))
+    return dets if keep.all() else dets[keep]
 
 
 def drop_contained(dets: Detections, ratio: float) -> Detections:
@@ -753,8 +776,11 @@ class Reader:
     def detect(self, image: Image.Image) -> Detections:
         """Tile (and back) detections in ``image`` pixels: a whole-photo pass, plus a zoomed or
         windowed pass (``fine_mode``) when the tiles are too small for the detector's input
-        size; reads sitting on a surer, longer tile are dropped (``contain_ratio``)."""
-        return drop_contained(self._detect_passes(image), self.config.contain_ratio)
+        size; boxes no flat tile could have (``max_aspect``, ``max_length_ratio``) and reads sitting
+        on a surer, longer tile (``contain_ratio``) are dropped."""
+        c = self.config
+        dets = drop_implausible(self._detect_passes(image), c.max_aspect, c.max_length_ratio)
+        return drop_contained(dets, c.contain_ratio)
 
     def _detect_passes(self, image: Image.Image) -> Detections:
         c = self.config

@@ -32,6 +32,7 @@ from vision.reader import (
     decode_obb,
     divider_contrast,
     drop_contained,
+    drop_implausible,
     grid_windows,
     letterbox,
     letterbox_geometry,
@@ -215,6 +216,47 @@ def test_a_detection_on_a_surer_longer_tile_is_dropped():
     sure_pip = Detections.from_boxes([big, pip], [0.6, 0.9])
     assert len(drop_contained(sure_pip, 0.6)) == 2
     assert len(drop_contained(dets, 0.0)) == 4
+
+
+def test_boxes_no_flat_tile_could_have_are_dropped():
+    tiles = [OrientedBox(100 + 60 * k, 300, 88, 46, 1.5) for k in range(5)]
+    slanted = OrientedBox(600, 300, 90, 20, 0.3)  # 4.5:1, a tile seen at a slant
+    phantom = OrientedBox(400, 500, 1377, 197, 1.0)  # 7:1 and 15x the median length
+    dets = Detections.from_boxes([*tiles, slanted, phantom], [0.9] * 6 + [1.0])
+    kept = drop_implausible(dets, 5.5, 0.0)
+    assert len(kept) == 6 and kept.boxes[:, 2].max() == pytest.approx(90)
+    # as long, but tile-shaped: only the length test catches it, and only among three or more
+    huge = OrientedBox(400, 500, 600, 300, 1.0)
+    dets = Detections.from_boxes([*tiles, huge], [0.9] * 5 + [1.0])
+    assert len(drop_implausible(dets, 5.5, 0.0)) == 6
+    assert len(drop_implausible(dets, 5.5, 4.0)) == 5
+    two = Detections.from_boxes([tiles[0], huge], [0.9, 1.0])
+    assert len(drop_implausible(two, 0.0, 4.0)) == 2
+    assert len(drop_implausible(Detections.empty(), 5.5, 4.0)) == 0
+    assert drop_implausible(dets, 0.0, 0.0) is dets
+
+
+def test_a_phantom_box_over_a_row_no_longer_swallows_the_row(tmp_path: Path):
+    """Seen on a rendered photo: a sure 7:1 box drawn over rows of tiles made contain_ratio drop
+    every tile whose centre it covered. With the shipped shape limits the row stays."""
+    pytest.importorskip("onnx", reason="building the test models needs onnx (train extra)")
+    _, models, _ = fake_models.scene(tmp_path)
+    base = Reader.from_models_dir(models)
+    shipped = ReaderConfig.load(MODELS_DIR / "reader.json")
+    assert shipped.max_aspect > 0 and shipped.contain_ratio > 0
+    row = [OrientedBox(300 + 52 * k, 600, 88, 46, 1.5) for k in range(8)]
+    phantom = OrientedBox(480, 600, 1377, 197, 0.0)
+
+    class Passes(Reader):
+        def _detect_passes(self, image):
+            return Detections.from_boxes([*row, phantom], [0.9] * 8 + [1.0])
+
+    image = Image.new("RGB", (1280, 960))
+    limits = dataclasses.replace(base.config, contain_ratio=shipped.contain_ratio, max_aspect=shipped.max_aspect)
+    kept = Passes(limits, base.detector, base.classifier, models).detect(image)
+    assert len(kept) == 8 and kept.boxes[:, 2].max() < 100
+    unlimited = dataclasses.replace(limits, max_aspect=0.0, max_length_ratio=0.0)
+    assert len(Passes(unlimited, base.detector, base.classifier, models).detect(image)) == 1
 
 
 def test_detections_validate_their_arrays():
