@@ -41,6 +41,7 @@ from companion.rules.tiles import Tile
 from .detections import Detections, obb_corners
 from .geometry import OrientedBox, rectify, split_halves
 from .images import LoadedImage, Source, load_image
+from .verify import CountModel, count_evidence
 
 #: Where the shipped models live (``models/`` next to the packages).
 MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
@@ -70,6 +71,11 @@ class ReaderConfig:
     #: most of them are face-down tiles, shadows or a second box on one tile, and a wrong
     #: count is worse than a tile the player adds back with one tap. 0 counts everything.
     count_conf: float = 0.0
+    #: Logistic weights that decide which detections count (see :mod:`vision.verify`); when
+    #: set, a detection counts when their probability reaches ``count_score`` (and
+    #: ``count_conf`` is not used).
+    count_model: Mapping[str, Any] = field(default_factory=dict)
+    count_score: float = 0.5
     decode_max_side: int = 1600
     max_det: int = 300
     #: Tiles longer than this (working pixels) are cut from a box-filtered smaller copy.
@@ -488,6 +494,8 @@ class TileReading:
     needs_review: bool
     detection_confidence: float
     half_confidence: tuple[float, float]
+    #: The count model's probability that this box is a face-up tile (None without one).
+    tile_score: float | None = None
 
     @property
     def tile(self) -> Tile:
@@ -502,6 +510,7 @@ class TileReading:
             "needs_review": self.needs_review,
             "detection_confidence": round(self.detection_confidence, 4),
             "half_confidence": [round(c, 4) for c in self.half_confidence],
+            **({} if self.tile_score is None else {"tile_score": round(self.tile_score, 4)}),
         }
 
 
@@ -568,13 +577,16 @@ def assemble(
     face_down: int = 0,
     count_conf: float = 0.0,
     choice: np.ndarray | None = None,
+    tile_score: np.ndarray | None = None,
 ) -> Reading:
     """Turn tile detections (working-image pixels) and their half probabilities into a reading.
 
     ``probs`` has two rows per detection (half A, half B); ``to_original`` scales working pixels
     to the original photo's pixels. Tiles whose combined confidence is under ``count_conf``
     become ``candidates``: shown for review, not counted. ``choice``: the class index of each
-    half (default: the most likely; see :func:`choose_values`).
+    half (default: the most likely; see :func:`choose_values`). ``tile_score``: the count
+    model's probability per detection; when given, it (not the combined confidence) is what
+    ``count_conf`` tests.
     """
     n = len(dets)
     if probs.shape[0] != 2 * n:
@@ -588,6 +600,7 @@ def assemble(
             pa, pb = float(top_p[2 * i]), float(top_p[2 * i + 1])
             det = float(dets.confidence[i])
             combined = det * pa * pb
+            score = None if tile_score is None else float(tile_score[i])
             tiles.append(
                 TileReading(
                     a=int(half_vals[2 * i]),
@@ -597,12 +610,16 @@ def assemble(
                     needs_review=combined < review_conf,
                     detection_confidence=det,
                     half_confidence=(pa, pb),
+                    tile_score=score,
                 )
             )
     # Reading order: top to bottom, then left to right, so output is stable and easy to check.
     tiles.sort(key=lambda t: (round(t.box.cy / max(t.box.width, 1.0)), t.box.cx))
-    candidates = [t for t in tiles if t.confidence < count_conf]
-    tiles = [t for t in tiles if t.confidence >= count_conf]
+    def counted(t: TileReading) -> bool:
+        return (t.confidence if t.tile_score is None else t.tile_score) >= count_conf
+
+    candidates = [t for t in tiles if not counted(t)]
+    tiles = [t for t in tiles if counted(t)]
     tile_values = [t.tile for t in tiles]
     warnings: list[str] = []
     if not tiles:
@@ -682,6 +699,10 @@ class Reader:
         self.det_stride = 0 if all(isinstance(d, int) for d in shape[2:]) else 32
         self._cls_input = classifier.get_inputs()[0].name
         self.tile_class = config.tile_class
+        try:
+            self.count_model = CountModel.from_dict(config.count_model) if config.count_model else None
+        except ValueError as exc:
+            raise ModelError(f"reader.json count_model: {exc}") from None
 
     @classmethod
     def from_models_dir(cls, models_dir: str | os.PathLike[str] | None = None) -> Reader:
@@ -832,27 +853,11 @@ class Reader:
         t1 = time.perf_counter()
         dets = self.detect(loaded.image)
         t2 = time.perf_counter()
-        is_tile = dets.class_id == self.tile_class
-        tiles, backs = dets[is_tile], int(np.count_nonzero(~is_tile))
-        batch = crop_halves(
-            loaded.image, tiles, self.config.crop_size, self.config.crop_pad, self.cls_imgsz,
-            self.config.crop_max_source_px,
-        )
-        probs = self.read_halves(batch)
-        c = self.config
-        if (c.blank_divider_min > 0 or c.divider_min > 0) and len(tiles):
-            # the divider threshold each tile must pass: 0-0 reads the stricter one
-            need = np.full(len(tiles), c.divider_min)
-            need[self.values[probs.argmax(1)].reshape(-1, 2).max(1) == 0] = max(c.blank_divider_min, c.divider_min)
-            boxes = tiles.oriented_boxes()
-            blank = [i for i in np.flatnonzero(need > 0) if divider_contrast(loaded.image, boxes[i]) < need[i]]
-            if blank:  # backs, not tiles: counted as face-down, never scored
-                keep = np.setdiff1d(np.arange(len(tiles)), blank)
-                backs += len(blank)
-                tiles = tiles[keep]
-                probs = probs[np.stack([2 * keep, 2 * keep + 1], 1).reshape(-1)]
-        top = top if top is not None else rules.set
-        choice = choose_values(probs, self.values, top)
+        tiles, probs, choice, backs = self._read_halves_of(loaded.image, dets, rules.set if top is None else top)
+        score = None
+        if self.count_model is not None:
+            score = self.count_model.probability(
+                count_evidence(loaded.image, tiles.boxes, tiles.confidence, probs, choice, self.values))
         t3 = time.perf_counter()
         reading = assemble(
             tiles,
@@ -863,11 +868,49 @@ class Reader:
             review_conf=self.config.review_conf,
             rules=rules,
             face_down=backs,
-            count_conf=self.config.count_conf,
+            count_conf=self.config.count_conf if score is None else self.config.count_score,
             choice=choice,
+            tile_score=score,
         )
         timings = {"decode": (t1 - t0) * 1e3, "detect": (t2 - t1) * 1e3, "halves": (t3 - t2) * 1e3}
         return dataclasses.replace(reading, timings_ms=timings)
+
+    def _read_halves_of(self, image: Image.Image, dets: Detections,
+                        top: int | None) -> tuple[Detections, np.ndarray, np.ndarray, int]:
+        """The face-up tile detections, their half probabilities (two rows each), the class
+        chosen for each half, and how many detections were backs."""
+        is_tile = dets.class_id == self.tile_class
+        tiles, backs = dets[is_tile], int(np.count_nonzero(~is_tile))
+        batch = crop_halves(
+            image, tiles, self.config.crop_size, self.config.crop_pad, self.cls_imgsz,
+            self.config.crop_max_source_px,
+        )
+        probs = self.read_halves(batch)
+        c = self.config
+        if (c.blank_divider_min > 0 or c.divider_min > 0) and len(tiles):
+            # the divider threshold each tile must pass: 0-0 reads the stricter one
+            need = np.full(len(tiles), c.divider_min)
+            need[self.values[probs.argmax(1)].reshape(-1, 2).max(1) == 0] = max(c.blank_divider_min, c.divider_min)
+            boxes = tiles.oriented_boxes()
+            blank = [i for i in np.flatnonzero(need > 0) if divider_contrast(image, boxes[i]) < need[i]]
+            if blank:  # backs, not tiles: counted as face-down, never scored
+                keep = np.setdiff1d(np.arange(len(tiles)), blank)
+                backs += len(blank)
+                tiles = tiles[keep]
+                probs = probs[np.stack([2 * keep, 2 * keep + 1], 1).reshape(-1)]
+        return tiles, probs, choose_values(probs, self.values, top), backs
+
+    def evidence(self, source: Source | LoadedImage,
+                 rules: RuleSet | None = None) -> tuple[np.ndarray, np.ndarray] | None:
+        """What the count model weighs for each face-up tile detection (``COUNT_FEATURES``
+        columns), and the detections' boxes in working pixels; None when nothing was found.
+        Used to fit the count model (:mod:`vision.verify`)."""
+        loaded = self.load(source)
+        top = (rules or get_rules()).set
+        tiles, probs, choice, _ = self._read_halves_of(loaded.image, self.detect(loaded.image), top)
+        if not len(tiles):
+            return None
+        return count_evidence(loaded.image, tiles.boxes, tiles.confidence, probs, choice, self.values), tiles.boxes.astype(np.float64)
 
     def read_tile_crop(self, source: Source | LoadedImage) -> tuple[int, int, float]:
         """Read an image that holds exactly one tile, long axis vertical (a single-tile crop).

@@ -19,6 +19,7 @@ is set up for offline use here, before ultralytics is imported.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import shutil
@@ -130,8 +131,15 @@ def _cls_session(path: Path) -> tuple[Any, list[int], int]:
 
 def classify_files(path: Path, files: list[Path], rot180: bool = False) -> np.ndarray:
     """Pip counts the exported classifier gives the images in ``files`` (as the reader feeds it)."""
+    probs, values = classify_probs(path, files, rot180)
+    return np.array([values[j] for j in probs.argmax(1)], np.int64)
+
+
+def classify_probs(path: Path, files: list[Path], rot180: bool = False) -> tuple[np.ndarray, list[int]]:
+    """Class probabilities ``(len(files), classes)`` from the exported classifier, and the pip
+    count of each class."""
     sess, values, size = _cls_session(path)
-    preds: list[int] = []
+    out: list[np.ndarray] = []
     for i in range(0, len(files), 256):
         batch = []
         for f in files[i:i + 256]:
@@ -139,9 +147,31 @@ def classify_files(path: Path, files: list[Path], rot180: bool = False) -> np.nd
             if rot180:
                 im = im.rotate(180)
             batch.append(np.asarray(im, np.float32).transpose(2, 0, 1) / 255.0)
-        probs = sess.run(None, {sess.get_inputs()[0].name: np.stack(batch)})[0]
-        preds.extend(values[j] for j in probs.argmax(1))
-    return np.array(preds)
+        out.append(sess.run(None, {sess.get_inputs()[0].name: np.stack(batch)})[0])
+    return (np.concatenate(out) if out else np.zeros((0, len(values)), np.float32)), values
+
+
+def mine_halves(miner: Path, train_dir: Path, below: float, keep_easy: float, seed: int) -> dict[str, Any]:
+    """Hard-example mining: keep every training half the current classifier gives less than
+    ``below`` probability of its true value (misreads among them) and a random ``keep_easy``
+    share of the rest, so a short pass spends its time where the reads fail without
+    forgetting the easy ones. Deletes the other files of ``train_dir/<value>/``."""
+    files, truth = [], []
+    for d in sorted(p for p in train_dir.iterdir() if p.is_dir()):
+        for f in sorted(d.glob("*.png")):
+            files.append(f)
+            truth.append(int(d.name))
+    probs, values = classify_probs(miner, files)
+    col = {v: k for k, v in enumerate(values)}
+    p_true = probs[np.arange(len(files)), [col[t] for t in truth]]
+    hard = p_true < below
+    keep = hard | (np.random.default_rng(seed).random(len(files)) < keep_easy)
+    for f, k in zip(files, keep, strict=True):
+        if not k:
+            f.unlink()
+    wrong = probs.argmax(1) != np.array([col[t] for t in truth])
+    return {"pool": len(files), "hard": int(hard.sum()), "misread": int(wrong.sum()), "kept": int(keep.sum()),
+            "below": below, "keep_easy": keep_easy}
 
 
 def eval_classifier(path: Path, root: Path, max_value: int) -> dict[str, Any]:
@@ -194,7 +224,8 @@ def write_reader_json(out: Path, cfg: dict[str, Any]) -> Path:
         # render seeds used for training (detector photos, classifier photos): keep eval sets off them
         "seeds": [int(cfg["seed"]), int(cfg["seed"]) + CLS_SEED_OFFSET]
         + [int(f["seed"]) for f in (c.get("finetune") or [])]
-        + [int(f["seed"]) for f in (cfg["detector"].get("finetune") or []) if "seed" in f],
+        + [int(f["seed"]) for f in (cfg["detector"].get("finetune") or []) if "seed" in f]
+        + [int(r["seed"]) for r in (cfg.get("count_model") or {}).get("renders", [])],
         "finetuned_on": [],  # no real photo was trained on
     })
     cls_path = out / "half_cls.onnx"
@@ -205,6 +236,37 @@ def write_reader_json(out: Path, cfg: dict[str, Any]) -> Path:
         data.setdefault(k, v)
     path.write_text(json.dumps(data, indent=2) + "\n")
     return path
+
+
+def fit_count_stage(cfg: dict[str, Any], work: Path, out: Path) -> dict[str, Any]:
+    """Fit the count model (vision.verify) for the models in ``out`` on fresh renders and write
+    it into ``out/reader.json``. It weighs the classifier's and the detector's confidences, so it
+    is refitted whenever either model changes."""
+    from datasets.render import render_dataset
+    from vision.reader import Reader
+    from vision.verify import fit_logistic, rendered_evidence
+
+    cm = cfg["count_model"]
+    folders = []
+    for r in cm["renders"]:
+        folder = work / f"count_{int(r['seed'])}"
+        if not (folder / "done").exists():
+            render_dataset(folder, int(r["count"]), int(r["seed"]), 1.0, int(cfg["max_value"]),
+                           int(cm.get("long_side", 1280)), hard_cases=bool(r.get("hard_cases", False)))
+            (folder / "done").write_text("")
+        folders.append(folder)
+    base = Reader.from_models_dir(out)
+    reader = Reader(dataclasses.replace(base.config, count_model={}), base.detector, base.classifier, out)
+    t0 = time.time()
+    x, y = rendered_evidence(reader, folders)
+    model = fit_logistic(x, y, float(cm.get("l2", 1.0)), degree=int(cm.get("degree", 2)))
+    path = out / "reader.json"
+    data = json.loads(path.read_text())
+    data["count_model"] = model.to_dict()
+    path.write_text(json.dumps(data, indent=2) + "\n")
+    st = {"detections": len(y), "tiles": int(y.sum()), "seconds": round(time.time() - t0, 1)}
+    print("count model:", st, flush=True)
+    return st
 
 
 def _fresh_det_data(fdir: Path, base: Path, count: int, seed: int, val_frac: float, top: int, long_side: int,
@@ -314,6 +376,15 @@ def run(cfg: dict[str, Any], work: Path, out: Path, resume: bool = False, stages
                                    cls.get("val_frac", 0.1), log_every=100, jitter=float(ft.get("jitter", 1.0)))
                 (fdir / "done").write_text(json.dumps(st))
                 metrics[f"cls_ft{sfx}_data"] = {**st, "seconds": round(time.time() - t0, 1)}
+            mine = ft.get("mine")
+            if mine and not (fdir / "mined").exists():
+                # judged by the classifier as it stands before this pass
+                miner = _export(best, cls["imgsz"], True, fdir / "miner.onnx")
+                st = mine_halves(miner, fdir / "train", float(mine.get("below", 0.9)),
+                                 float(mine.get("keep_easy", 0.25)), int(ft["seed"]))
+                (fdir / "mined").write_text(json.dumps(st))
+                metrics[f"cls_ft{sfx}_mined"] = st
+                print("mined halves:", st, flush=True)
             fargs = args | {"epochs": ft.get("epochs", 20), "lr0": ft.get("lr0", 0.0005), "optimizer": "AdamW",
                             "warmup_epochs": 0, "name": f"cls_ft{sfx}",
                             # pretrained=True keeps the loaded weights: with False, ultralytics' classify
@@ -332,6 +403,8 @@ def run(cfg: dict[str, Any], work: Path, out: Path, resume: bool = False, stages
             print("classifier on real half crops:", {k: real[k] for k in ("n", "top1", "top1_rot180")}, flush=True)
 
     write_reader_json(out, cfg)
+    if stages in ("all", "count") and cfg.get("count_model"):
+        metrics["count_model"] = fit_count_stage(cfg, work, out)
     metrics["total_seconds"] = round(time.time() - t_all, 1)
     sizes = {p.name: p.stat().st_size for p in (out / "tile_obb.onnx", out / "half_cls.onnx") if p.exists()}
     metrics["onnx_bytes"] = sizes
@@ -353,7 +426,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--smoke", action="store_true", help=f"tiny run of the same pipeline ({SMOKE_CONFIG.name})")
     ap.add_argument("--work", type=Path, default=Path("runs/reader"), help="data, runs and checkpoints")
     ap.add_argument("--out", type=Path, default=REPO / "models", help="where the ONNX files and reader.json go")
-    ap.add_argument("--stage", choices=("all", "det", "cls"), default="all")
+    ap.add_argument("--stage", choices=("all", "det", "cls", "count"), default="all")
     ap.add_argument("--resume", action="store_true", help="resume stopped training from last.pt")
     args = ap.parse_args(argv)
     config = args.config or (SMOKE_CONFIG if args.smoke else DEFAULT_CONFIG)
