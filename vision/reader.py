@@ -856,8 +856,7 @@ class Reader:
         tiles, probs, choice, backs = self._read_halves_of(loaded.image, dets, rules.set if top is None else top)
         score = None
         if self.count_model is not None:
-            score = self.count_model.probability(
-                count_evidence(loaded.image, tiles.boxes, tiles.confidence, probs, choice, self.values))
+            score = self.count_model.probability(self._evidence_of(loaded.image, tiles, probs, choice))
         t3 = time.perf_counter()
         reading = assemble(
             tiles,
@@ -910,7 +909,11 @@ class Reader:
         tiles, probs, choice, _ = self._read_halves_of(loaded.image, self.detect(loaded.image), top)
         if not len(tiles):
             return None
-        return count_evidence(loaded.image, tiles.boxes, tiles.confidence, probs, choice, self.values), tiles.boxes.astype(np.float64)
+        return self._evidence_of(loaded.image, tiles, probs, choice), tiles.boxes.astype(np.float64)
+
+    def _evidence_of(self, image: Image.Image, tiles: Detections, probs: np.ndarray,
+                     choice: np.ndarray) -> np.ndarray:
+        return count_evidence(image, tiles.boxes, tiles.confidence, probs, choice, self.values)
 
     def read_tile_crop(self, source: Source | LoadedImage) -> tuple[int, int, float]:
         """Read an image that holds exactly one tile, long axis vertical (a single-tile crop).

@@ -163,13 +163,14 @@ def mine_halves(miner: Path, train_dir: Path, below: float, keep_easy: float, se
             truth.append(int(d.name))
     probs, values = classify_probs(miner, files)
     col = {v: k for k, v in enumerate(values)}
-    p_true = probs[np.arange(len(files)), [col[t] for t in truth]]
+    true_col = np.array([col[t] for t in truth], np.int64)
+    p_true = probs[np.arange(len(files)), true_col]
     hard = p_true < below
     keep = hard | (np.random.default_rng(seed).random(len(files)) < keep_easy)
     for f, k in zip(files, keep, strict=True):
         if not k:
             f.unlink()
-    wrong = probs.argmax(1) != np.array([col[t] for t in truth])
+    wrong = probs.argmax(1) != true_col
     return {"pool": len(files), "hard": int(hard.sum()), "misread": int(wrong.sum()), "kept": int(keep.sum()),
             "below": below, "keep_easy": keep_easy}
 
@@ -244,7 +245,7 @@ def fit_count_stage(cfg: dict[str, Any], work: Path, out: Path) -> dict[str, Any
     is refitted whenever either model changes."""
     from datasets.render import render_dataset
     from vision.reader import Reader
-    from vision.verify import fit_logistic, rendered_evidence
+    from vision.verify import fit_logistic, rendered_evidence, store_count_model
 
     cm = cfg["count_model"]
     folders = []
@@ -259,11 +260,7 @@ def fit_count_stage(cfg: dict[str, Any], work: Path, out: Path) -> dict[str, Any
     reader = Reader(dataclasses.replace(base.config, count_model={}), base.detector, base.classifier, out)
     t0 = time.time()
     x, y = rendered_evidence(reader, folders)
-    model = fit_logistic(x, y, float(cm.get("l2", 1.0)), degree=int(cm.get("degree", 2)))
-    path = out / "reader.json"
-    data = json.loads(path.read_text())
-    data["count_model"] = model.to_dict()
-    path.write_text(json.dumps(data, indent=2) + "\n")
+    store_count_model(out, fit_logistic(x, y, float(cm.get("l2", 1.0)), degree=int(cm.get("degree", 2))))
     st = {"detections": len(y), "tiles": int(y.sum()), "seconds": round(time.time() - t0, 1)}
     print("count model:", st, flush=True)
     return st

@@ -233,6 +233,15 @@ def rendered_evidence(reader: Any, folders: Iterable[Path]) -> tuple[np.ndarray,
     return np.concatenate(xs), np.concatenate(ys)
 
 
+def store_count_model(models_dir: Path, model: CountModel) -> Path:
+    """Write ``model`` into ``models_dir/reader.json`` as ``count_model``, keeping every other key."""
+    path = Path(models_dir) / "reader.json"
+    data = json.loads(path.read_text())
+    data["count_model"] = model.to_dict()
+    path.write_text(json.dumps(data, indent=2) + "\n")
+    return path
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m vision.verify", description=(
         "Fit the count model (which detections count as tiles) on rendered photos and write it "
@@ -255,11 +264,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  {name:>11} {w:+.3f}")
     print(f"  {'bias':>11} {model.bias:+.3f}")
     if not args.dry_run:
-        path = reader.models_dir / "reader.json"
-        data = json.loads(path.read_text())
-        data["count_model"] = model.to_dict()
-        path.write_text(json.dumps(data, indent=2) + "\n")
-        print(f"wrote count_model into {path}")
+        print(f"wrote count_model into {store_count_model(reader.models_dir, model)}")
     return 0
 
 

@@ -162,3 +162,26 @@ def test_the_reader_counts_by_a_fitted_count_model(rendered: Path, tmp_path: Pat
     (models / "reader.json").write_text(json.dumps(data))
     with pytest.raises(ModelError, match="count_model"):
         Reader.from_models_dir(models)
+
+
+
+def test_the_training_stage_renders_fits_and_stores_a_count_model(tmp_path: Path):
+    """``python -m vision.train --stage count`` with a ``count_model:`` block: fresh renders in the
+    work folder, the fit, and the weights in the output's reader.json; a second run reuses the
+    renders."""
+    from vision.train import fit_count_stage
+
+    models = _models_copy(tmp_path)
+    cfg = {"max_value": 12, "count_model": {"renders": [{"count": 2, "seed": 4242},
+                                                        {"count": 1, "seed": 4243, "hard_cases": True}],
+                                            "long_side": 1280, "l2": 1.0, "degree": 1}}
+    st = fit_count_stage(cfg, tmp_path / "work", models)
+    assert 0 < st["tiles"] < st["detections"]
+    assert sorted(p.name for p in (tmp_path / "work").iterdir()) == ["count_4242", "count_4243"]
+    stored = json.loads((models / "reader.json").read_text())["count_model"]
+    assert stored["degree"] == 1 and len(stored["weights"]) == len(COUNT_FEATURES)
+    assert Reader.from_models_dir(models).count_model is not None
+    renders = {p: p.stat().st_mtime_ns for p in (tmp_path / "work").rglob("*.jpg")}
+    again = fit_count_stage(cfg, tmp_path / "work", models)
+    assert (again["detections"], again["tiles"]) == (st["detections"], st["tiles"])
+    assert {p: p.stat().st_mtime_ns for p in (tmp_path / "work").rglob("*.jpg")} == renders
