@@ -179,6 +179,43 @@ class SceneConfig:
     # fill the frame. Off, a seed renders exactly as before this option existed (its draws come
     # from their own stream).
     hard_cases: bool = False
+    # Least RGB distance between a pip colour and the tile's face. Sets whose body comes from
+    # the pip palette could get pips in the body's own colour (blue on blue, yellow on yellow):
+    # labelled values nobody can see, which teach guessing and cap any reader's score. Real
+    # sets keep well clear (grey on white is ~135, yellow on ivory ~170). 0 renders exactly
+    # as before this option existed (the shipped models' data); the fix-up draws come from
+    # their own stream.
+    pip_contrast: float = 0.0
+
+
+#: What ``python -m datasets.render`` uses unless told otherwise: every pip readable.
+DEFAULT_PIP_CONTRAST = 100.0
+
+
+
+def readable_pips(style: TileStyle, min_distance: float) -> TileStyle:
+    """``style`` with every pip colour at least ``min_distance`` from the face.
+
+    A pip too close to the face gets another palette colour far enough from it (a set keeps
+    one colour per value, so equal values stay equal); the draws come from a stream seeded by
+    the style itself, so the scene's own draws are untouched.
+    """
+    if min_distance <= 0:
+        return style
+    far = [c for c in [*_PIP_PALETTE, (20, 20, 20), (245, 245, 245)] if math.dist(c, style.body) >= min_distance]
+    rng = np.random.default_rng([*style.body, *style.pip_colours[1]])
+    swap: dict[tuple[int, int, int], tuple[int, int, int]] = {}
+    pips = []
+    for c in style.pip_colours:
+        if math.dist(c, style.body) < min_distance:
+            if c not in swap:
+                swap[c] = far[int(rng.integers(len(far)))]
+            c = swap[c]
+        pips.append(c)
+    divider = style.divider
+    if math.dist(divider, style.body) < min_distance:
+        divider = pips[0] if math.dist(pips[0], style.body) >= min_distance else far[0]
+    return replace(style, pip_colours=tuple(pips), divider=divider)
 
 
 # ---------------------------------------------------------------- geometry helpers
@@ -602,7 +639,7 @@ def render_scene(rng: np.random.Generator, cfg: SceneConfig) -> tuple[Image.Imag
     close_up = neg is not None and neg.random() < 0.12
     if close_up:  # one to a few tiles filling the frame: a player settling an argument
         ln_out = neg.uniform(0.3, 0.7) * max(w, h)
-    style = make_style(rng)
+    style = readable_pips(make_style(rng), cfg.pip_contrast)
     ln = ln_out * SS
     wd = ln * style.aspect
 
@@ -758,7 +795,8 @@ def obb_label_lines(labels: list[TileLabel], w: int, h: int) -> list[str]:
 
 
 def render_dataset(out: Path, count: int, seed: int, val_frac: float = 0.1, max_value: int = 12,
-                   long_side: int = 480, log_every: int = 0, hard_cases: bool = False) -> dict[str, int]:
+                   long_side: int = 480, log_every: int = 0, hard_cases: bool = False,
+                   pip_contrast: float = 0.0) -> dict[str, int]:
     """Write ``count`` images (the last ``val_frac`` of them as the val split)."""
     out = Path(out)
     n_val = max(1, round(count * val_frac)) if count > 1 else 0
@@ -772,7 +810,8 @@ def render_dataset(out: Path, count: int, seed: int, val_frac: float = 0.1, max_
         rng = np.random.default_rng([seed, i])
         w, h = _SIZES[int(rng.integers(len(_SIZES)))]
         k = long_side / 480
-        cfg = SceneConfig(width=int(w * k), height=int(h * k), max_value=max_value, hard_cases=hard_cases)
+        cfg = SceneConfig(width=int(w * k), height=int(h * k), max_value=max_value, hard_cases=hard_cases,
+                          pip_contrast=pip_contrast)
         img, labels = render_scene(rng, cfg)
         name = f"{seed}_{i:06d}"
         img.save(out / "images" / split / f"{name}.jpg", quality=int(rng.integers(35, 96)))
@@ -800,10 +839,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--long-side", type=int, default=480)
     ap.add_argument("--hard-cases", action="store_true",
                     help="add boneyards of printed backs, stone tops, hands and close-ups (see SceneConfig)")
+    ap.add_argument("--pip-contrast", type=float, default=DEFAULT_PIP_CONTRAST, metavar="D",
+                    help="least RGB distance between pips and the tile face (default %(default)s; "
+                         "0 renders as the shipped models' training data, where a few pips match the face)")
     args = ap.parse_args(argv)
     t0 = time.time()
     stats = render_dataset(args.out, args.count, args.seed, args.val_frac, args.max_value, args.long_side,
-                           log_every=max(1, args.count // 10), hard_cases=args.hard_cases)
+                           log_every=max(1, args.count // 10), hard_cases=args.hard_cases,
+                           pip_contrast=args.pip_contrast)
     dt = time.time() - t0
     print(json.dumps({**stats, "seconds": round(dt, 1), "ms_per_image": round(1000 * dt / max(1, args.count))}))
     return 0

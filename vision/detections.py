@@ -121,3 +121,31 @@ def obb_corners(boxes: np.ndarray) -> np.ndarray:
 def normalize_angle(angle: float) -> float:
     """An undirected axis angle in [0, pi)."""
     return float(angle % math.pi)
+
+
+def _covariance(boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Covariance (a, b, c) of each box seen as a uniform 2-D distribution."""
+    a = boxes[:, 2] ** 2 / 12.0
+    b = boxes[:, 3] ** 2 / 12.0
+    cos, sin = np.cos(boxes[:, 4]), np.sin(boxes[:, 4])
+    return a * cos**2 + b * sin**2, a * sin**2 + b * cos**2, (a - b) * cos * sin
+
+
+def probiou(boxes1: np.ndarray, boxes2: np.ndarray, eps: float = 1e-7) -> np.ndarray:
+    """Pairwise probabilistic IoU (Hellinger distance of Gaussians), as ultralytics'
+    ``batch_probiou``: (N, 5) x (M, 5) -> (N, M). 1 for identical boxes, ~0 for distant ones."""
+    b1 = np.asarray(boxes1, np.float64).reshape(-1, 5)
+    b2 = np.asarray(boxes2, np.float64).reshape(-1, 5)
+    x1, y1 = b1[:, 0:1], b1[:, 1:2]
+    x2, y2 = b2[None, :, 0], b2[None, :, 1]
+    a1, bb1, c1 = (v[:, None] for v in _covariance(b1))
+    a2, bb2, c2 = (v[None, :] for v in _covariance(b2))
+    denom = (a1 + a2) * (bb1 + bb2) - (c1 + c2) ** 2 + eps
+    t1 = ((a1 + a2) * (y1 - y2) ** 2 + (bb1 + bb2) * (x1 - x2) ** 2) / denom * 0.25
+    t2 = ((c1 + c2) * (x2 - x1) * (y1 - y2)) / denom * 0.5
+    det1 = np.clip(a1 * bb1 - c1**2, 0, None)
+    det2 = np.clip(a2 * bb2 - c2**2, 0, None)
+    t3 = np.log(denom / (4 * np.sqrt(det1 * det2) + eps) + eps) * 0.5
+    bd = np.clip(t1 + t2 + t3, eps, 100.0)
+    hd = np.sqrt(1.0 - np.exp(-bd) + eps)
+    return 1.0 - hd

@@ -38,8 +38,8 @@ from companion.rules.errors import ChickenFootError
 from companion.rules.ruleset import RuleSet, get_rules
 from companion.rules.tiles import Tile
 
-from .detections import Detections, obb_corners
-from .geometry import OrientedBox, rectify, split_halves
+from .detections import Detections, obb_corners, probiou
+from .geometry import OrientedBox, divider_contrast, rectify, split_halves
 from .images import LoadedImage, Source, load_image
 from .verify import CountModel, count_evidence
 
@@ -219,34 +219,6 @@ def unletterbox(dets: Detections, lb: Letterbox) -> Detections:
 
 
 # --------------------------------------------------------------------------- 2. decode + NMS
-def _covariance(boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Covariance (a, b, c) of each box seen as a uniform 2-D distribution."""
-    a = boxes[:, 2] ** 2 / 12.0
-    b = boxes[:, 3] ** 2 / 12.0
-    cos, sin = np.cos(boxes[:, 4]), np.sin(boxes[:, 4])
-    return a * cos**2 + b * sin**2, a * sin**2 + b * cos**2, (a - b) * cos * sin
-
-
-def probiou(boxes1: np.ndarray, boxes2: np.ndarray, eps: float = 1e-7) -> np.ndarray:
-    """Pairwise probabilistic IoU (Hellinger distance of Gaussians), as ultralytics'
-    ``batch_probiou``: (N, 5) x (M, 5) -> (N, M). 1 for identical boxes, ~0 for distant ones."""
-    b1 = np.asarray(boxes1, np.float64).reshape(-1, 5)
-    b2 = np.asarray(boxes2, np.float64).reshape(-1, 5)
-    x1, y1 = b1[:, 0:1], b1[:, 1:2]
-    x2, y2 = b2[None, :, 0], b2[None, :, 1]
-    a1, bb1, c1 = (v[:, None] for v in _covariance(b1))
-    a2, bb2, c2 = (v[None, :] for v in _covariance(b2))
-    denom = (a1 + a2) * (bb1 + bb2) - (c1 + c2) ** 2 + eps
-    t1 = ((a1 + a2) * (y1 - y2) ** 2 + (bb1 + bb2) * (x1 - x2) ** 2) / denom * 0.25
-    t2 = ((c1 + c2) * (x2 - x1) * (y1 - y2)) / denom * 0.5
-    det1 = np.clip(a1 * bb1 - c1**2, 0, None)
-    det2 = np.clip(a2 * bb2 - c2**2, 0, None)
-    t3 = np.log(denom / (4 * np.sqrt(det1 * det2) + eps) + eps) * 0.5
-    bd = np.clip(t1 + t2 + t3, eps, 100.0)
-    hd = np.sqrt(1.0 - np.exp(-bd) + eps)
-    return 1.0 - hd
-
-
 def nms_rotated(
     boxes: np.ndarray, scores: np.ndarray, iou: float, max_det: int = 300, fast: bool = False
 ) -> np.ndarray:
@@ -463,23 +435,6 @@ def as_probabilities(logits: np.ndarray) -> np.ndarray:
     x = x - x.max(1, keepdims=True)
     e = np.exp(x)
     return e / e.sum(1, keepdims=True)
-
-
-def divider_contrast(image: Image.Image, box: OrientedBox, size: int = 32) -> float:
-    """How much the tile's middle (where the divider is) stands out from its two halves.
-
-    Row means over the central half of the upright crop; the largest relative difference
-    within 1/16 of the length of the middle, against the median of the halves' inner parts.
-    A painted or engraved divider gives ~0.15-7; a blank back gives ~0.00-0.06.
-    """
-    g = np.asarray(rectify(image, box, size=size, pad=0.0).convert("L"), np.float32)
-    h = g.shape[0]
-    mid = h // 2
-    profile = g[:, size // 4 : 3 * size // 4].mean(1)
-    halves = np.concatenate([profile[h // 8 : mid - h // 8], profile[mid + h // 8 : h - h // 8]])
-    zone = profile[mid - h // 16 : mid + h // 16 + 1]
-    ref = float(np.median(halves))
-    return float(np.max(np.abs(zone - ref)) / (ref + 1e-3))
 
 
 # --------------------------------------------------------------------------- 5. assemble

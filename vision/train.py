@@ -253,7 +253,8 @@ def fit_count_stage(cfg: dict[str, Any], work: Path, out: Path) -> dict[str, Any
         folder = work / f"count_{int(r['seed'])}"
         if not (folder / "done").exists():
             render_dataset(folder, int(r["count"]), int(r["seed"]), 1.0, int(cfg["max_value"]),
-                           int(cm.get("long_side", 1280)), hard_cases=bool(r.get("hard_cases", False)))
+                           int(cm.get("long_side", 1280)), hard_cases=bool(r.get("hard_cases", False)),
+                           pip_contrast=float(r.get("pip_contrast", 0.0)))
             (folder / "done").write_text("")
         folders.append(folder)
     base = Reader.from_models_dir(out)
@@ -267,7 +268,8 @@ def fit_count_stage(cfg: dict[str, Any], work: Path, out: Path) -> dict[str, Any
 
 
 def _fresh_det_data(fdir: Path, base: Path, count: int, seed: int, val_frac: float, top: int, long_side: int,
-                    metrics: dict[str, Any], name: str, hard_cases: bool = False) -> Path:
+                    metrics: dict[str, Any], name: str, hard_cases: bool = False,
+                    pip_contrast: float = 0.0) -> Path:
     """Render ``count`` more detector photos into ``fdir``; its data.yaml trains on them plus every
     training folder of ``base`` (so earlier renders stay in the mix) and validates on the new ones."""
     from datasets.render import render_dataset
@@ -275,7 +277,7 @@ def _fresh_det_data(fdir: Path, base: Path, count: int, seed: int, val_frac: flo
     if not (fdir / "data.yaml").exists():
         t0 = time.time()
         st = render_dataset(fdir / "new", count, seed, val_frac, top, long_side, log_every=max(1, count // 5),
-                            hard_cases=hard_cases)
+                            hard_cases=hard_cases, pip_contrast=pip_contrast)
         metrics[f"{name}_data"] = {**st, "seconds": round(time.time() - t0, 1)}
         print(f"{name} data:", metrics[f"{name}_data"], flush=True)
         base_yaml = (base / "data.yaml").read_text()
@@ -326,7 +328,7 @@ def run(cfg: dict[str, Any], work: Path, out: Path, resume: bool = False, stages
             if "seed" in ft:
                 data = _fresh_det_data(work / f"{name}_data", ddir, int(ft["images"]), int(ft["seed"]),
                                        det.get("val_frac", 0.1), top, det.get("long_side", 480), metrics, name,
-                                       bool(ft.get("hard_cases", False)))
+                                       bool(ft.get("hard_cases", False)), float(ft.get("pip_contrast", 0.0)))
             fargs = args | {"epochs": ft.get("epochs", 20), "lr0": ft.get("lr0", 0.0005), "optimizer": "AdamW",
                             "warmup_epochs": 0, "name": name, "pretrained": True} | ft.get("hyp", {})
             t0 = time.time()
@@ -370,7 +372,8 @@ def run(cfg: dict[str, Any], work: Path, out: Path, resume: bool = False, stages
             if not (fdir / "done").exists():
                 t0 = time.time()
                 st = render_halves(fdir, ft["halves"], int(ft["seed"]), cls["crop_size"], cls["crop_pad"], top,
-                                   cls.get("val_frac", 0.1), log_every=100, jitter=float(ft.get("jitter", 1.0)))
+                                   cls.get("val_frac", 0.1), log_every=100, jitter=float(ft.get("jitter", 1.0)),
+                                   pip_contrast=float(ft.get("pip_contrast", 0.0)))
                 (fdir / "done").write_text(json.dumps(st))
                 metrics[f"cls_ft{sfx}_data"] = {**st, "seconds": round(time.time() - t0, 1)}
             mine = ft.get("mine")

@@ -24,6 +24,9 @@ from typing import Any
 import numpy as np
 from PIL import Image
 
+from .detections import probiou
+from .geometry import OrientedBox, divider_contrast
+
 #: The evidence, in column order. Changing it invalidates stored weights (checked on load).
 COUNT_FEATURES: tuple[str, ...] = (
     "det_logit",  # the detector's confidence, as log-odds
@@ -59,9 +62,6 @@ def count_evidence(
     per detection (half A, half B) of class probabilities; ``choice``: the class read for each
     half (``2N``); ``values``: the pip count of each class.
     """
-    from vision.geometry import OrientedBox
-    from vision.reader import divider_contrast, probiou
-
     n = len(boxes)
     out = np.zeros((n, len(COUNT_FEATURES)), np.float64)
     if not n:

@@ -17,7 +17,7 @@ import pytest
 from PIL import Image
 
 from companion.rules import Tile, get_rules
-from vision.detections import Detections, obb_corners
+from vision.detections import Detections, obb_corners, probiou
 from vision.geometry import OrientedBox
 from vision.reader import (
     MODELS_DIR,
@@ -30,7 +30,6 @@ from vision.reader import (
     class_values,
     crop_halves,
     decode_obb,
-    divider_contrast,
     drop_contained,
     drop_implausible,
     grid_windows,
@@ -38,7 +37,6 @@ from vision.reader import (
     letterbox_geometry,
     merge_detections,
     nms_rotated,
-    probiou,
     touches_inner_edge,
     unletterbox,
 )
@@ -105,18 +103,6 @@ def test_unletterbox_inverts_the_placement():
 
 
 # ----------------------------------------------------------------------------- IoU + NMS
-def test_probiou_basic_properties():
-    a = np.array([[100, 100, 80, 40, 0.3], [300, 300, 80, 40, 1.2], [102, 99, 82, 40, 0.32]])
-    m = probiou(a, a)
-    assert np.allclose(np.diag(m), 1.0, atol=1e-3)
-    assert np.allclose(m, m.T, atol=1e-6)
-    assert m[0, 1] < 0.01 and m[0, 2] > 0.85
-    # A box and the same box written with the angle turned half a turn are the same box.
-    flipped = a[:1].copy()
-    flipped[0, 4] += math.pi
-    assert probiou(a[:1], flipped)[0, 0] == pytest.approx(1.0, abs=1e-3)
-
-
 def test_touching_tiles_in_a_line_and_a_crosswise_double_all_survive_nms():
     # Five tiles end to end along a line (as on a Chicken Foot table), then a double crosswise.
     line = [[100 + 80 * i, 200, 80, 40, 0.0] for i in range(5)]
@@ -313,17 +299,6 @@ def test_big_tiles_are_cut_from_a_shrunk_copy_with_the_same_result():
     assert shrunk.shape == direct.shape == (2, 3, 24, 24)
     assert shrunk[0].mean((1, 2))[0] > 0.8 and shrunk[1].mean((1, 2))[2] > 0.8
     assert np.abs(shrunk - direct).mean() < 0.02  # same picture, only resampled differently
-
-
-def test_divider_contrast_tells_a_blank_back_from_a_double_blank():
-    box = OrientedBox(100, 80, 120, 60, math.radians(55))
-    ivory = (235, 230, 215)
-    zero_zero = Image.new("RGB", (200, 160), (90, 60, 40))
-    fake_models.draw_tile(zero_zero, box, ivory, ivory, divider=True)
-    back = Image.new("RGB", (200, 160), (90, 60, 40))
-    fake_models.draw_tile(back, box, ivory, ivory, divider=False)
-    assert divider_contrast(zero_zero, box) > 0.3
-    assert divider_contrast(back, box) < 0.02
 
 
 # ----------------------------------------------------------------------------- assemble

@@ -14,7 +14,7 @@ from PIL import Image
 
 from datasets.halves import render_halves
 from datasets.pips import MAX_VALUE, layout
-from datasets.render import SceneConfig, render_dataset, render_scene
+from datasets.render import SceneConfig, make_style, readable_pips, render_dataset, render_scene
 from vision.geometry import OrientedBox, rectify, split_halves
 
 
@@ -122,6 +122,38 @@ def test_hard_cases_option_changes_only_its_own_datasets(tmp_path: Path) -> None
         rel = img.relative_to(tmp_path / "plain")
         assert img.read_bytes() == (tmp_path / "plain2" / rel).read_bytes()
         assert img.read_bytes() != (tmp_path / "neg" / rel).read_bytes()
+
+
+def test_readable_pips_keeps_every_pip_clear_of_the_face() -> None:
+    changed = 0
+    for i in range(400):
+        style = make_style(np.random.default_rng([11, i]))
+        assert readable_pips(style, 0) is style
+        fixed = readable_pips(style, 100)
+        assert all(math.dist(c, fixed.body) >= 100 for c in fixed.pip_colours)
+        assert math.dist(fixed.divider, fixed.body) >= 100 or fixed.divider == style.divider
+        clear = all(math.dist(c, style.body) >= 100 for c in style.pip_colours)
+        assert (fixed == style) == (clear and fixed.divider == style.divider)
+        changed += fixed != style
+        # one colour per value as before: values that shared a colour still share one
+        for a in range(len(style.pip_colours)):
+            for b in range(a):
+                if style.pip_colours[a] == style.pip_colours[b]:
+                    assert fixed.pip_colours[a] == fixed.pip_colours[b]
+        assert fixed.body == style.body and fixed.aspect == style.aspect
+    assert 20 <= changed <= 120  # the faces from the pip palette: about one set in eight
+
+
+def test_pip_contrast_changes_pip_colours_only() -> None:
+    """Same layout and labels with or without the option; only the scenes whose set had
+    pips in the face's colour look different."""
+    differ = 0
+    for seed in range(30):
+        a_img, a_lab = _scene(seed, width=320, height=240)
+        b_img, b_lab = _scene(seed, width=320, height=240, pip_contrast=100.0)
+        assert a_lab == b_lab
+        differ += a_img.tobytes() != b_img.tobytes()
+    assert 1 <= differ <= 10
 
 
 def _busy(h: Image.Image) -> float:
