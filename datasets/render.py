@@ -208,9 +208,8 @@ def readable_pips(style: TileStyle, min_distance: float) -> TileStyle:
     pips = []
     for c in style.pip_colours:
         if math.dist(c, style.body) < min_distance:
-            if c not in swap:
-                swap[c] = far[int(rng.integers(len(far)))]
-            c = swap[c]
+            # one draw per close pip, kept or not: the stream the first data was rendered with
+            c = swap.setdefault(c, far[int(rng.integers(len(far)))])
         pips.append(c)
     divider = style.divider
     if math.dist(divider, style.body) < min_distance:
