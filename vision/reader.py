@@ -64,6 +64,12 @@ class ReaderConfig:
     crop_size: int = 64
     crop_pad: float = 0.0
     max_value: int = 12
+    #: Run the detector at this input size (long side) instead of the one it was trained at
+    #: (``det_imgsz``, from its ONNX metadata); needs a detector exported with dynamic shape.
+    #: A detector trained at 416 on 480 px renders saw tiles of 12-125 px at its input; on a
+    #: 1280 px photo at 416 the small tiles come out at 9-16 px, and the boxes it draws them
+    #: are looser. 0: the trained size.
+    det_input: int = 0
     det_conf: float = 0.25
     det_iou: float = 0.5
     review_conf: float = 0.6
@@ -652,6 +658,13 @@ class Reader:
         # a detector exported with dynamic shape reads rectangles padded to its stride (32)
         shape = detector.get_inputs()[0].shape
         self.det_stride = 0 if all(isinstance(d, int) for d in shape[2:]) else 32
+        if config.det_input > 0:
+            if not self.det_stride and config.det_input != self.det_imgsz:
+                raise ModelError(
+                    f"reader.json det_input {config.det_input} needs a detector exported with dynamic "
+                    f"shape; this one takes {self.det_imgsz} px only"
+                )
+            self.det_imgsz = config.det_input
         self._cls_input = classifier.get_inputs()[0].name
         self.tile_class = config.tile_class
         try:

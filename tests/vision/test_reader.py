@@ -651,6 +651,39 @@ def test_zoom_pass_runs_the_whole_photo_once_at_the_least_zoom_that_lifts_small_
         ReaderConfig(fine_mode="tiles")
 
 
+def test_det_input_runs_a_dynamic_detector_at_another_size_and_refuses_a_fixed_one(tmp_path: Path):
+    """``det_input``: the input size the detector runs at, the zoom pass scaled from it; a
+    detector exported with a fixed input cannot take it (a clear error, not a crash mid-read)."""
+    pytest.importorskip("onnx", reason="building the test models needs onnx (train extra)")
+    (tmp_path / "dyn").mkdir()
+    (tmp_path / "fixed").mkdir()
+    photo, models, _ = fake_models.scene(tmp_path / "dyn", dynamic=True)
+    data = json.loads((models / "reader.json").read_text())
+    (models / "reader.json").write_text(json.dumps(data | {"det_input": 480}))
+    sizes: list[int] = []
+
+    class Recording(Reader):
+        def _run_detector(self, image, size, conf):
+            sizes.append(size)
+            return super()._run_detector(image, size, conf)
+
+    base = Reader.from_models_dir(models)
+    assert base.det_imgsz == 480
+    reader = Recording(base.config, base.detector, base.classifier, models)
+    reader.read(photo)
+    assert sizes and set(sizes) == {480}
+    reader.detect_zoomed(Image.new("RGB", (2000, 1500)), 2)
+    assert sizes[-1] == 960  # the zoom pass is twice the new input, not twice the trained one
+
+    _, fixed, _ = fake_models.scene(tmp_path / "fixed", dynamic=False)
+    data = json.loads((fixed / "reader.json").read_text())
+    (fixed / "reader.json").write_text(json.dumps(data | {"det_input": 480}))
+    with pytest.raises(ModelError, match="dynamic shape"):
+        Reader.from_models_dir(fixed)
+    (fixed / "reader.json").write_text(json.dumps(data | {"det_input": 320}))  # its own size is fine
+    assert Reader.from_models_dir(fixed).det_imgsz == 320
+
+
 def test_zoomed_pass_finds_small_tiles_the_whole_photo_pass_misses():
     """The shipped detector on a rendered photo of many small tiles: at 416 px it misses some;
     one pass at 3 x the input finds at least as many, in the photo's own pixels."""
