@@ -39,7 +39,7 @@ from companion.rules.ruleset import RuleSet, get_rules
 from companion.rules.tiles import Tile
 
 from .detections import Detections, obb_corners, probiou
-from .geometry import OrientedBox, divider_contrast, rectify, split_halves
+from .geometry import OrientedBox, apply_box_corrections, divider_contrast, rectify, refine_view, split_halves
 from .images import LoadedImage, Source, load_image
 from .verify import CountModel, count_evidence
 
@@ -131,6 +131,13 @@ class ReaderConfig:
     #: median. Off when shipped: rendered tiles stay under 2x their photo's median, but a real
     #: webcam frame can mix a close tile with far ones and glyphs, and 4x dropped true tiles.
     max_length_ratio: float = 0.0
+    #: Box refiner (ONNX file in the models folder; empty: none). It looks at the area around
+    #: each tile box (:func:`vision.geometry.refine_view`) and moves the box along its axis and
+    #: sets its length (:func:`vision.geometry.apply_box_corrections`), ``refine_iters`` times.
+    #: The detector's boxes of touching tiles in a line often run into the neighbour, and then
+    #: a half is read from a crop that is not that half.
+    refiner: str = ""
+    refine_iters: int = 1
     threads: int = 2
     #: Detector class that means "face-up tile"; every other class (e.g. "back") is not counted.
     tile_class: int = 0
@@ -636,9 +643,11 @@ class Reader:
     """The tile reader: ``Reader.from_models_dir().read("photo.jpg")``."""
 
     def __init__(
-        self, config: ReaderConfig, detector: Any, classifier: Any, models_dir: Path | None = None
+        self, config: ReaderConfig, detector: Any, classifier: Any, models_dir: Path | None = None,
+        refiner: Any = None,
     ) -> None:
         self.config = config
+        self.refiner = refiner
         self.models_dir = models_dir
         self.detector = detector
         self.classifier = classifier
@@ -692,7 +701,7 @@ class Reader:
         opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
         opts.log_severity_level = 3
         sessions = []
-        for fname in (config.detector, config.classifier):
+        for fname in (config.detector, config.classifier) + ((config.refiner,) if config.refiner else ()):
             path = base / fname
             if not path.is_file():
                 raise ModelError(f"{path}: model file missing")
@@ -702,14 +711,19 @@ class Reader:
                 )
             except Exception as exc:  # onnxruntime raises its own exception types
                 raise ModelError(f"{path}: cannot load model ({' '.join(str(exc).split())[:200]})") from None
-        return cls(config, sessions[0], sessions[1], base)
+        return cls(config, sessions[0], sessions[1], base, refiner=sessions[2] if config.refiner else None)
+
+    def with_config(self, config: ReaderConfig) -> Reader:
+        """The same loaded models (box refiner included) read with other settings."""
+        return type(self)(config, self.detector, self.classifier, self.models_dir, refiner=self.refiner)
 
     @property
     def model_bytes(self) -> int:
-        """Bytes of the two model files on disk (0 when built from sessions in memory)."""
+        """Bytes of the model files on disk (0 when built from sessions in memory)."""
         if self.models_dir is None:
             return 0
-        paths = [self.models_dir / f for f in (self.config.detector, self.config.classifier)]
+        names = (self.config.detector, self.config.classifier) + ((self.config.refiner,) if self.config.refiner else ())
+        paths = [self.models_dir / f for f in names]
         return sum(p.stat().st_size for p in paths if p.exists())
 
     # -- stages bound to the sessions
@@ -769,7 +783,20 @@ class Reader:
         on a surer, longer tile (``contain_ratio``) are dropped."""
         c = self.config
         dets = drop_implausible(self._detect_passes(image), c.max_aspect, c.max_length_ratio)
-        return drop_contained(dets, c.contain_ratio)
+        return self.refine(image, drop_contained(dets, c.contain_ratio))
+
+    def refine(self, image: Image.Image, dets: Detections) -> Detections:
+        """``dets`` with each box moved onto its tile by the box refiner (unchanged without one)."""
+        if self.refiner is None or not len(dets):
+            return dets
+        boxes = dets.boxes.astype(np.float64)
+        name = self.refiner.get_inputs()[0].name
+        for _ in range(self.config.refine_iters):
+            views = np.stack([np.asarray(refine_view(image, OrientedBox(*row))) for row in boxes])
+            corrections = self.refiner.run(None, {name: np.ascontiguousarray(views.transpose(0, 3, 1, 2), np.float32)})[0]
+            boxes = apply_box_corrections(boxes, corrections)
+        boxes[:, 2] = np.maximum(boxes[:, 2], 1.0)
+        return Detections(boxes.astype(np.float32), dets.confidence, dets.class_id, dets.data)
 
     def _detect_passes(self, image: Image.Image) -> Detections:
         c = self.config

@@ -226,7 +226,8 @@ def write_reader_json(out: Path, cfg: dict[str, Any]) -> Path:
         "seeds": [int(cfg["seed"]), int(cfg["seed"]) + CLS_SEED_OFFSET]
         + [int(f["seed"]) for f in (c.get("finetune") or [])]
         + [int(f["seed"]) for f in (cfg["detector"].get("finetune") or []) if "seed" in f]
-        + [int(r["seed"]) for r in (cfg.get("count_model") or {}).get("renders", [])],
+        + [int(r["seed"]) for r in (cfg.get("count_model") or {}).get("renders", [])]
+        + [int(x) for x in (cfg.get("refiner") or {}).get("seeds", [])],
         "finetuned_on": [],  # no real photo was trained on
     })
     cls_path = out / "half_cls.onnx"
@@ -258,12 +259,98 @@ def fit_count_stage(cfg: dict[str, Any], work: Path, out: Path) -> dict[str, Any
             (folder / "done").write_text("")
         folders.append(folder)
     base = Reader.from_models_dir(out)
-    reader = Reader(dataclasses.replace(base.config, count_model={}), base.detector, base.classifier, out)
+    reader = base.with_config(dataclasses.replace(base.config, count_model={}))
     t0 = time.time()
     x, y = rendered_evidence(reader, folders)
     store_count_model(out, fit_logistic(x, y, float(cm.get("l2", 1.0)), degree=int(cm.get("degree", 2))))
     st = {"detections": len(y), "tiles": int(y.sum()), "seconds": round(time.time() - t0, 1)}
     print("count model:", st, flush=True)
+    return st
+
+
+def train_refiner(files: list[Path], epochs: int, dest: Path, seed: int = 0, batch: int = 256,
+                  lr: float = 3e-3) -> dict[str, Any]:
+    """Train the box refiner (a small CNN: four stride-2 blocks, 16-64 channels, then a linear
+    layer to two numbers) on ``datasets.boxes`` files; a tenth of the views is held out. Export
+    it to ONNX at ``dest`` (input ``x``: N x 3 x 64 x 32, 0..255; output: N x 2 corrections)."""
+    import torch
+    from torch import nn
+
+    torch_threads()
+    torch.manual_seed(seed)
+    x = torch.from_numpy(np.concatenate([np.load(f)["x"] for f in files])).permute(0, 3, 1, 2).contiguous()
+    y = torch.from_numpy(np.concatenate([np.load(f)["y"] for f in files]))
+    order = torch.randperm(len(x))
+    n_val = len(x) // 10
+    val, tr = order[:n_val], order[n_val:]
+
+    def block(i: int, o: int) -> nn.Module:
+        return nn.Sequential(nn.Conv2d(i, o, 3, 1, 1), nn.BatchNorm2d(o), nn.ReLU(),
+                             nn.Conv2d(o, o, 3, 2, 1), nn.BatchNorm2d(o), nn.ReLU())
+
+    class Refiner(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.features = nn.Sequential(block(3, 16), block(16, 32), block(32, 64), block(64, 64))
+            self.head = nn.Linear(64 * 4 * 2, 2)
+
+        def forward(self, t: torch.Tensor) -> torch.Tensor:
+            return self.head(self.features(t / 255.0).flatten(1))
+
+    model = Refiner()
+    opt = torch.optim.AdamW(model.parameters(), lr, weight_decay=1e-4)
+    steps = epochs * (len(tr) // batch + 1)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, lr, total_steps=max(1, steps))
+    history = []
+    t0 = time.time()
+    for epoch in range(epochs):
+        model.train()
+        perm = tr[torch.randperm(len(tr))]
+        for k in range(0, len(perm), batch):
+            b = perm[k : k + batch]
+            xb = x[b].float()
+            flip = torch.rand(len(b)) < 0.5  # mirrored across the width: the same correction
+            xb[flip] = xb[flip].flip(3)
+            # corrections are a few hundredths: scaled up so smooth L1 works in its linear part
+            loss = nn.functional.smooth_l1_loss(model(xb) * 5, y[b] * 5)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+        model.eval()
+        with torch.no_grad():
+            pred = torch.cat([model(x[val[k : k + 1024]].float()) for k in range(0, n_val, 1024)]) if n_val else y[:0]
+        err = (pred - y[val]).abs().mean(0).tolist() if n_val else [float("nan")] * 2
+        history.append([round(e, 4) for e in err])
+        print(f"refiner epoch {epoch + 1}/{epochs}: val error shift {err[0]:.4f}, log length {err[1]:.4f}", flush=True)
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    torch.onnx.export(model, torch.zeros(1, 3, 64, 32), str(dest), input_names=["x"], output_names=["y"],
+                      dynamic_axes={"x": {0: "n"}, "y": {0: "n"}}, dynamo=False)
+    before = y[val].abs().mean(0).tolist() if n_val else [float("nan")] * 2
+    return {"views": len(x), "val_views": n_val, "val_error_before": [round(e, 4) for e in before],
+            "val_error": history[-1] if history else None, "history": history, "seconds": round(time.time() - t0, 1)}
+
+
+def refine_stage(cfg: dict[str, Any], work: Path, out: Path) -> dict[str, Any]:
+    """Render the refiner's views (``datasets.boxes``, one file per seed), train it and point
+    ``reader.json`` at it."""
+    from datasets.boxes import render_boxes
+
+    rc = cfg["refiner"]
+    files = []
+    for seed in rc["seeds"]:
+        f = work / f"boxes_{int(seed)}.npz"
+        if not f.exists():
+            st = render_boxes(f.with_suffix(".tmp.npz"), int(rc["scenes"]), int(seed), log_every=max(1, rc["scenes"] // 4))
+            f.with_suffix(".tmp.npz").rename(f)
+            print(f"refiner views, seed {seed}:", st, flush=True)
+        files.append(f)
+    st = train_refiner(files, int(rc["epochs"]), out / "box_refine.onnx", seed=int(cfg["seed"]),
+                       batch=int(rc.get("batch", 256)), lr=float(rc.get("lr", 3e-3)))
+    path = out / "reader.json"
+    data = json.loads(path.read_text()) if path.exists() else {}
+    data.update({"refiner": "box_refine.onnx", "refine_iters": int(rc.get("iters", 1))})
+    path.write_text(json.dumps(data, indent=2) + "\n")
     return st
 
 
@@ -403,10 +490,13 @@ def run(cfg: dict[str, Any], work: Path, out: Path, resume: bool = False, stages
             print("classifier on real half crops:", {k: real[k] for k in ("n", "top1", "top1_rot180")}, flush=True)
 
     write_reader_json(out, cfg)
+    if stages in ("all", "refine") and cfg.get("refiner"):
+        metrics["refiner"] = refine_stage(cfg, work, out)
     if stages in ("all", "count") and cfg.get("count_model"):
         metrics["count_model"] = fit_count_stage(cfg, work, out)
     metrics["total_seconds"] = round(time.time() - t_all, 1)
-    sizes = {p.name: p.stat().st_size for p in (out / "tile_obb.onnx", out / "half_cls.onnx") if p.exists()}
+    sizes = {p.name: p.stat().st_size for p in (out / "tile_obb.onnx", out / "half_cls.onnx", out / "box_refine.onnx")
+             if p.exists()}
     metrics["onnx_bytes"] = sizes
     mpath = out / "train_metrics.json"
     old = json.loads(mpath.read_text()) if mpath.exists() and stages != "all" else {}
@@ -426,7 +516,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--smoke", action="store_true", help=f"tiny run of the same pipeline ({SMOKE_CONFIG.name})")
     ap.add_argument("--work", type=Path, default=Path("runs/reader"), help="data, runs and checkpoints")
     ap.add_argument("--out", type=Path, default=REPO / "models", help="where the ONNX files and reader.json go")
-    ap.add_argument("--stage", choices=("all", "det", "cls", "count"), default="all")
+    ap.add_argument("--stage", choices=("all", "det", "cls", "refine", "count"), default="all")
     ap.add_argument("--resume", action="store_true", help="resume stopped training from last.pt")
     args = ap.parse_args(argv)
     config = args.config or (SMOKE_CONFIG if args.smoke else DEFAULT_CONFIG)

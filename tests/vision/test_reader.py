@@ -684,6 +684,41 @@ def test_det_input_runs_a_dynamic_detector_at_another_size_and_refuses_a_fixed_o
     assert Reader.from_models_dir(fixed).det_imgsz == 320
 
 
+def test_box_refiner_moves_every_box_before_the_halves_are_read(tmp_path: Path):
+    """``refiner``: each detected box is moved along its axis and resized by the refiner's
+    correction (here the same for every box: a tenth of a length forward, 20% shorter),
+    ``refine_iters`` times, and the halves are cut from the moved boxes."""
+    pytest.importorskip("onnx", reason="building the test models needs onnx (train extra)")
+    photo, models, _ = fake_models.scene(tmp_path)
+    plain = Reader.from_models_dir(models)
+    image = plain.load(photo).image
+    before = plain.detect(image)
+    assert plain.refiner is None
+
+    fake_models.write_refiner(models / "box_refine.onnx", 0.1, math.log(0.8))
+    data = json.loads((models / "reader.json").read_text())
+    for iters in (1, 2):
+        (models / "reader.json").write_text(json.dumps(data | {"refiner": "box_refine.onnx", "refine_iters": iters}))
+        reader = Reader.from_models_dir(models)
+        assert reader.refiner is not None and reader.with_config(reader.config).refiner is reader.refiner
+        assert reader.model_bytes == plain.model_bytes + (models / "box_refine.onnx").stat().st_size
+        after = reader.detect(image)
+        assert len(after) == len(before)
+        expected = before.boxes.astype(np.float64)
+        for _ in range(iters):
+            u = np.stack([np.cos(expected[:, 4]), np.sin(expected[:, 4])], 1)
+            expected[:, :2] += u * 0.1 * expected[:, 2:3]
+            expected[:, 2] *= 0.8
+        assert np.allclose(after.boxes, expected, atol=1e-3)
+        assert np.array_equal(after.confidence, before.confidence)
+        reading = reader.read(photo)  # the whole read runs through it
+        assert len(reading.tiles) + len(reading.candidates) > 0
+
+    (models / "box_refine.onnx").unlink()
+    with pytest.raises(ModelError, match=r"box_refine\.onnx"):
+        Reader.from_models_dir(models)
+
+
 def test_zoomed_pass_finds_small_tiles_the_whole_photo_pass_misses():
     """The shipped detector on a rendered photo of many small tiles: at 416 px it misses some;
     one pass at 3 x the input finds at least as many, in the photo's own pixels."""

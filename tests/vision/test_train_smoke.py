@@ -34,7 +34,8 @@ def test_smoke_training_exports_working_onnx(tmp_path: Path) -> None:
     reader = json.loads((out / "reader.json").read_text())
     assert reader["detector"] == "tile_obb.onnx" and reader["classifier"] == "half_cls.onnx"
     assert sorted(reader["cls_values"]) == list(range(reader["max_value"] + 1))
-    assert reader["stage"] == "interim" and reader["seeds"] == [7, 1007] and reader["finetuned_on"] == []
+    assert reader["stage"] == "interim" and reader["seeds"] == [7, 1007, 11] and reader["finetuned_on"] == []
+    assert reader["refiner"] == "box_refine.onnx" and reader["refine_iters"] == 1
 
     det = ort.InferenceSession(str(out / reader["detector"]), providers=["CPUExecutionProvider"])
     meta = det.get_modelmeta().custom_metadata_map
@@ -60,6 +61,16 @@ def test_smoke_training_exports_working_onnx(tmp_path: Path) -> None:
     assert p.shape == (len(crops), reader["max_value"] + 1)  # dynamic batch
     assert np.allclose(p.sum(1), 1.0, atol=1e-3)
 
+    # the box refiner: N views in, N corrections out, and the reader loads all three models
+    ref = ort.InferenceSession(str(out / reader["refiner"]), providers=["CPUExecutionProvider"])
+    (c,) = ref.run(None, {ref.get_inputs()[0].name: np.zeros((3, 3, 64, 32), np.float32)})
+    assert c.shape == (3, 2) and np.isfinite(c).all()
+    from vision.reader import Reader
+
+    loaded = Reader.from_models_dir(out)
+    assert loaded.refiner is not None and loaded.model_bytes > (out / reader["refiner"]).stat().st_size
+
     metrics = json.loads((out / "train_metrics.json").read_text())
+    assert metrics["refiner"]["views"] > 0 and len(metrics["refiner"]["history"]) == 1
     assert metrics["det_data"]["images"] == 16 and "map50" in metrics["det_val"]
     assert metrics["cls_val"]["n"] > 0
