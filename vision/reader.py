@@ -675,6 +675,8 @@ class Reader:
                 )
             self.det_imgsz = config.det_input
         self._cls_input = classifier.get_inputs()[0].name
+        if refiner is not None and list(refiner.get_inputs()[0].shape[1:]) != [3, 64, 32]:
+            raise ModelError(f"the box refiner takes {refiner.get_inputs()[0].shape}, not N x 3 x 64 x 32 views")
         self.tile_class = config.tile_class
         try:
             self.count_model = CountModel.from_dict(config.count_model) if config.count_model else None

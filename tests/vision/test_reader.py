@@ -714,6 +714,9 @@ def test_box_refiner_moves_every_box_before_the_halves_are_read(tmp_path: Path):
         reading = reader.read(photo)  # the whole read runs through it
         assert len(reading.tiles) + len(reading.candidates) > 0
 
+    fake_models.write_classifier(models / "box_refine.onnx", 16)  # a model that is not a refiner
+    with pytest.raises(ModelError, match="box refiner takes"):
+        Reader.from_models_dir(models)
     (models / "box_refine.onnx").unlink()
     with pytest.raises(ModelError, match=r"box_refine\.onnx"):
         Reader.from_models_dir(models)
