@@ -192,7 +192,6 @@ class SceneConfig:
 DEFAULT_PIP_CONTRAST = 100.0
 
 
-
 def readable_pips(style: TileStyle, min_distance: float) -> TileStyle:
     """``style`` with every pip colour at least ``min_distance`` from the face.
 

@@ -114,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{label:<28} {size_kb:>6.0f}KB {r['tiles']:>5} {r['median_ms']:>6.1f}ms "
               f"{r['p90_ms']:>6.1f}ms {r['decode_ms']:>5.1f}ms {r['detect_ms']:>5.1f}ms "
               f"{r['halves_ms']:>5.1f}ms  {verdict}")
-    files = [reader.config.detector, reader.config.classifier] + ([reader.config.refiner] if reader.config.refiner else [])
+    files = reader.config.model_files
     sizes = {f: (reader.models_dir / f).stat().st_size / 2**20 for f in files} if reader.models_dir else {}
     total = sum(sizes.values())
     print("model size: " + ", ".join(f"{f} {mb:.2f} MB" for f, mb in sizes.items())

@@ -99,9 +99,11 @@ def divider_contrast(image: Image.Image, box: OrientedBox, size: int = 32) -> fl
 #: How far around a box the refiner looks: its view spans 1.6 box lengths and 1.3 widths, so a
 #: box that runs into a neighbour or stops short still shows the tile's true ends.
 REFINE_PAD_LENGTH, REFINE_PAD_WIDTH = 1.6, 1.3
+#: The view's width in pixels (its length is twice that): what the refiner model takes.
+REFINE_VIEW_SIZE = 32
 
 
-def refine_view(image: Image.Image, box: OrientedBox, size: int = 32) -> Image.Image:
+def refine_view(image: Image.Image, box: OrientedBox, size: int = REFINE_VIEW_SIZE) -> Image.Image:
     """What the box refiner sees: the area around ``box`` upright, ``size`` x ``2*size``."""
     wide = OrientedBox(box.cx, box.cy, box.length * REFINE_PAD_LENGTH, box.width * REFINE_PAD_WIDTH, box.angle)
     return rectify(image, wide, size=size)

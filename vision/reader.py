@@ -39,7 +39,15 @@ from companion.rules.ruleset import RuleSet, get_rules
 from companion.rules.tiles import Tile
 
 from .detections import Detections, obb_corners, probiou
-from .geometry import OrientedBox, apply_box_corrections, divider_contrast, rectify, refine_view, split_halves
+from .geometry import (
+    REFINE_VIEW_SIZE,
+    OrientedBox,
+    apply_box_corrections,
+    divider_contrast,
+    rectify,
+    refine_view,
+    split_halves,
+)
 from .images import LoadedImage, Source, load_image
 from .verify import CountModel, count_evidence
 
@@ -142,6 +150,11 @@ class ReaderConfig:
     #: Detector class that means "face-up tile"; every other class (e.g. "back") is not counted.
     tile_class: int = 0
     extra: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def model_files(self) -> tuple[str, ...]:
+        """The ONNX files this config names, in load order: detector, classifier, refiner (if any)."""
+        return (self.detector, self.classifier) + ((self.refiner,) if self.refiner else ())
 
     def __post_init__(self) -> None:
         if self.fine_mode not in ("windows", "zoom"):
@@ -675,8 +688,9 @@ class Reader:
                 )
             self.det_imgsz = config.det_input
         self._cls_input = classifier.get_inputs()[0].name
-        if refiner is not None and list(refiner.get_inputs()[0].shape[1:]) != [3, 64, 32]:
-            raise ModelError(f"the box refiner takes {refiner.get_inputs()[0].shape}, not N x 3 x 64 x 32 views")
+        view = [3, 2 * REFINE_VIEW_SIZE, REFINE_VIEW_SIZE]
+        if refiner is not None and list(refiner.get_inputs()[0].shape[1:]) != view:
+            raise ModelError(f"the box refiner takes {refiner.get_inputs()[0].shape}, not N x {' x '.join(map(str, view))} views")
         self.tile_class = config.tile_class
         try:
             self.count_model = CountModel.from_dict(config.count_model) if config.count_model else None
@@ -703,7 +717,7 @@ class Reader:
         opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
         opts.log_severity_level = 3
         sessions = []
-        for fname in (config.detector, config.classifier) + ((config.refiner,) if config.refiner else ()):
+        for fname in config.model_files:
             path = base / fname
             if not path.is_file():
                 raise ModelError(f"{path}: model file missing")
@@ -724,8 +738,7 @@ class Reader:
         """Bytes of the model files on disk (0 when built from sessions in memory)."""
         if self.models_dir is None:
             return 0
-        names = (self.config.detector, self.config.classifier) + ((self.config.refiner,) if self.config.refiner else ())
-        paths = [self.models_dir / f for f in names]
+        paths = [self.models_dir / f for f in self.config.model_files]
         return sum(p.stat().st_size for p in paths if p.exists())
 
     # -- stages bound to the sessions

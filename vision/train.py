@@ -276,6 +276,8 @@ def train_refiner(files: list[Path], epochs: int, dest: Path, seed: int = 0, bat
     import torch
     from torch import nn
 
+    from vision.geometry import REFINE_VIEW_SIZE
+
     torch_threads()
     torch.manual_seed(seed)
     x = torch.from_numpy(np.concatenate([np.load(f)["x"] for f in files])).permute(0, 3, 1, 2).contiguous()
@@ -324,7 +326,8 @@ def train_refiner(files: list[Path], epochs: int, dest: Path, seed: int = 0, bat
         history.append([round(e, 4) for e in err])
         print(f"refiner epoch {epoch + 1}/{epochs}: val error shift {err[0]:.4f}, log length {err[1]:.4f}", flush=True)
     dest.parent.mkdir(parents=True, exist_ok=True)
-    torch.onnx.export(model, torch.zeros(1, 3, 64, 32), str(dest), input_names=["x"], output_names=["y"],
+    torch.onnx.export(model, torch.zeros(1, 3, 2 * REFINE_VIEW_SIZE, REFINE_VIEW_SIZE), str(dest),
+                      input_names=["x"], output_names=["y"],
                       dynamic_axes={"x": {0: "n"}, "y": {0: "n"}}, dynamo=False)
     before = y[val].abs().mean(0).tolist() if n_val else [float("nan")] * 2
     return {"views": len(x), "val_views": n_val, "val_error_before": [round(e, 4) for e in before],
