@@ -11,6 +11,9 @@ Sources and how each label format is scored (see each folder's MANIFEST.md):
   here with a seed the training did not use, 1280 px on the long side like a phone photo after
   decoding): oriented boxes with half A/B -> rotated-IoU matching, halves compared end to end;
   also broken down by tile length.
+* rendered close-ups (``--closeups``): from each rendered photo, a 4:3 crop around one tile that
+  then fills 55-90% of the frame (a player showing a disputed tile to the camera), kept only
+  where no other tile is cut by the crop's edge; scored like the rendered set.
 * tile lists per photo (JackRoache, danb-dev-ui): no boxes, so detections are paired with
   labelled tiles by value (exact matches first, then tiles sharing a half): recall/precision
   count-based, half accuracy optimistic. JackRoache webcam frames are scored in their play
@@ -34,6 +37,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import math
 import os
 import shutil
 import subprocess
@@ -167,6 +171,48 @@ def half_pairs(gt: tuple[int, int], pred: tuple[int, int], oriented: bool) -> li
         return direct
     swapped = [(gt[0], pred[1]), (gt[1], pred[0])]
     return direct if sum(a == b for a, b in direct) >= sum(a == b for a, b in swapped) else swapped
+
+
+def _quad_in_rect(quad: np.ndarray, rect: tuple[float, float, float, float]) -> float:
+    """Share of ``quad``'s area inside the axis-aligned ``rect`` (x0, y0, x1, y1)."""
+    x0, y0, x1, y1 = rect
+    q = np.asarray(quad, float)
+    if _area(q) < 0:
+        q = q[::-1]
+    inter: list[np.ndarray] = list(q)
+    corners = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], float)
+    for i in range(4):
+        inter = _clip(inter, corners[i], corners[(i + 1) % 4])
+        if not inter:
+            return 0.0
+    whole = abs(_area(q))
+    return abs(_area(inter)) / whole if whole > 0 else 0.0
+
+
+def closeup_crop(labels: list[dict[str, Any]], size: tuple[int, int], rng: np.random.Generator,
+                 min_length: float = 90.0, tries: int = 20) -> tuple[tuple[int, int, int, int], list[int]] | None:
+    """A 4:3 crop (x0, y0, x1, y1) of a rendered photo in which one tile fills 55-90% of the
+    long side, and the labels wholly inside it; None when every try cut another tile or no
+    tile is long enough."""
+    big = [i for i, lab in enumerate(labels) if float(lab["box"][2]) >= min_length]
+    if not big:
+        return None
+    for _ in range(tries):
+        i = big[int(rng.integers(len(big)))]
+        quad = np.asarray(labels[i]["quad"], float)
+        (qx0, qy0), (qx1, qy1) = quad.min(0), quad.max(0)
+        long_side = float(labels[i]["box"][2]) / rng.uniform(0.55, 0.9)
+        landscape = (qx1 - qx0) >= (qy1 - qy0)
+        cw, ch = (long_side, long_side * 0.75) if landscape else (long_side * 0.75, long_side)
+        if cw < qx1 - qx0 or ch < qy1 - qy0 or cw > size[0] or ch > size[1]:
+            continue
+        x0 = math.floor(rng.uniform(max(0.0, qx1 - cw), min(qx0, size[0] - cw)))
+        y0 = math.floor(rng.uniform(max(0.0, qy1 - ch), min(qy0, size[1] - ch)))
+        rect = (x0, y0, x0 + math.ceil(cw), y0 + math.ceil(ch))
+        shares = [_quad_in_rect(np.asarray(lab["quad"], float), rect) for lab in labels]
+        if all(v < 1e-6 or v > 1 - 1e-6 for v in shares):
+            return rect, [k for k, v in enumerate(shares) if v > 0.5]
+    return None
 
 
 # --------------------------------------------------------------------------- tallies
@@ -432,6 +478,32 @@ class Evaluator:
             self._score_oriented("rendered", "colour", gt, gt_boxes, reading)
         return len(jsons)
 
+    def closeups(self, folder: Path, seed: int, limit: int | None = None) -> int:
+        """Score close-up crops cut from a rendered set (:func:`closeup_crop`); how many."""
+        rng = np.random.default_rng([seed, 7])
+        n = 0
+        for js in sorted(folder.glob("tiles/*/*.json"))[: limit or None]:
+            labels = json.loads(js.read_text())
+            img_path = folder / "images" / js.parent.name / (js.stem + ".jpg")
+            loaded = self._load(img_path)
+            if loaded is None or not labels:
+                continue
+            found = closeup_crop(labels, loaded.original_size, rng)
+            if found is None:
+                continue
+            (x0, y0, x1, y1), inside = found
+            scale = loaded.scale
+            crop = loaded.image.crop((round(x0 * scale), round(y0 * scale), round(x1 * scale), round(y1 * scale)))
+            gt_boxes, gt = [], []
+            for k in inside:
+                b = [float(v) for v in labels[k]["box"]]
+                gt_boxes.append(OrientedBox((b[0] - x0) * scale, (b[1] - y0) * scale, b[2] * scale, b[3] * scale, b[4]))
+                gt.append((int(labels[k]["a"]), int(labels[k]["b"])))
+            reading = self.reader.read(LoadedImage(crop, crop.size, f"{js.stem}-closeup"), self.rules)
+            self._score_oriented("close-ups", "colour", gt, gt_boxes, reading)
+            n += 1
+        return n
+
     def _score_oriented(self, source: str, mode: str, gt: list[tuple[int, int]],
                         gt_boxes: list[OrientedBox], reading: Reading) -> None:
         pred = list(reading.tiles)
@@ -633,6 +705,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--render-pip-contrast", type=float, default=None, metavar="D",
                     help="least RGB distance between pips and face (datasets.render --pip-contrast; "
                          "default: the renderer's, 100)")
+    ap.add_argument("--closeups", action="store_true",
+                    help="also score close-up crops cut from the rendered set (one tile filling 55-90%% of the frame)")
     ap.add_argument("--keep-rendered", action="store_true", help="keep the rendered set")
     ap.add_argument("--limit", type=int, default=None, help="score at most this many rendered images")
     ap.add_argument("--realdata", type=Path, default=None, help=f"default {DEFAULT_REALDATA}")
@@ -680,6 +754,12 @@ def main(argv: list[str] | None = None) -> int:
         print()
         print(confusion_table(rt.confusion, "Half values, rendered"))
         report["rendered"] = {"folder": str(folder), **rt.figures(), "by_length": rt.by_length}
+        if args.closeups:
+            m = ev.closeups(folder, args.render_seed, args.limit)
+            ct = ev.tallies.get(("close-ups", "colour"), Tally("close-ups"))
+            print(f"\n== Rendered close-ups ({m} crops of those images)")
+            print(table([("close-ups", ct)]))
+            report["closeups"] = ct.figures()
 
     if not args.skip_real:
         root = args.realdata or Path(os.environ.get("CHICKENFOOT_REALDATA", DEFAULT_REALDATA))

@@ -117,6 +117,13 @@ class ReaderConfig:
     #: the tiles' size, not the photo's; it needs a detector exported with dynamic shape.
     fine_mode: str = "windows"
     fine_min_zoom: float = 2.0
+    #: Close-up pass: when the whole-photo pass finds no tile, or one longer than
+    #: ``closeup_trigger`` of the photo's long side, the detector also sees the photo shrunk to
+    #: 1/``closeup_zoom`` of its input, on a margin of the photo's own border colour. The
+    #: detector was trained on tiles up to about 0.7 of the frame (hard-case close-ups); a player
+    #: showing one disputed tile to the camera fills more than that. 0 turns it off.
+    closeup_zoom: float = 0.0
+    closeup_trigger: float = 0.5
     #: Also classify every half mirrored left-right (a view the classifier was trained on) and
     #: average the two: twice the classifier work for steadier reads.
     cls_mirror: bool = False
@@ -782,6 +789,32 @@ class Reader:
         size = min(math.ceil(self.det_imgsz * zoom / stride) * stride, max(image.size))
         return self._run_detector(image, size, self.config.det_conf)
 
+    def detect_closeup(self, image: Image.Image, zoom: float) -> Detections:
+        """Detections from one pass over ``image`` shrunk to 1/``zoom`` of the detector's input,
+        centred on a margin of its median border colour (tiles that fill the photo come out the
+        size the detector was trained on)."""
+        w, h = image.size
+        (_, _), lb = letterbox_geometry(round(w * zoom), round(h * zoom), self.det_imgsz, self.det_stride)
+        new_w, new_h = max(1, round(w * lb.gain)), max(1, round(h * lb.gain))
+        small = np.asarray(image.convert("RGB").resize((new_w, new_h), Image.Resampling.BILINEAR, reducing_gap=3.0))
+        border = np.concatenate([small[0], small[-1], small[:, 0], small[:, -1]])
+        cw, ch = lb.shape
+        canvas = np.empty((ch, cw, 3), np.uint8)
+        canvas[:] = np.median(border, axis=0).astype(np.uint8)
+        x0, y0 = (cw - new_w) // 2, (ch - new_h) // 2
+        canvas[y0 : y0 + new_h, x0 : x0 + new_w] = small
+        tensor = np.ascontiguousarray(canvas.transpose(2, 0, 1)[None].astype(np.float32) / np.float32(255.0))
+        raw = self.detector.run(None, {self._det_input: tensor})[0]
+        c = self.config
+        placed = Letterbox(gain=new_w / w, pad_x=x0, pad_y=y0, size=lb.size, shape=lb.shape)
+        return unletterbox(decode_obb(raw, c.det_conf, c.det_iou, c.max_det, fast_nms=c.fast_nms), placed)
+
+    def needs_closeup_pass(self, dets: Detections, size: tuple[int, int]) -> bool:
+        c = self.config
+        if c.closeup_zoom <= 1.0:
+            return False
+        return not len(dets) or float(dets.boxes[:, 2].max()) > c.closeup_trigger * max(size)
+
     def needs_fine_pass(self, dets: Detections, size: tuple[int, int]) -> bool:
         grid, long_side = self.config.fine_grid, max(size)
         if grid <= 1 or long_side < 2.0 * self.det_imgsz:
@@ -818,6 +851,8 @@ class Reader:
         seed = c.fine_seed_conf if 0 < c.fine_seed_conf < c.det_conf else c.det_conf
         seen = self.detect_window(image, conf=seed)
         dets = seen[seen.confidence > c.det_conf] if len(seen) else seen
+        if self.needs_closeup_pass(dets, image.size):
+            dets = merge_detections([dets, self.detect_closeup(image, c.closeup_zoom)], c.det_iou, c.max_det, c.fast_nms)
         if not self.needs_fine_pass(dets, image.size):
             return dets
         found = [dets]

@@ -562,6 +562,31 @@ def test_evaluate_scores_a_rendered_folder_and_skips_absent_realdata(tmp_path: P
     assert "flagged wrong/right" in out
 
 
+def test_closeup_crops_frame_one_tile_and_never_cut_another():
+    from vision.evaluate import _quad_in_rect, closeup_crop
+
+    def label(cx, cy, length, angle):
+        quad = obb_corners(np.array([[cx, cy, length, length / 2, angle]]))[0]
+        return {"box": [cx, cy, length, length / 2, angle], "quad": quad.tolist()}
+
+    # a big tile with a smaller one just below it, a far one, and one too short to frame
+    labels = [label(400, 300, 200, 0.0), label(400, 420, 100, 0.0), label(1000, 700, 160, 1.2), label(100, 700, 40, 0.0)]
+    rng = np.random.default_rng(0)
+    seen = set()
+    for _ in range(40):
+        found = closeup_crop(labels, (1280, 960), rng)
+        assert found is not None
+        rect, inside = found
+        shares = [_quad_in_rect(np.asarray(lab["quad"]), rect) for lab in labels]
+        assert all(v < 1e-3 or v > 1 - 1e-3 for v in shares)  # nothing cut by the edge
+        assert inside == [i for i, v in enumerate(shares) if v > 0.5] and 3 not in inside
+        longest = max(labels[i]["box"][2] for i in inside)
+        assert 0.55 * max(rect[2] - rect[0], rect[3] - rect[1]) - 2 <= longest <= 0.9 * max(rect[2] - rect[0], rect[3] - rect[1]) + 2
+        seen.update(inside)
+    assert {0, 1, 2} <= seen
+    assert closeup_crop([labels[3]], (1280, 960), rng) is None  # no tile long enough
+
+
 def test_tally_counts_how_many_wrong_reads_were_flagged():
     from vision.evaluate import Tally
 
@@ -742,6 +767,63 @@ def test_zoomed_pass_finds_small_tiles_the_whole_photo_pass_misses():
                    for b in truth)
 
     assert found(zoomed) >= found(whole) and found(zoomed) >= 0.9 * len(truth)
+
+
+def test_closeup_pass_runs_only_when_nothing_or_a_frame_filling_tile_was_seen(tmp_path: Path):
+    """``closeup_zoom``: the photo shrunk into a margin is searched too when the whole-photo pass
+    found nothing, or a tile longer than ``closeup_trigger`` of the long side; never when off."""
+    pytest.importorskip("onnx", reason="building the test models needs onnx (train extra)")
+    _, models, _ = fake_models.scene(tmp_path)
+    base = Reader.from_models_dir(models)
+    calls: list[float] = []
+    whole_box = np.array([[400.0, 300.0, 700.0, 350.0, 0.0]])
+
+    class Recording(Reader):
+        first: Detections = Detections.empty()
+
+        def detect_window(self, image, window=None, conf=None):
+            return self.first
+
+        def detect_closeup(self, image, zoom):
+            calls.append(zoom)
+            return Detections(whole_box, [0.9], [0])
+
+    image = Image.new("RGB", (800, 600))
+    small = Detections(np.array([[200.0, 200.0, 120.0, 60.0, 0.0]]), [0.9], [0])
+    big = Detections(np.array([[380.0, 300.0, 500.0, 250.0, 0.1]]), [0.8], [0])
+    off = Recording(dataclasses.replace(base.config, fine_grid=0, closeup_zoom=0.0), base.detector,
+                    base.classifier, models)
+    assert not len(off.detect(image)) and calls == []
+    on = Recording(dataclasses.replace(base.config, fine_grid=0, closeup_zoom=3.0, closeup_trigger=0.5),
+                   base.detector, base.classifier, models)
+    assert np.allclose(on.detect(image).boxes, whole_box) and calls == [3.0]  # nothing seen
+    on.first = small
+    assert np.allclose(on.detect(image).boxes, small.boxes) and calls == [3.0]  # a 120 px tile: no
+    on.first = big  # 500 of 800 px: searched, and the two views of one tile merge into one box
+    assert len(on.detect(image)) == 1 and calls == [3.0, 3.0]
+
+
+def test_closeup_pass_finds_a_tile_that_fills_the_photo():
+    """The shipped detector on a rendered crop where one tile fills most of the frame: the
+    close-up pass finds it, in the photo's own pixels."""
+    from datasets.render import SceneConfig, render_scene
+    from vision.evaluate import closeup_crop, polygon_iou
+
+    reader = Reader.from_models_dir()
+    img, labels = render_scene(np.random.default_rng([78, 3]), SceneConfig(width=1280, height=960, tile_frac=(0.2, 0.25)))
+    rows = [t.to_json() for t in labels]
+    found = closeup_crop(rows, img.size, np.random.default_rng(5))
+    assert found is not None
+    (x0, y0, x1, y1), inside = found
+    crop = img.crop((x0, y0, x1, y1))
+    truth = [OrientedBox(b[0] - x0, b[1] - y0, *b[2:]) for b in (rows[k]["box"] for k in inside)]
+    assert max(b.length for b in truth) >= 0.55 * max(crop.size)
+    closeup = Reader(dataclasses.replace(reader.config, closeup_zoom=3.0), reader.detector, reader.classifier)
+    dets = closeup.detect_closeup(crop, 3.0)
+    corners = obb_corners(dets.boxes)
+    for b in truth:
+        quad = obb_corners(np.array([[b.cx, b.cy, b.length, b.width, b.angle]]))[0]
+        assert max((polygon_iou(quad, c) for c in corners), default=0.0) > 0.6
 
 
 def test_a_tile_with_no_divider_is_a_back_whatever_its_halves_read(tmp_path: Path):
