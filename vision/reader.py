@@ -124,6 +124,10 @@ class ReaderConfig:
     #: showing one disputed tile to the camera fills more than that. 0 turns it off.
     closeup_zoom: float = 0.0
     closeup_trigger: float = 0.5
+    #: The close-up pass keeps only boxes at least this share of the long side: smaller tiles
+    #: are the whole-photo pass's, and what the shrunk view adds there is mostly junk (a
+    #: face-down tile, a print) in photos of bare table. 0 keeps all.
+    closeup_keep: float = 0.0
     #: Also classify every half mirrored left-right (a view the classifier was trained on) and
     #: average the two: twice the classifier work for steadier reads.
     cls_mirror: bool = False
@@ -852,7 +856,9 @@ class Reader:
         seen = self.detect_window(image, conf=seed)
         dets = seen[seen.confidence > c.det_conf] if len(seen) else seen
         if self.needs_closeup_pass(dets, image.size):
-            dets = merge_detections([dets, self.detect_closeup(image, c.closeup_zoom)], c.det_iou, c.max_det, c.fast_nms)
+            extra = self.detect_closeup(image, c.closeup_zoom)
+            extra = extra[extra.boxes[:, 2] >= c.closeup_keep * max(image.size)] if len(extra) else extra
+            dets = merge_detections([dets, extra], c.det_iou, c.max_det, c.fast_nms)
         if not self.needs_fine_pass(dets, image.size):
             return dets
         found = [dets]

@@ -771,7 +771,8 @@ def test_zoomed_pass_finds_small_tiles_the_whole_photo_pass_misses():
 
 def test_closeup_pass_runs_only_when_nothing_or_a_frame_filling_tile_was_seen(tmp_path: Path):
     """``closeup_zoom``: the photo shrunk into a margin is searched too when the whole-photo pass
-    found nothing, or a tile longer than ``closeup_trigger`` of the long side; never when off."""
+    found nothing, or a tile longer than ``closeup_trigger`` of the long side; never when off.
+    Only its boxes of at least ``closeup_keep`` of the long side are taken."""
     pytest.importorskip("onnx", reason="building the test models needs onnx (train extra)")
     _, models, _ = fake_models.scene(tmp_path)
     base = Reader.from_models_dir(models)
@@ -785,8 +786,8 @@ def test_closeup_pass_runs_only_when_nothing_or_a_frame_filling_tile_was_seen(tm
             return self.first
 
         def detect_closeup(self, image, zoom):
-            calls.append(zoom)
-            return Detections(whole_box, [0.9], [0])
+            calls.append(zoom)  # and a small box there, which ``closeup_keep`` leaves out
+            return Detections(np.concatenate([whole_box, [[100.0, 500.0, 150.0, 75.0, 0.0]]]), [0.9, 0.9], [0, 0])
 
     image = Image.new("RGB", (800, 600))
     small = Detections(np.array([[200.0, 200.0, 120.0, 60.0, 0.0]]), [0.9], [0])
@@ -794,7 +795,7 @@ def test_closeup_pass_runs_only_when_nothing_or_a_frame_filling_tile_was_seen(tm
     off = Recording(dataclasses.replace(base.config, fine_grid=0, closeup_zoom=0.0), base.detector,
                     base.classifier, models)
     assert not len(off.detect(image)) and calls == []
-    on = Recording(dataclasses.replace(base.config, fine_grid=0, closeup_zoom=3.0, closeup_trigger=0.5),
+    on = Recording(dataclasses.replace(base.config, fine_grid=0, closeup_zoom=3.0, closeup_trigger=0.5, closeup_keep=0.25),
                    base.detector, base.classifier, models)
     assert np.allclose(on.detect(image).boxes, whole_box) and calls == [3.0]  # nothing seen
     on.first = small
