@@ -96,6 +96,25 @@ def divider_contrast(image: Image.Image, box: OrientedBox, size: int = 32) -> fl
     return float(np.max(np.abs(zone - ref)) / (ref + 1e-3))
 
 
+def divider_span(image: Image.Image, box: OrientedBox, size: int = 32) -> float:
+    """How much of the tile's width its divider crosses.
+
+    Per column of the upright crop (the outer eighths left out): the largest relative
+    difference within 1/16 of the length of the middle, against that column's median in the
+    halves; the 25th percentile over columns. A divider is a line from edge to edge, so it
+    stands out in nearly every column; a printed back's logo or text, which
+    :func:`divider_contrast` can take for one, stands out in a few.
+    """
+    g = np.asarray(rectify(image, box, size=size, pad=0.0).convert("L"), np.float32)
+    h = g.shape[0]
+    mid = h // 2
+    cols = slice(size // 8, size - size // 8)
+    halves = np.concatenate([g[h // 8 : mid - h // 8, cols], g[mid + h // 8 : h - h // 8, cols]])
+    ref = np.median(halves, axis=0)
+    zone = g[mid - h // 16 : mid + h // 16 + 1, cols]
+    return float(np.percentile(np.abs(zone - ref[None]).max(0) / (ref + 1e-3), 25))
+
+
 #: How far around a box the refiner looks: its view spans 1.6 box lengths and 1.3 widths, so a
 #: box that runs into a neighbour or stops short still shows the tile's true ends.
 REFINE_PAD_LENGTH, REFINE_PAD_WIDTH = 1.6, 1.3

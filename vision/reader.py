@@ -44,6 +44,7 @@ from .geometry import (
     OrientedBox,
     apply_box_corrections,
     divider_contrast,
+    divider_span,
     rectify,
     refine_view,
     split_halves,
@@ -138,6 +139,10 @@ class ReaderConfig:
     #: too, whatever its halves were read as: a printed back's pattern can look like pips.
     #: 0 turns it off.
     divider_min: float = 0.0
+    #: Any tile whose divider crosses too little of its width (:func:`vision.geometry.divider_span`
+    #: under this) is a face-down tile too: a logo or a line of text across a back's middle
+    #: passes ``divider_min``, but it is not a line from edge to edge. 0 turns it off.
+    divider_span_min: float = 0.0
     #: Drop a detection that sits on a surer, longer tile (its length under this share of the
     #: other's): see :func:`drop_contained`. 0 keeps them.
     contain_ratio: float = 0.0
@@ -937,12 +942,14 @@ class Reader:
         )
         probs = self.read_halves(batch)
         c = self.config
-        if (c.blank_divider_min > 0 or c.divider_min > 0) and len(tiles):
+        if (c.blank_divider_min > 0 or c.divider_min > 0 or c.divider_span_min > 0) and len(tiles):
             # the divider threshold each tile must pass: 0-0 reads the stricter one
             need = np.full(len(tiles), c.divider_min)
             need[self.values[probs.argmax(1)].reshape(-1, 2).max(1) == 0] = max(c.blank_divider_min, c.divider_min)
             boxes = tiles.oriented_boxes()
-            blank = [i for i in np.flatnonzero(need > 0) if divider_contrast(image, boxes[i]) < need[i]]
+            blank = [i for i in range(len(tiles))
+                     if (need[i] > 0 and divider_contrast(image, boxes[i]) < need[i])
+                     or (c.divider_span_min > 0 and divider_span(image, boxes[i]) < c.divider_span_min)]
             if blank:  # backs, not tiles: counted as face-down, never scored
                 keep = np.setdiff1d(np.arange(len(tiles)), blank)
                 backs += len(blank)

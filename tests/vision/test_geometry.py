@@ -8,9 +8,16 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from PIL import Image
+from PIL import Image, ImageDraw
 
-from vision.geometry import OrientedBox, apply_box_corrections, box_correction, divider_contrast, refine_view
+from vision.geometry import (
+    OrientedBox,
+    apply_box_corrections,
+    box_correction,
+    divider_contrast,
+    divider_span,
+    refine_view,
+)
 
 
 def test_divider_contrast_tells_a_blank_back_from_a_double_blank():
@@ -25,6 +32,23 @@ def test_divider_contrast_tells_a_blank_back_from_a_double_blank():
     draw_tile(back, box, ivory, ivory, divider=False)
     assert divider_contrast(zero_zero, box) > 0.3
     assert divider_contrast(back, box) < 0.02
+
+
+def test_divider_span_tells_a_divider_from_a_logo_across_a_back():
+    sys.path.insert(0, str(Path(__file__).parent))
+    from fake_models import draw_tile
+
+    box = OrientedBox(100, 80, 120, 60, math.radians(-30))
+    ivory, ink = (235, 230, 215), (30, 40, 60)
+    tile = Image.new("RGB", (200, 160), (90, 60, 40))
+    draw_tile(tile, box, ivory, ivory, divider=True)
+    back = Image.new("RGB", (200, 160), (90, 60, 40))
+    draw_tile(back, box, ivory, ivory, divider=False)
+    # a brand mark on the back's middle: a blob a third of the width, as dark as a divider
+    ImageDraw.Draw(back).ellipse((box.cx - 10, box.cy - 10, box.cx + 10, box.cy + 10), fill=ink)
+    assert divider_contrast(back, box) > 0.3  # the old test takes the mark for a divider
+    assert divider_span(tile, box) > 0.3
+    assert divider_span(back, box) < 0.05
 
 
 @pytest.mark.parametrize("angle", [0.0, 0.7, math.pi / 2, 2.9, math.pi + 0.4])

@@ -843,3 +843,23 @@ def test_a_tile_with_no_divider_is_a_back_whatever_its_halves_read(tmp_path: Pat
                      models).read(tmp_path / "patterned.png")
     assert sorted(str(t.tile) for t in checked.tiles) == sorted(name for _, name in truth)
     assert checked.face_down == plain.face_down + 1 and checked.pips == plain.pips - 6
+
+
+def test_a_back_with_a_mark_across_its_middle_is_not_a_tile(tmp_path: Path):
+    """``divider_span_min``: a logo on a back's middle passes the contrast test, but a divider
+    runs from edge to edge; the true tiles (drawn with one) all stay."""
+    pytest.importorskip("onnx", reason="building the test models needs onnx (train extra)")
+    from PIL import ImageDraw
+
+    photo, models, truth = fake_models.scene(tmp_path)
+    image = Image.open(photo).convert("RGB")
+    back = OrientedBox(640, 110, 150, 76, math.radians(20))
+    fake_models.draw_tile(image, back, fake_models.RED, fake_models.RED, divider=False)
+    ImageDraw.Draw(image).ellipse((back.cx - 12, back.cy - 12, back.cx + 12, back.cy + 12), fill=(20, 20, 20))
+    image.save(tmp_path / "logo.png")
+    reader = Reader.from_models_dir(models)
+    contrast_only = reader.with_config(dataclasses.replace(reader.config, divider_min=0.05)).read(tmp_path / "logo.png")
+    assert "3-3" in [str(t.tile) for t in contrast_only.tiles]  # the mark passes for a divider
+    spanned = reader.with_config(dataclasses.replace(reader.config, divider_span_min=0.08)).read(tmp_path / "logo.png")
+    assert sorted(str(t.tile) for t in spanned.tiles) == sorted(name for _, name in truth)
+    assert spanned.face_down == contrast_only.face_down + 1
