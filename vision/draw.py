@@ -1,14 +1,19 @@
 """Drawing a reading on its photo. Computing happens in :mod:`vision.reader`; this only paints.
 
 Tiles read confidently get a green outline; tiles flagged for review get a thicker orange
-outline and a "?" so a player sees at once which ones to check. Half A's end of each box is
-marked with a short bar across it, so the label "3-4" can be matched to the tile's ends.
+outline and a "?" so a player sees at once which ones to check; possible tiles not counted are
+grey, with a smaller label. Half A's end of each box is marked with a short bar across it, so
+the label "3-4" can be matched to the tile's ends. Labels are sized to the tiles, not the
+photo, and moved off each other (:func:`place_labels`): a webcam frame of small tiles stays
+readable.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import lru_cache
 
+import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from .detections import obb_corners
@@ -28,6 +33,37 @@ def _font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
         return ImageFont.load_default()
 
 
+Rect = tuple[float, float, float, float]
+
+
+def _overlaps(a: Rect, b: Rect) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def place_labels(anchors: Sequence[tuple[float, float]], sizes: Sequence[tuple[float, float]],
+                 bounds: tuple[int, int], keep_clear: Sequence[Rect] = ()) -> list[Rect]:
+    """Where each label goes (x0, y0, x1, y1), in priority order: centred on its anchor if that
+    overlaps no label placed before it (nor ``keep_clear``), else the nearest free spot one or
+    two label heights or half-widths away, else on its anchor after all. Always inside
+    ``bounds`` (width, height) where the label fits."""
+    w, h = bounds
+    placed: list[Rect] = list(keep_clear)
+    out: list[Rect] = []
+    for (ax, ay), (tw, th) in zip(anchors, sizes, strict=True):
+        dx, dy = tw / 2 + 4, th + 4
+        steps = [(0, 0), (0, -1), (0, 1), (-1, 0), (1, 0), (-1, -1), (1, -1), (-1, 1), (1, 1),
+                 (0, -2), (0, 2), (-2, 0), (2, 0)]
+        spots = []
+        for i, j in steps:
+            x = min(max(0.0, ax + i * dx - tw / 2), max(0.0, w - tw))
+            y = min(max(0.0, ay + j * dy - th / 2), max(0.0, h - th))
+            spots.append((x, y, x + tw, y + th))
+        rect = next((r for r in spots if not any(_overlaps(r, p) for p in placed)), spots[0])
+        placed.append(rect)
+        out.append(rect)
+    return out
+
+
 def annotate(image: Image.Image, reading: Reading, *, show_confidence: bool = True) -> Image.Image:
     """A copy of ``image`` with every tile of ``reading`` outlined and labelled.
 
@@ -40,10 +76,16 @@ def annotate(image: Image.Image, reading: Reading, *, show_confidence: bool = Tr
     sx, sy = w / ow, h / oh
     side = max(w, h)
     line = max(2, round(side / 400))
-    font = _font(max(12, round(side / 45)))
+    big = max(12, round(side / 45))
+    everything = [(t, False) for t in reading.candidates] + [(t, True) for t in reading.tiles]
+    lengths = [t.box.length * (sx + sy) / 2 for t in reading.tiles] or [t.box.length * (sx + sy) / 2 for t, _ in everything]
+    # a label about a third of a tile long: over its own tile, not its neighbours'
+    size = min(big, max(11, round(float(np.median(lengths)) * 0.3))) if lengths else big
+    font, small = _font(size), _font(max(10, round(size * 0.8)))
     draw = ImageDraw.Draw(out)
+    labels: list[tuple[str, tuple[int, int, int], ImageFont.FreeTypeFont | ImageFont.ImageFont, float, float]] = []
     # candidates first, so a counted tile's outline is drawn over an overlapping candidate's
-    for tile, counted in [(t, False) for t in reading.candidates] + [(t, True) for t in reading.tiles]:
+    for tile, counted in everything:
         b = tile.box
         corners = obb_corners([[b.cx, b.cy, b.length, b.width, b.angle]])[0]
         pts = [(float(x) * sx, float(y) * sy) for x, y in corners]
@@ -60,25 +102,31 @@ def annotate(image: Image.Image, reading: Reading, *, show_confidence: bool = Tr
         ]
         draw.line(bar, fill=colour, width=max(1, line // 2 + 1))
         label = f"{tile.a}-{tile.b}"
-        if show_confidence:
-            label += f" {tile.confidence:.2f}"
         if not counted:
-            label += " not counted"
-        elif tile.needs_review:
-            label += " ?"
-        cx, cy = b.cx * sx, b.cy * sy
-        left, top, right, bottom = draw.textbbox((0, 0), label, font=font)
-        tw, th = right - left, bottom - top
-        x = min(max(0, cx - tw / 2), max(0, w - tw - 4))
-        y = min(max(0, cy - th / 2), max(0, h - th - 4))
-        draw.rectangle((x - 2, y - 2, x + tw + 4, y + th + 4), fill=colour)
-        draw.text((x + 1 - left, y + 1 - top), label, fill=TEXT_COLOUR, font=font)
+            label += "?"  # grey, and the summary line says grey is not counted
+        else:
+            if show_confidence:
+                label += f" {tile.confidence:.2f}"
+            if tile.needs_review:
+                label += " ?"
+        labels.append((label, colour, font if counted else small, b.cx * sx, b.cy * sy))
     summary = f"{len(reading.tiles)} tiles  {reading.pips} pips  penalty {reading.penalty}"
     if reading.needs_review:
         summary += "  (check orange tiles)"
     if reading.candidates:
         summary += f"  (+{len(reading.candidates)} grey: not counted)"
-    left, top, right, bottom = draw.textbbox((0, 0), summary, font=font)
-    draw.rectangle((0, 0, right - left + 12, bottom - top + 12), fill=(0, 0, 0))
-    draw.text((6 - left, 6 - top), summary, fill=TEXT_COLOUR, font=font)
+    head = _font(big)
+    left, top, right, bottom = draw.textbbox((0, 0), summary, font=head)
+    banner = (0.0, 0.0, float(right - left + 12), float(bottom - top + 12))
+    # counted tiles first, surest first: they get the spot on their own tile
+    order = sorted(range(len(labels)), key=lambda i: (not everything[i][1], -everything[i][0].confidence))
+    boxes = [draw.textbbox((0, 0), labels[i][0], font=labels[i][2]) for i in order]
+    rects = place_labels([(labels[i][3], labels[i][4]) for i in order],
+                         [(r - lft + 6, btm - tp + 6) for lft, tp, r, btm in boxes], (w, h), [banner])
+    for i, (x0, y0, x1, y1), (lft, tp, _, _) in zip(order, rects, boxes, strict=True):
+        text, colour, f, _, _ = labels[i]
+        draw.rectangle((x0, y0, x1, y1), fill=colour)
+        draw.text((x0 + 3 - lft, y0 + 3 - tp), text, fill=TEXT_COLOUR, font=f)
+    draw.rectangle(banner, fill=(0, 0, 0))
+    draw.text((6 - left, 6 - top), summary, fill=TEXT_COLOUR, font=head)
     return out

@@ -10,6 +10,7 @@ only paints what this object holds.
 from __future__ import annotations
 
 import io
+import math
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -205,22 +206,29 @@ def annotate(review: PhotoReview, max_side: int = 1024) -> bytes:
         img = img.resize((round(img.width * scale), round(img.height * scale)))
     sx = img.width / review.image_size[0] if review.image_size[0] else scale
     sy = img.height / review.image_size[1] if review.image_size[1] else scale
+    from vision.draw import place_labels
+
     draw = ImageDraw.Draw(img)
     width = max(2, round(max(img.size) / 250))
-    font = ImageFont.load_default(size=max(16, round(max(img.size) / 28)))
-    for i, it in enumerate(review.items):
-        if not it.corners:
-            continue
-        pts = [(x * sx, y * sy) for x, y in it.corners]
+    shown = [(i, it, [(x * sx, y * sy) for x, y in it.corners]) for i, it in enumerate(review.items) if it.corners]
+    # labels about a third of a tile long, so small tiles in a wide photo keep their own labels
+    lengths = [max(math.dist(pts[0], pts[1]), math.dist(pts[1], pts[2])) for _, _, pts in shown]
+    top = max(16, round(max(img.size) / 28))
+    font = ImageFont.load_default(size=min(top, max(12, round(sorted(lengths)[len(lengths) // 2] * 0.3))) if lengths else top)
+    labels = []
+    for i, it, pts in shown:
         colour = ((150, 150, 150) if it.source == "candidate" else (255, 140, 0) if it.low
                   else (30, 110, 255) if it.source != "read" else (0, 200, 80))
         draw.line([*pts, pts[0]], fill=colour, width=width)
+        text = f"{i + 1}: {it.tile if it.tile is not None else '?'}"
         cx = sum(p[0] for p in pts) / len(pts)
         cy = sum(p[1] for p in pts) / len(pts)
-        text = f"{i + 1}: {it.tile if it.tile is not None else '?'}"
-        box = draw.textbbox((cx, cy), text, font=font, anchor="mm")
-        draw.rectangle((box[0] - 3, box[1] - 3, box[2] + 3, box[3] + 3), fill=(0, 0, 0))
-        draw.text((cx, cy), text, fill=colour, font=font, anchor="mm")
+        labels.append((text, colour, cx, cy, draw.textbbox((0, 0), text, font=font)))
+    rects = place_labels([(cx, cy) for _, _, cx, cy, _ in labels],
+                         [(b[2] - b[0] + 6, b[3] - b[1] + 6) for *_, b in labels], img.size)
+    for (text, colour, _, _, b), (x0, y0, x1, y1) in zip(labels, rects, strict=True):
+        draw.rectangle((x0, y0, x1, y1), fill=(0, 0, 0))
+        draw.text((x0 + 3 - b[0], y0 + 3 - b[1]), text, fill=colour, font=font)
     out = io.BytesIO()
     img.save(out, format="PNG")
     return out.getvalue()

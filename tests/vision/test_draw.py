@@ -79,3 +79,32 @@ def test_candidates_are_outlined_grey_and_said_not_counted():
         assert _colour_near(arr, tuple((a + b) / 2), CANDIDATE_COLOUR)
     # the counted tiles keep their own colours
     assert _colour_near(arr, tuple(base.tiles[0].box.corners()[:2].mean(0)), OK_COLOUR)
+
+
+def test_labels_are_moved_off_each_other_and_kept_in_the_photo():
+    from vision.draw import _overlaps, place_labels
+
+    anchors = [(100.0, 100.0), (104.0, 102.0), (98.0, 97.0), (5.0, 295.0)]
+    sizes = [(60.0, 20.0)] * 4
+    banner = (0.0, 0.0, 200.0, 30.0)
+    rects = place_labels(anchors, sizes, (400, 300), [banner])
+    assert rects[0] == (70.0, 90.0, 130.0, 110.0)  # the first stays centred on its tile
+    for i, a in enumerate(rects):
+        assert a[0] >= 0 and a[1] >= 0 and a[2] <= 400 and a[3] <= 300
+        assert not _overlaps(a, banner)
+        assert all(not _overlaps(a, b) for b in rects[i + 1:])
+        assert abs((a[0] + a[2]) / 2 - anchors[i][0]) <= 2 * 34 and abs((a[1] + a[3]) / 2 - anchors[i][1]) <= 2 * 24 + 5
+
+
+def test_labels_are_sized_to_the_tiles_not_the_photo():
+    """A wide frame of small tiles: each label stays about as long as its tile, not a photo-sized banner."""
+    tiles = tuple(TileReading(3, 4, 0.95, OrientedBox(300 + 90 * i, 500, 60, 30, 0.0), False, 0.97, (0.99, 0.99))
+                  for i in range(8))
+    reading = Reading(tiles=tiles, pips=56, penalty=56, warnings=(), image_size=(1600, 900))
+    arr = np.asarray(annotate(Image.new("RGB", (1600, 900), (30, 30, 90)), reading))
+    ok = np.all(np.abs(arr.astype(int) - OK_COLOUR) <= 10, axis=-1)
+    rows = np.flatnonzero(ok[440:560].any(axis=1))
+    # rows where the label box (filled in the outline colour) or the outline crosses tile 0:
+    # 15 with labels sized to the tiles, 26 with the photo-sized labels of before
+    filled = [r for r in rows if ok[440 + r, 300 - 30: 300 + 30].sum() > 40]
+    assert filled and len(filled) <= 20
