@@ -122,7 +122,7 @@ class ReaderConfig:
     #: ``closeup_trigger`` of the photo's long side, the detector also sees the photo shrunk to
     #: 1/``closeup_zoom`` of its input, on a margin of the photo's own border colour. The
     #: detector was trained on tiles up to about 0.7 of the frame (hard-case close-ups); a player
-    #: showing one disputed tile to the camera fills more than that. 0 turns it off.
+    #: showing one disputed tile to the camera fills more than that. 1 or less turns it off.
     closeup_zoom: float = 0.0
     closeup_trigger: float = 0.5
     #: The close-up pass keeps only boxes at least this share of the long side: smaller tiles
@@ -245,8 +245,12 @@ def letterbox(image: Image.Image, size: int, stride: int = 0) -> tuple[np.ndarra
     canvas[lb.pad_y : lb.pad_y + new_h, lb.pad_x : lb.pad_x + new_w] = np.asarray(
         resized.convert("RGB")
     )
-    tensor = canvas.transpose(2, 0, 1)[None].astype(np.float32) / np.float32(255.0)
-    return np.ascontiguousarray(tensor), lb
+    return input_tensor(canvas), lb
+
+
+def input_tensor(canvas: np.ndarray) -> np.ndarray:
+    """``(1, 3, H, W)`` float32 in 0..1 from an ``H x W x 3`` uint8 RGB canvas."""
+    return np.ascontiguousarray(canvas.transpose(2, 0, 1)[None].astype(np.float32) / np.float32(255.0))
 
 
 def unletterbox(dets: Detections, lb: Letterbox) -> Detections:
@@ -812,8 +816,7 @@ class Reader:
         canvas[:] = np.median(border, axis=0).astype(np.uint8)
         x0, y0 = (cw - new_w) // 2, (ch - new_h) // 2
         canvas[y0 : y0 + new_h, x0 : x0 + new_w] = small
-        tensor = np.ascontiguousarray(canvas.transpose(2, 0, 1)[None].astype(np.float32) / np.float32(255.0))
-        raw = self.detector.run(None, {self._det_input: tensor})[0]
+        raw = self.detector.run(None, {self._det_input: input_tensor(canvas)})[0]
         c = self.config
         placed = Letterbox(gain=new_w / w, pad_x=x0, pad_y=y0, size=lb.size, shape=lb.shape)
         return unletterbox(decode_obb(raw, c.det_conf, c.det_iou, c.max_det, fast_nms=c.fast_nms), placed)
