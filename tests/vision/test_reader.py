@@ -516,6 +516,23 @@ def test_final_models_read_the_shipped_test_photo_right():
     assert reading.penalty == get_rules().penalty(reading.tile_list)
 
 
+def test_the_training_config_writes_the_shipped_reader_settings():
+    """``vision.train`` writes the yaml's ``reader`` block into a new reader.json: retraining from
+    it must give the settings that ship."""
+    import yaml
+
+    block = yaml.safe_load((ROOT / "datasets" / "reader_train.yaml").read_text())["reader"]
+    shipped = json.loads((MODELS_DIR / "reader.json").read_text())
+    assert {k: shipped.get(k) for k in block} == block
+    known = {f.name for f in dataclasses.fields(ReaderConfig)}
+    assert set(block) <= known
+    # ... and every reader-side setting that ships away from its default is in it
+    trainer_written = {"detector", "classifier", "det_imgsz", "cls_imgsz", "crop_size", "crop_pad", "max_value"}
+    default = ReaderConfig()
+    moved = {k for k in known - trainer_written if k in shipped and shipped[k] != getattr(default, k)}
+    assert moved <= set(block), f"set in reader.json, missing from the yaml's reader block: {moved - set(block)}"
+
+
 # ----------------------------------------------------------------------------- evaluation helpers
 def test_polygon_iou_and_matching_helpers():
     from vision.evaluate import aabb_iou, greedy_match, half_pairs, match_by_value, polygon_iou
