@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from datasets.render import DEFAULT_PIP_CONTRAST, SceneConfig, jpeg_roundtrip, render_scene
-from vision.geometry import OrientedBox, box_correction, refine_view
+from vision.geometry import REFINE_VIEW_SIZE, OrientedBox, box_correction, refine_view
 
 _SIZES = ((960, 720), (960, 540), (720, 960), (800, 800), (640, 480), (1280, 960))
 
@@ -67,7 +67,7 @@ def render_boxes(out: Path, scenes: int, seed: int, log_every: int = 0) -> dict[
             print(f"  {i + 1}/{scenes} scenes, {len(views)} views ({time.time() - t0:.0f} s)", flush=True)
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    x = np.stack(views) if views else np.zeros((0, 64, 32, 3), np.uint8)
+    x = np.stack(views) if views else np.zeros((0, 2 * REFINE_VIEW_SIZE, REFINE_VIEW_SIZE, 3), np.uint8)
     np.savez_compressed(out, x=x, y=np.array(targets, np.float32).reshape(-1, 2))
     return {"scenes": scenes, "views": len(views), "seconds": round(time.time() - t0, 1)}
 

@@ -36,6 +36,15 @@ def _font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
 Rect = tuple[float, float, float, float]
 
 
+def label_size(tile_lengths: Sequence[float], cap: int, floor: int) -> int:
+    """Label font size: about a third of the median tile (so a label stays over its own tile,
+    not its neighbours'), between ``floor`` and ``cap`` (the photo-sized font); ``cap`` with no
+    tiles."""
+    if not len(tile_lengths):
+        return cap
+    return min(cap, max(floor, round(float(np.median(tile_lengths)) * 0.3)))
+
+
 def _overlaps(a: Rect, b: Rect) -> bool:
     return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
 
@@ -79,8 +88,7 @@ def annotate(image: Image.Image, reading: Reading, *, show_confidence: bool = Tr
     big = max(12, round(side / 45))
     everything = [(t, False) for t in reading.candidates] + [(t, True) for t in reading.tiles]
     lengths = [t.box.length * (sx + sy) / 2 for t in reading.tiles] or [t.box.length * (sx + sy) / 2 for t, _ in everything]
-    # a label about a third of a tile long: over its own tile, not its neighbours'
-    size = min(big, max(11, round(float(np.median(lengths)) * 0.3))) if lengths else big
+    size = label_size(lengths, big, 11)
     font, small = _font(size), _font(max(10, round(size * 0.8)))
     draw = ImageDraw.Draw(out)
     labels: list[tuple[str, tuple[int, int, int], ImageFont.FreeTypeFont | ImageFont.ImageFont, float, float]] = []

@@ -98,20 +98,25 @@ def _area(poly: Iterable[np.ndarray]) -> float:
     return float(0.5 * (np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1))))
 
 
-def polygon_iou(p: np.ndarray, q: np.ndarray) -> float:
-    """Exact IoU of two convex quadrilaterals (4x2 corners, any winding)."""
-    p = np.asarray(p, float)
-    q = np.asarray(q, float)
-    if _area(p) < 0:
-        p = p[::-1]
-    if _area(q) < 0:
-        q = q[::-1]
+def _ccw(poly: np.ndarray) -> np.ndarray:
+    p = np.asarray(poly, float)
+    return p[::-1] if _area(p) < 0 else p
+
+
+def _overlap_area(p: np.ndarray, q: np.ndarray) -> float:
+    """Area of the intersection of two convex polygons, both counter-clockwise."""
     inter: list[np.ndarray] = list(p)
     for i in range(len(q)):
         inter = _clip(inter, q[i], q[(i + 1) % len(q)])
         if not inter:
             return 0.0
-    ai = abs(_area(inter))
+    return abs(_area(inter))
+
+
+def polygon_iou(p: np.ndarray, q: np.ndarray) -> float:
+    """Exact IoU of two convex quadrilaterals (4x2 corners, any winding)."""
+    p, q = _ccw(p), _ccw(q)
+    ai = _overlap_area(p, q)
     union = abs(_area(p)) + abs(_area(q)) - ai
     return ai / union if union > 0 else 0.0
 
@@ -176,17 +181,10 @@ def half_pairs(gt: tuple[int, int], pred: tuple[int, int], oriented: bool) -> li
 def _quad_in_rect(quad: np.ndarray, rect: tuple[float, float, float, float]) -> float:
     """Share of ``quad``'s area inside the axis-aligned ``rect`` (x0, y0, x1, y1)."""
     x0, y0, x1, y1 = rect
-    q = np.asarray(quad, float)
-    if _area(q) < 0:
-        q = q[::-1]
-    inter: list[np.ndarray] = list(q)
-    corners = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], float)
-    for i in range(4):
-        inter = _clip(inter, corners[i], corners[(i + 1) % 4])
-        if not inter:
-            return 0.0
+    q = _ccw(quad)
     whole = abs(_area(q))
-    return abs(_area(inter)) / whole if whole > 0 else 0.0
+    corners = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], float)
+    return _overlap_area(q, corners) / whole if whole > 0 else 0.0
 
 
 def closeup_crop(labels: list[dict[str, Any]], size: tuple[int, int], rng: np.random.Generator,

@@ -79,6 +79,16 @@ def split_halves(crop: Image.Image) -> tuple[Image.Image, Image.Image]:
     return a, b
 
 
+def _middle_and_halves(image: Image.Image, box: OrientedBox, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """Rows of the upright grey crop where a divider would be (within 1/16 of the length of the
+    middle) and the halves' inner rows (an eighth of the length in from each end and from the
+    middle) that the divider is measured against."""
+    g = np.asarray(rectify(image, box, size=size, pad=0.0).convert("L"), np.float32)
+    h = g.shape[0]
+    mid = h // 2
+    return g[mid - h // 16 : mid + h // 16 + 1], np.concatenate([g[h // 8 : mid - h // 8], g[mid + h // 8 : h - h // 8]])
+
+
 def divider_contrast(image: Image.Image, box: OrientedBox, size: int = 32) -> float:
     """How much the tile's middle (where the divider is) stands out from its two halves.
 
@@ -86,14 +96,10 @@ def divider_contrast(image: Image.Image, box: OrientedBox, size: int = 32) -> fl
     within 1/16 of the length of the middle, against the median of the halves' inner parts.
     A painted or engraved divider gives ~0.15-7; a blank back gives ~0.00-0.06.
     """
-    g = np.asarray(rectify(image, box, size=size, pad=0.0).convert("L"), np.float32)
-    h = g.shape[0]
-    mid = h // 2
-    profile = g[:, size // 4 : 3 * size // 4].mean(1)
-    halves = np.concatenate([profile[h // 8 : mid - h // 8], profile[mid + h // 8 : h - h // 8]])
-    zone = profile[mid - h // 16 : mid + h // 16 + 1]
-    ref = float(np.median(halves))
-    return float(np.max(np.abs(zone - ref)) / (ref + 1e-3))
+    zone, halves = _middle_and_halves(image, box, size)
+    cols = slice(size // 4, 3 * size // 4)
+    ref = float(np.median(halves[:, cols].mean(1)))
+    return float(np.max(np.abs(zone[:, cols].mean(1) - ref)) / (ref + 1e-3))
 
 
 def divider_span(image: Image.Image, box: OrientedBox, size: int = 32) -> float:
@@ -105,14 +111,10 @@ def divider_span(image: Image.Image, box: OrientedBox, size: int = 32) -> float:
     stands out in nearly every column; a printed back's logo or text, which
     :func:`divider_contrast` can take for one, stands out in a few.
     """
-    g = np.asarray(rectify(image, box, size=size, pad=0.0).convert("L"), np.float32)
-    h = g.shape[0]
-    mid = h // 2
+    zone, halves = _middle_and_halves(image, box, size)
     cols = slice(size // 8, size - size // 8)
-    halves = np.concatenate([g[h // 8 : mid - h // 8, cols], g[mid + h // 8 : h - h // 8, cols]])
-    ref = np.median(halves, axis=0)
-    zone = g[mid - h // 16 : mid + h // 16 + 1, cols]
-    return float(np.percentile(np.abs(zone - ref[None]).max(0) / (ref + 1e-3), 25))
+    ref = np.median(halves[:, cols], axis=0)
+    return float(np.percentile(np.abs(zone[:, cols] - ref[None]).max(0) / (ref + 1e-3), 25))
 
 
 #: How far around a box the refiner looks: its view spans 1.6 box lengths and 1.3 widths, so a

@@ -206,15 +206,13 @@ def annotate(review: PhotoReview, max_side: int = 1024) -> bytes:
         img = img.resize((round(img.width * scale), round(img.height * scale)))
     sx = img.width / review.image_size[0] if review.image_size[0] else scale
     sy = img.height / review.image_size[1] if review.image_size[1] else scale
-    from vision.draw import place_labels
+    from vision.draw import label_size, place_labels
 
     draw = ImageDraw.Draw(img)
     width = max(2, round(max(img.size) / 250))
     shown = [(i, it, [(x * sx, y * sy) for x, y in it.corners]) for i, it in enumerate(review.items) if it.corners]
-    # labels about a third of a tile long, so small tiles in a wide photo keep their own labels
     lengths = [max(math.dist(pts[0], pts[1]), math.dist(pts[1], pts[2])) for _, _, pts in shown]
-    top = max(16, round(max(img.size) / 28))
-    font = ImageFont.load_default(size=min(top, max(12, round(sorted(lengths)[len(lengths) // 2] * 0.3))) if lengths else top)
+    font = ImageFont.load_default(size=label_size(lengths, max(16, round(max(img.size) / 28)), 12))
     labels = []
     for i, it, pts in shown:
         colour = ((150, 150, 150) if it.source == "candidate" else (255, 140, 0) if it.low
