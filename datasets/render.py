@@ -31,6 +31,7 @@ from PIL import Image, ImageDraw, ImageFilter
 
 from datasets.backgrounds import draw_clutter, make_background
 from datasets.pips import MAX_VALUE, layout, pip_radius
+from datasets.printed import draw_printed_matter, paste_mask, text_mask, word
 from vision.geometry import OrientedBox
 
 SS = 2  # supersampling factor for drawing
@@ -64,7 +65,7 @@ class TileStyle:
     divider_len: float
     divider_w: float
     # printed backs (hard cases): 0 plain, 1 logo with a row of dots, 2 dot grid, 3 stripes,
-    # 4 emblem ring; see _draw_back
+    # 4 emblem ring, 5 lettering (printed matter); see _draw_back
     back_print: int = 0
     back_ink: tuple[int, int, int] = (40, 40, 40)
 
@@ -186,6 +187,10 @@ class SceneConfig:
     # as before this option existed (the shipped models' data); the fix-up draws come from
     # their own stream.
     pip_contrast: float = 0.0
+    # Printed matter (datasets.printed): lettered tile backs, box lids, score sheets and cards on
+    # the table, and runs of face-down tiles inside the layout, next to face-up ones. Off, a seed
+    # renders exactly as before this option existed (its draws come from their own stream).
+    printed: bool = False
 
 
 #: What ``python -m datasets.render`` uses unless told otherwise: every pip readable.
@@ -473,7 +478,7 @@ def _shade(c: tuple[int, int, int], k: float) -> tuple[int, int, int]:
 
 
 def _draw_tile(d: ImageDraw.ImageDraw, p: Placement, style: TileStyle, ln: float, wd: float,
-               side_off: float, rng: np.random.Generator) -> None:
+               side_off: float, rng: np.random.Generator, canvas: Image.Image | None = None) -> None:
     st = p.stretch
     outline = _rounded(ln, wd, style.corner * wd)
     face = np.array(_to_canvas(outline, p.cx, p.cy, p.angle, st))
@@ -488,7 +493,7 @@ def _draw_tile(d: ImageDraw.ImageDraw, p: Placement, style: TileStyle, ln: float
     d.polygon(_to_canvas(inner, p.cx, p.cy, p.angle, st), fill=body)
     if not p.face_up:
         if style.back_print:
-            _draw_back(d, p, style, ln, wd, rng)
+            _draw_back(d, p, style, ln, wd, rng, canvas)
             return
         if rng.random() < 0.3:  # some backs carry a printed mark
             r = wd * 0.15
@@ -521,9 +526,31 @@ def _draw_tile(d: ImageDraw.ImageDraw, p: Placement, style: TileStyle, ln: float
 
 
 def _draw_back(d: ImageDraw.ImageDraw, p: Placement, style: TileStyle, ln: float, wd: float,
-               rng: np.random.Generator) -> None:
+               rng: np.random.Generator, canvas: Image.Image | None = None) -> None:
     """A printed back: brand logos and dot rows are what real detectors took for faces."""
     ink, kind, st = style.back_ink, style.back_print, p.stretch
+    if kind == 5 and canvas is not None:  # lettering across the back, maybe a row of dots under it
+        text = word(rng, 4) if rng.random() < 0.7 else word(rng)
+        below = rng.random() < 0.4
+        ca, sa = math.cos(p.angle), math.sin(p.angle)
+        off = -wd * 0.1 if below else 0.0
+        if not below and rng.random() < 0.4:  # across the tile, read with the tile standing up
+            mask = text_mask(text, ln * rng.uniform(0.15, 0.3), bold=int(rng.integers(0, 3)))
+            paste_mask(canvas, mask, ink, p.cx, p.cy, p.angle + math.pi / 2, st, max_w=wd * 0.9, max_h=ln * 0.6)
+        else:
+            mask = text_mask(text, wd * rng.uniform(0.3, 0.55), bold=int(rng.integers(0, 3)))
+            paste_mask(canvas, mask, ink, p.cx - off * sa, p.cy + off * ca * st, p.angle, st,
+                       max_w=ln * 0.85, max_h=wd * 0.7)
+        if below:
+            m = int(rng.integers(3, 7))
+            for k in range(m):
+                (x, y), = _to_canvas(np.array([[-ln * 0.3 + k * ln * 0.6 / max(1, m - 1), wd * 0.3]]),
+                                     p.cx, p.cy, p.angle, st)
+                r = wd * 0.04
+                d.ellipse((x - r, y - r * st, x + r, y + r * st), fill=ink)
+        return
+    if kind == 5:
+        kind = 1
 
     def poly(pts: list[tuple[float, float]], fill: tuple[int, int, int] = ink) -> None:
         d.polygon(_to_canvas(np.array(pts), p.cx, p.cy, p.angle, st), fill=fill)
@@ -634,6 +661,9 @@ def render_scene(rng: np.random.Generator, cfg: SceneConfig) -> tuple[Image.Imag
         lo, hi = cfg.tile_frac
         ln_out = math.exp(rng.uniform(math.log(lo), math.log(hi))) * max(w, h)
     neg = np.random.default_rng(int(rng.integers(2**62))) if cfg.hard_cases else None
+    # spawned, not drawn: the scene's own draws stay as without the option, so a printed scene
+    # is its plain twin with print added and some layout tiles turned over
+    prt = rng.spawn(1)[0] if cfg.printed else None
     close_up = neg is not None and neg.random() < 0.12
     if close_up:  # one to a few tiles filling the frame: a player settling an argument
         ln_out = neg.uniform(0.3, 0.7) * max(w, h)
@@ -647,10 +677,16 @@ def render_scene(rng: np.random.Generator, cfg: SceneConfig) -> tuple[Image.Imag
                         else (int(neg.uniform(10, 60)),) * 3)
         if style.back == style.body and neg.random() < 0.5:
             style = replace(style, back=tuple(int(c) for c in neg.integers(0, 256, 3)))
+    if prt is not None and prt.random() < 0.6:
+        style = replace(style, back_print=5, back_ink=tuple(int(c) for c in prt.integers(0, 256, 3))
+                        if prt.random() < 0.4 else (int(prt.uniform(10, 80)),) * 3)
     canvas = make_background(rng, cw, ch, "marble" if neg is not None and neg.random() < 0.3 else None)
     board = _Board(region, tol=-0.5)
     if rng.random() < 0.5:
         for outline in draw_clutter(rng, canvas, int(rng.integers(1, 6)), ln):
+            board.add(outline)
+    if prt is not None and not close_up and prt.random() < 0.5:
+        for outline in draw_printed_matter(prt, canvas, int(prt.integers(1, 3)), ln):
             board.add(outline)
 
     placements: list[Placement] = []
@@ -680,6 +716,12 @@ def render_scene(rng: np.random.Generator, cfg: SceneConfig) -> tuple[Image.Imag
         if not p.valued or cfg.uniform_values or max(p.a, p.b) > cfg.max_value:
             p.a, p.b = a, b
 
+    if prt is not None and len(placements) >= 3 and prt.random() < 0.35:
+        # a run of face-down tiles in the layout itself (a hand half turned over, a row of backs
+        # beside a row of faces)
+        i = int(prt.integers(0, len(placements) - 1))
+        for p in placements[i:i + int(prt.integers(2, 9))]:
+            p.face_up = False
     n_down = int(rng.integers(1, 7)) if rng.random() < 0.35 else 0
     before = len(placements)
     _layout_scatter(rng, board, placements, lo_pt, hi_pt, ln, wd, n_down)
@@ -715,7 +757,7 @@ def render_scene(rng: np.random.Generator, cfg: SceneConfig) -> tuple[Image.Imag
         _draw_hand(draw, neg, cw, ch, ln)
     # far tiles first so nearer tiles' sides overlap them, as in the photo
     for p in sorted(placements, key=lambda t: t.cy):
-        _draw_tile(draw, p, style, ln, wd, side_off, rng)
+        _draw_tile(draw, p, style, ln, wd, side_off, rng, canvas)
 
     # Camera: warp the table plane into the photo.
     dst = np.array([[0.0, 0.0], [2 * w, 0.0], [2 * w, 2 * h], [0.0, 2 * h]])
@@ -794,7 +836,7 @@ def obb_label_lines(labels: list[TileLabel], w: int, h: int) -> list[str]:
 
 def render_dataset(out: Path, count: int, seed: int, val_frac: float = 0.1, max_value: int = 12,
                    long_side: int = 480, log_every: int = 0, hard_cases: bool = False,
-                   pip_contrast: float = 0.0) -> dict[str, int]:
+                   pip_contrast: float = 0.0, printed: bool = False) -> dict[str, int]:
     """Write ``count`` images (the last ``val_frac`` of them as the val split)."""
     out = Path(out)
     n_val = max(1, round(count * val_frac)) if count > 1 else 0
@@ -809,7 +851,7 @@ def render_dataset(out: Path, count: int, seed: int, val_frac: float = 0.1, max_
         w, h = _SIZES[int(rng.integers(len(_SIZES)))]
         k = long_side / 480
         cfg = SceneConfig(width=int(w * k), height=int(h * k), max_value=max_value, hard_cases=hard_cases,
-                          pip_contrast=pip_contrast)
+                          pip_contrast=pip_contrast, printed=printed)
         img, labels = render_scene(rng, cfg)
         name = f"{seed}_{i:06d}"
         img.save(out / "images" / split / f"{name}.jpg", quality=int(rng.integers(35, 96)))
@@ -837,6 +879,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--long-side", type=int, default=480)
     ap.add_argument("--hard-cases", action="store_true",
                     help="add boneyards of printed backs, stone tops, hands and close-ups (see SceneConfig)")
+    ap.add_argument("--printed", action="store_true",
+                    help="add printed matter: lettered backs, box lids, score sheets, face-down runs in the layout")
     ap.add_argument("--pip-contrast", type=float, default=DEFAULT_PIP_CONTRAST, metavar="D",
                     help="least RGB distance between pips and the tile face (default %(default)s; "
                          "0 renders as the shipped models' training data, where a few pips match the face)")
@@ -844,7 +888,7 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.time()
     stats = render_dataset(args.out, args.count, args.seed, args.val_frac, args.max_value, args.long_side,
                            log_every=max(1, args.count // 10), hard_cases=args.hard_cases,
-                           pip_contrast=args.pip_contrast)
+                           pip_contrast=args.pip_contrast, printed=args.printed)
     dt = time.time() - t0
     print(json.dumps({**stats, "seconds": round(dt, 1), "ms_per_image": round(1000 * dt / max(1, args.count))}))
     return 0

@@ -14,6 +14,7 @@ from PIL import Image
 
 from datasets.halves import render_halves
 from datasets.pips import MAX_VALUE, layout
+from datasets.printed import draw_printed_matter, paste_mask, text_mask
 from datasets.render import SceneConfig, make_style, readable_pips, render_dataset, render_scene
 from vision.geometry import OrientedBox, rectify, split_halves
 
@@ -87,13 +88,13 @@ def test_box_corners_match_label_quad_and_half_a_end() -> None:
     assert seen > 10
 
 
-def test_labelled_values_match_the_pixels(hard_cases: bool = False) -> None:
+def test_labelled_values_match_the_pixels(hard_cases: bool = False, printed: bool = False) -> None:
     """Cut tiles with the reader's own geometry: a blank half is plain, its partner with
     many pips is not; so values, half order and rectify/split_halves agree."""
     checked = agree = 0
     for seed in range(40):
         img, labels = _scene(seed, width=640, height=480, tile_px=(90.0, 140.0), perspective=False,
-                             photometric=False, hard_cases=hard_cases)
+                             photometric=False, hard_cases=hard_cases, printed=printed)
         for t in labels:
             if (t.a == 0) == (t.b == 0) or max(t.a, t.b) < 4:
                 continue
@@ -122,6 +123,55 @@ def test_hard_cases_option_changes_only_its_own_datasets(tmp_path: Path) -> None
         rel = img.relative_to(tmp_path / "plain")
         assert img.read_bytes() == (tmp_path / "plain2" / rel).read_bytes()
         assert img.read_bytes() != (tmp_path / "neg" / rel).read_bytes()
+
+
+def test_printed_matter_is_deterministic_and_leaves_labelled_tiles_readable() -> None:
+    a_img, a_lab = _scene(7, hard_cases=True, printed=True)
+    b_img, b_lab = _scene(7, hard_cases=True, printed=True)
+    assert a_img.tobytes() == b_img.tobytes() and a_lab == b_lab
+    test_labelled_values_match_the_pixels(hard_cases=True, printed=True)
+
+
+def test_printed_option_changes_only_its_own_datasets(tmp_path: Path) -> None:
+    render_dataset(tmp_path / "neg", 6, seed=3, val_frac=0.25, hard_cases=True)
+    render_dataset(tmp_path / "neg2", 6, seed=3, val_frac=0.25, hard_cases=True, printed=False)
+    render_dataset(tmp_path / "prt", 6, seed=3, val_frac=0.25, hard_cases=True, printed=True)
+    differ = 0
+    for img in sorted((tmp_path / "neg" / "images").glob("*/*.jpg")):
+        rel = img.relative_to(tmp_path / "neg")
+        assert img.read_bytes() == (tmp_path / "neg2" / rel).read_bytes()
+        differ += img.read_bytes() != (tmp_path / "prt" / rel).read_bytes()
+    assert differ >= 3
+
+
+def test_printed_matter_takes_tiles_out_of_the_labels() -> None:
+    """The option spawns its own stream, so a printed scene is its plain twin plus print: sheets
+    take room from the scatter and runs of layout tiles lie face down, so it labels fewer tiles."""
+    fewer = more = 0
+    for seed in range(30):
+        _, plain = _scene(seed, hard_cases=True)
+        _, prt = _scene(seed, hard_cases=True, printed=True)
+        fewer += len(prt) < len(plain)
+        more += len(prt) > len(plain)
+    assert fewer >= 5 and fewer > 2 * more
+
+
+def test_printed_text_and_sheets_put_ink_where_they_say() -> None:
+    mask = text_mask("DOMINOES", 30, bold=1)
+    assert mask.height >= 25 and mask.width > 4 * mask.height and np.asarray(mask).max() == 255
+    canvas = Image.new("RGB", (400, 300), (0, 120, 0))
+    paste_mask(canvas, mask, (10, 10, 10), 200, 150, math.pi / 2, max_w=100)
+    ink = np.argwhere((np.asarray(canvas) < 60).all(axis=2))
+    # turned a quarter, shrunk to 100 px: tall and narrow round the centre
+    assert abs(ink[:, 0].mean() - 150) < 6 and abs(ink[:, 1].mean() - 200) < 6
+    assert 80 <= np.ptp(ink[:, 0]) <= 101 and np.ptp(ink[:, 1]) < 40
+    canvas = Image.new("RGB", (600, 600), (0, 0, 0))
+    outlines = draw_printed_matter(np.random.default_rng(4), canvas, 3, 60.0)
+    assert len(outlines) == 3
+    arr = np.asarray(canvas)
+    for quad in outlines:
+        cx, cy = np.clip(quad.mean(axis=0).round().astype(int), 0, 599)
+        assert arr[cy, cx].any()  # the item's middle is covered (no item is pure black: faces are drawn)
 
 
 def test_readable_pips_keeps_every_pip_clear_of_the_face() -> None:
