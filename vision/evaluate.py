@@ -665,14 +665,14 @@ def confusion_table(conf: Counter[tuple[int, int]], title: str) -> str:
 
 
 def render_validation(seed: int, count: int, max_value: int, out: Path, long_side: int = 1280,
-                      hard_cases: bool = False, pip_contrast: float | None = None) -> Path:
+                      hard_cases: bool = False, pip_contrast: float | None = None, printed: bool = False) -> Path:
     """Render a validation set with the project's renderer (a separate process: it is data
     making, not reading). The scenes are the training scenes' layouts; 1280 px on the long side
     gives tiles of 38-384 px, as in phone photos (at the detector's 480 px training size the
     smallest tiles are 14 px long, with pips of a pixel or two)."""
     cmd = [sys.executable, "-m", "datasets.render", "--out", str(out), "--count", str(count),
            "--seed", str(seed), "--val-frac", "1.0", "--max-value", str(max_value),
-           "--long-side", str(long_side)] + (["--hard-cases"] if hard_cases else [])
+           "--long-side", str(long_side)] + (["--hard-cases"] if hard_cases else []) + (["--printed"] if printed else [])
     if pip_contrast is not None:
         cmd += ["--pip-contrast", str(pip_contrast)]
     subprocess.run(cmd, cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
@@ -700,6 +700,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--render-long-side", type=int, default=1280, help="long side of rendered images")
     ap.add_argument("--render-hard-cases", action="store_true",
                     help="render with boneyards of printed backs, stone tops, hands and close-ups (datasets.render)")
+    ap.add_argument("--render-printed", action="store_true",
+                    help="render with printed matter: lettered backs, box lids, score sheets (datasets.render --printed)")
     ap.add_argument("--render-pip-contrast", type=float, default=None, metavar="D",
                     help="least RGB distance between pips and face (datasets.render --pip-contrast; "
                          "default: the renderer's, 100)")
@@ -738,9 +740,11 @@ def main(argv: list[str] | None = None) -> int:
             folder = cleanup = Path(tempfile.mkdtemp(prefix="cf-eval-render-"))
             print(f"rendering {args.render_count} validation images, seed {args.render_seed}, "
                   f"long side {args.render_long_side}"
-                  f"{', hard cases' if args.render_hard_cases else ''} -> {folder}")
+                  f"{', hard cases' if args.render_hard_cases else ''}"
+                  f"{', printed matter' if args.render_printed else ''} -> {folder}")
             render_validation(args.render_seed, args.render_count, reader.config.max_value, folder,
-                              args.render_long_side, args.render_hard_cases, args.render_pip_contrast)
+                              args.render_long_side, args.render_hard_cases, args.render_pip_contrast,
+                              args.render_printed)
         n = ev.rendered(folder, args.limit)
         rt = ev.tallies.get(("rendered", "colour"), Tally("rendered"))
         print(f"\n== Rendered validation ({n} images)")
