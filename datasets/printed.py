@@ -112,10 +112,10 @@ def _sheet(rng: np.random.Generator, scale: float) -> Image.Image:
         img.paste(Image.new("RGBA", mask.size, (*ink, 255)), (tx, ty), mask)
         if "O" in text and rng.random() < 0.6:
             r = mask.height * 0.45
+            one = text_mask("O", th).width * k
             for k_, ch in enumerate(text):
                 if ch == "O":  # the glyph's box centre, from the mask of the text before it
                     pre = text_mask(text[:k_], th).width * k if k_ else 0
-                    one = text_mask("O", th).width * k
                     _pip_disc(d, tx + pre + one / 2, ty + mask.height / 2, r, int(rng.integers(1, 7)), ink, face)
         small = word(rng)
         sm = text_mask(small, th * rng.uniform(0.3, 0.5))

@@ -478,7 +478,7 @@ def _shade(c: tuple[int, int, int], k: float) -> tuple[int, int, int]:
 
 
 def _draw_tile(d: ImageDraw.ImageDraw, p: Placement, style: TileStyle, ln: float, wd: float,
-               side_off: float, rng: np.random.Generator, canvas: Image.Image | None = None) -> None:
+               side_off: float, rng: np.random.Generator, canvas: Image.Image) -> None:
     st = p.stretch
     outline = _rounded(ln, wd, style.corner * wd)
     face = np.array(_to_canvas(outline, p.cx, p.cy, p.angle, st))
@@ -526,31 +526,9 @@ def _draw_tile(d: ImageDraw.ImageDraw, p: Placement, style: TileStyle, ln: float
 
 
 def _draw_back(d: ImageDraw.ImageDraw, p: Placement, style: TileStyle, ln: float, wd: float,
-               rng: np.random.Generator, canvas: Image.Image | None = None) -> None:
+               rng: np.random.Generator, canvas: Image.Image) -> None:
     """A printed back: brand logos and dot rows are what real detectors took for faces."""
     ink, kind, st = style.back_ink, style.back_print, p.stretch
-    if kind == 5 and canvas is not None:  # lettering across the back, maybe a row of dots under it
-        text = word(rng, 4) if rng.random() < 0.7 else word(rng)
-        below = rng.random() < 0.4
-        ca, sa = math.cos(p.angle), math.sin(p.angle)
-        off = -wd * 0.1 if below else 0.0
-        if not below and rng.random() < 0.4:  # across the tile, read with the tile standing up
-            mask = text_mask(text, ln * rng.uniform(0.15, 0.3), bold=int(rng.integers(0, 3)))
-            paste_mask(canvas, mask, ink, p.cx, p.cy, p.angle + math.pi / 2, st, max_w=wd * 0.9, max_h=ln * 0.6)
-        else:
-            mask = text_mask(text, wd * rng.uniform(0.3, 0.55), bold=int(rng.integers(0, 3)))
-            paste_mask(canvas, mask, ink, p.cx - off * sa, p.cy + off * ca * st, p.angle, st,
-                       max_w=ln * 0.85, max_h=wd * 0.7)
-        if below:
-            m = int(rng.integers(3, 7))
-            for k in range(m):
-                (x, y), = _to_canvas(np.array([[-ln * 0.3 + k * ln * 0.6 / max(1, m - 1), wd * 0.3]]),
-                                     p.cx, p.cy, p.angle, st)
-                r = wd * 0.04
-                d.ellipse((x - r, y - r * st, x + r, y + r * st), fill=ink)
-        return
-    if kind == 5:
-        kind = 1
 
     def poly(pts: list[tuple[float, float]], fill: tuple[int, int, int] = ink) -> None:
         d.polygon(_to_canvas(np.array(pts), p.cx, p.cy, p.angle, st), fill=fill)
@@ -559,6 +537,24 @@ def _draw_back(d: ImageDraw.ImageDraw, p: Placement, style: TileStyle, ln: float
         (cx, cy), = _to_canvas(np.array([[x, y]]), p.cx, p.cy, p.angle, st)
         d.ellipse((cx - r, cy - r * st, cx + r, cy + r * st), fill=ink)
 
+    def dot_row(y: float, r: float) -> None:  # three to six dots along the tile
+        m = int(rng.integers(3, 7))
+        for k in range(m):
+            dot(-ln * 0.3 + k * ln * 0.6 / max(1, m - 1), y, r)
+
+    if kind == 5:  # lettering across the back, maybe a row of dots under it
+        text = word(rng, 4) if rng.random() < 0.7 else word(rng)
+        below = rng.random() < 0.4
+        if not below and rng.random() < 0.4:  # across the tile, read with the tile standing up
+            mask = text_mask(text, ln * rng.uniform(0.15, 0.3), bold=int(rng.integers(0, 3)))
+            paste_mask(canvas, mask, ink, p.cx, p.cy, p.angle + math.pi / 2, st, max_w=wd * 0.9, max_h=ln * 0.6)
+        else:
+            mask = text_mask(text, wd * rng.uniform(0.3, 0.55), bold=int(rng.integers(0, 3)))
+            (cx, cy), = _to_canvas(np.array([[0.0, -wd * 0.1 if below else 0.0]]), p.cx, p.cy, p.angle, st)
+            paste_mask(canvas, mask, ink, cx, cy, p.angle, st, max_w=ln * 0.85, max_h=wd * 0.7)
+        if below:
+            dot_row(wd * 0.3, wd * 0.04)
+        return
     if kind == 1:  # two to four blocky glyphs along the tile, a row of small dots under them
         n = int(rng.integers(2, 5))
         gw = ln * 0.7 / n
@@ -567,9 +563,7 @@ def _draw_back(d: ImageDraw.ImageDraw, p: Placement, style: TileStyle, ln: float
             pts = [(x0 + gw * rng.uniform(0.1, 0.9), -wd * rng.uniform(0.05, 0.3)) for _ in range(int(rng.integers(4, 7)))]
             pts.sort(key=lambda q: math.atan2(q[1] + wd * 0.17, q[0] - x0 - gw / 2))
             poly(pts)
-        m = int(rng.integers(3, 7))
-        for k in range(m):
-            dot(-ln * 0.3 + k * ln * 0.6 / max(1, m - 1), wd * 0.25, wd * 0.05)
+        dot_row(wd * 0.25, wd * 0.05)
     elif kind == 2:  # all-over dot grid
         r = wd * rng.uniform(0.04, 0.08)
         for x in np.linspace(-ln * 0.4, ln * 0.4, int(rng.integers(4, 9))):
