@@ -191,6 +191,10 @@ class SceneConfig:
     # the table, and runs of face-down tiles inside the layout, next to face-up ones. Off, a seed
     # renders exactly as before this option existed (its draws come from their own stream).
     printed: bool = False
+    # Every scene's tiles come from one double-N set (up to max_value). 0: a set is drawn per
+    # scene (double-6 to double-18, as far as max_value allows; double-15 and 18 are rare), which
+    # leaves too few 13-18 halves to judge a reader of big sets by.
+    set_top: int = 0
 
 
 #: What ``python -m datasets.render`` uses unless told otherwise: every pip readable.
@@ -626,6 +630,8 @@ def _sample_values(rng: np.random.Generator, n: int, cfg: SceneConfig) -> tuple[
     tops = [t for t in (6, 9, 12, 15, 18) if t <= cfg.max_value] or [cfg.max_value]
     weights = np.array([{6: 3, 9: 2, 12: 4, 15: 1, 18: 1}.get(t, 1) for t in tops], float)
     top = int(rng.choice(tops, p=weights / weights.sum()))
+    if cfg.set_top:
+        top = min(cfg.set_top, cfg.max_value)
     if cfg.uniform_values:
         top = cfg.max_value
         return [(int(rng.integers(0, top + 1)), int(rng.integers(0, top + 1))) for _ in range(n)], top
@@ -830,8 +836,10 @@ def obb_label_lines(labels: list[TileLabel], w: int, h: int) -> list[str]:
 
 def render_dataset(out: Path, count: int, seed: int, val_frac: float = 0.1, max_value: int = 12,
                    long_side: int = 480, log_every: int = 0, hard_cases: bool = False,
-                   pip_contrast: float = 0.0, printed: bool = False) -> dict[str, int]:
-    """Write ``count`` images (the last ``val_frac`` of them as the val split)."""
+                   pip_contrast: float = 0.0, printed: bool = False, set_top: int = 0) -> dict[str, int]:
+    """Write ``count`` images (the last ``val_frac`` of them as the val split); ``set_top``:
+    every photo shows one double-``set_top`` set (see :class:`SceneConfig`)."""
+    max_value = max(max_value, set_top)
     out = Path(out)
     n_val = max(1, round(count * val_frac)) if count > 1 else 0
     stats = {"images": 0, "tiles": 0, "blank_halves": 0, "double_blank": 0}
@@ -845,7 +853,7 @@ def render_dataset(out: Path, count: int, seed: int, val_frac: float = 0.1, max_
         w, h = _SIZES[int(rng.integers(len(_SIZES)))]
         k = long_side / 480
         cfg = SceneConfig(width=int(w * k), height=int(h * k), max_value=max_value, hard_cases=hard_cases,
-                          pip_contrast=pip_contrast, printed=printed)
+                          pip_contrast=pip_contrast, printed=printed, set_top=set_top)
         img, labels = render_scene(rng, cfg)
         name = f"{seed}_{i:06d}"
         img.save(out / "images" / split / f"{name}.jpg", quality=int(rng.integers(35, 96)))
@@ -870,6 +878,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--val-frac", type=float, default=0.1)
     ap.add_argument("--max-value", type=int, default=12, choices=range(6, MAX_VALUE + 1), metavar="6..18")
+    ap.add_argument("--set", type=int, default=0, choices=(6, 9, 12, 15, 18), metavar="N", dest="set_top",
+                    help="every photo shows tiles of one double-N set (default: a set drawn per photo, "
+                         "up to --max-value); raises --max-value to N")
     ap.add_argument("--long-side", type=int, default=480)
     ap.add_argument("--hard-cases", action="store_true",
                     help="add boneyards of printed backs, stone tops, hands and close-ups (see SceneConfig)")
@@ -882,7 +893,7 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.time()
     stats = render_dataset(args.out, args.count, args.seed, args.val_frac, args.max_value, args.long_side,
                            log_every=max(1, args.count // 10), hard_cases=args.hard_cases,
-                           pip_contrast=args.pip_contrast, printed=args.printed)
+                           pip_contrast=args.pip_contrast, printed=args.printed, set_top=args.set_top)
     dt = time.time() - t0
     print(json.dumps({**stats, "seconds": round(dt, 1), "ms_per_image": round(1000 * dt / max(1, args.count))}))
     return 0

@@ -437,9 +437,12 @@ def _pad_canvas(image: Image.Image, factor: float = 3.0) -> tuple[Image.Image, t
 
 
 class Evaluator:
-    def __init__(self, reader: Reader, gray: bool = True) -> None:
+    def __init__(self, reader: Reader, gray: bool = True, top: int | None = None) -> None:
         self.reader = reader
         self.rules = get_rules()
+        #: The rendered photos are of a double-``top`` set (the reader is told, as a player
+        #: would tell it); None leaves it to the rules. Real photos are read without it.
+        self.top = top
         self.modes = ("colour", "gray") if gray else ("colour",)
         self.tallies: dict[tuple[str, str], Tally] = {}
         self.crop_fallbacks: Counter[str] = Counter()
@@ -472,7 +475,7 @@ class Evaluator:
             labels = json.loads(js.read_text())
             gt_boxes = [OrientedBox(*(float(v) for v in lab["box"])) for lab in labels]
             gt = [(int(lab["a"]), int(lab["b"])) for lab in labels]
-            reading = self.reader.read(loaded, self.rules)
+            reading = self.reader.read(loaded, self.rules, self.top)
             self._score_oriented("rendered", "colour", gt, gt_boxes, reading)
         return len(jsons)
 
@@ -497,7 +500,7 @@ class Evaluator:
                 b = [float(v) for v in labels[k]["box"]]
                 gt_boxes.append(OrientedBox((b[0] - x0) * scale, (b[1] - y0) * scale, b[2] * scale, b[3] * scale, b[4]))
                 gt.append((int(labels[k]["a"]), int(labels[k]["b"])))
-            reading = self.reader.read(LoadedImage(crop, crop.size, f"{js.stem}-closeup"), self.rules)
+            reading = self.reader.read(LoadedImage(crop, crop.size, f"{js.stem}-closeup"), self.rules, self.top)
             self._score_oriented("close-ups", "colour", gt, gt_boxes, reading)
             n += 1
         return n
@@ -665,7 +668,8 @@ def confusion_table(conf: Counter[tuple[int, int]], title: str) -> str:
 
 
 def render_validation(seed: int, count: int, max_value: int, out: Path, long_side: int = 1280,
-                      hard_cases: bool = False, pip_contrast: float | None = None, printed: bool = False) -> Path:
+                      hard_cases: bool = False, pip_contrast: float | None = None, printed: bool = False,
+                      set_top: int = 0) -> Path:
     """Render a validation set with the project's renderer (a separate process: it is data
     making, not reading). The scenes are the training scenes' layouts; 1280 px on the long side
     gives tiles of 38-384 px, as in phone photos (at the detector's 480 px training size the
@@ -675,6 +679,8 @@ def render_validation(seed: int, count: int, max_value: int, out: Path, long_sid
            "--long-side", str(long_side)] + (["--hard-cases"] if hard_cases else []) + (["--printed"] if printed else [])
     if pip_contrast is not None:
         cmd += ["--pip-contrast", str(pip_contrast)]
+    if set_top:
+        cmd += ["--set", str(set_top)]
     subprocess.run(cmd, cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
     return out
 
@@ -705,6 +711,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--render-pip-contrast", type=float, default=None, metavar="D",
                     help="least RGB distance between pips and face (datasets.render --pip-contrast; "
                          "default: the renderer's, 100)")
+    ap.add_argument("--set", type=int, default=None, choices=(6, 9, 12, 15, 18), metavar="N", dest="top",
+                    help="render photos of one double-N set each and tell the reader so; 15 and 18 "
+                         "are read by the wide-set classifier when the models have one")
     ap.add_argument("--closeups", action="store_true",
                     help="also score close-up crops cut from the rendered set (one tile filling 55-90%% of the frame)")
     ap.add_argument("--keep-rendered", action="store_true", help="keep the rendered set")
@@ -722,7 +731,7 @@ def main(argv: list[str] | None = None) -> int:
     except ChickenFootError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    ev = Evaluator(reader, gray=not args.no_gray)
+    ev = Evaluator(reader, gray=not args.no_gray, top=args.top)
     report: dict[str, Any] = {"models": str(args.models or "models/"), "config": {
         k: getattr(reader.config, k) for k in ("det_imgsz", "cls_imgsz", "crop_size", "crop_pad",
                                                "det_conf", "det_iou", "review_conf", "decode_max_side")}}
@@ -742,12 +751,14 @@ def main(argv: list[str] | None = None) -> int:
                   f"long side {args.render_long_side}"
                   f"{', hard cases' if args.render_hard_cases else ''}"
                   f"{', printed matter' if args.render_printed else ''} -> {folder}")
-            render_validation(args.render_seed, args.render_count, reader.config.max_value, folder,
+            render_validation(args.render_seed, args.render_count, args.top or reader.config.max_value, folder,
                               args.render_long_side, args.render_hard_cases, args.render_pip_contrast,
-                              args.render_printed)
+                              args.render_printed, args.top or 0)
         n = ev.rendered(folder, args.limit)
         rt = ev.tallies.get(("rendered", "colour"), Tally("rendered"))
-        print(f"\n== Rendered validation ({n} images)")
+        told = "" if args.top is None else (f", read as a double-{args.top} set (halves read up to "
+                                            f"{reader.readable_top(args.top)})")
+        print(f"\n== Rendered validation ({n} images{told})")
         print(table([("rendered", rt)]))
         print()
         print("by true tile length:  " + " | ".join(

@@ -162,6 +162,10 @@ class ReaderConfig:
     #: a half is read from a crop that is not that half.
     refiner: str = ""
     refine_iters: int = 1
+    #: Half reader for sets bigger than the classifier's (ONNX file in the models folder; empty:
+    #: none): pip counts to 18, used only when the set in play has more pips a half than
+    #: ``classifier`` reads (double-15 and double-18), so reading smaller sets is unchanged.
+    classifier_wide: str = ""
     threads: int = 2
     #: Detector class that means "face-up tile"; every other class (e.g. "back") is not counted.
     tile_class: int = 0
@@ -169,8 +173,10 @@ class ReaderConfig:
 
     @property
     def model_files(self) -> tuple[str, ...]:
-        """The ONNX files this config names, in load order: detector, classifier, refiner (if any)."""
-        return (self.detector, self.classifier) + ((self.refiner,) if self.refiner else ())
+        """The ONNX files this config names, in load order: detector, classifier, then the box
+        refiner and the wide-set classifier (each if any)."""
+        return ((self.detector, self.classifier) + ((self.refiner,) if self.refiner else ())
+                + ((self.classifier_wide,) if self.classifier_wide else ()))
 
     def __post_init__(self) -> None:
         if self.fine_mode not in ("windows", "zoom"):
@@ -672,30 +678,59 @@ def resolve_models_dir(models_dir: str | os.PathLike[str] | None = None) -> Path
     return Path(models_dir or os.environ.get("CHICKENFOOT_MODELS") or MODELS_DIR)
 
 
+@dataclass(frozen=True)
+class HalfReader:
+    """One half classifier: its session, the pip count of each output and its input size."""
+
+    session: Any
+    values: np.ndarray
+    imgsz: int
+    input_name: str
+
+    @classmethod
+    def of(cls, session: Any, config: ReaderConfig, declared: Any = None, what: str = "classifier") -> HalfReader:
+        meta = _metadata(session)
+        names = meta.get("names") or {i: str(i) for i in range(config.max_value + 1)}
+        values = class_values({int(k): str(v) for k, v in names.items()})
+        if declared is not None and list(declared) != values.tolist():
+            raise ModelError(
+                f"reader.json {what} values {list(declared)} disagree with the {what}'s class names "
+                f"{values.tolist()}"
+            )
+        return cls(session, values, _imgsz(meta, config.cls_imgsz), session.get_inputs()[0].name)
+
+    @property
+    def top(self) -> int:
+        """The most pips it reads on a half."""
+        return int(self.values.max())
+
+    def classify(self, batch: np.ndarray) -> np.ndarray:
+        if not len(batch):
+            return np.zeros((0, len(self.values)), np.float64)
+        return as_probabilities(self.session.run(None, {self.input_name: batch})[0])
+
+
 class Reader:
     """The tile reader: ``Reader.from_models_dir().read("photo.jpg")``."""
 
     def __init__(
         self, config: ReaderConfig, detector: Any, classifier: Any, models_dir: Path | None = None,
-        refiner: Any = None,
+        refiner: Any = None, wide: Any = None,
     ) -> None:
         self.config = config
         self.refiner = refiner
         self.models_dir = models_dir
         self.detector = detector
         self.classifier = classifier
-        det_meta, cls_meta = _metadata(detector), _metadata(classifier)
+        self.wide = wide
+        det_meta = _metadata(detector)
         self.det_names: dict[int, str] = {int(k): str(v) for k, v in det_meta.get("names", {0: "tile"}).items()}
         self.det_imgsz = _imgsz(det_meta, config.det_imgsz)
-        cls_names = cls_meta.get("names") or {i: str(i) for i in range(config.max_value + 1)}
-        self.values = class_values({int(k): str(v) for k, v in cls_names.items()})
-        declared = config.extra.get("cls_values")
-        if declared is not None and list(declared) != self.values.tolist():
-            raise ModelError(
-                f"reader.json cls_values {list(declared)} disagree with the classifier's class names "
-                f"{self.values.tolist()}"
-            )
-        self.cls_imgsz = _imgsz(cls_meta, config.cls_imgsz)
+        self.halves = HalfReader.of(classifier, config, config.extra.get("cls_values"), "classifier")
+        self.values = self.halves.values
+        self.cls_imgsz = self.halves.imgsz
+        self.wide_halves = None if wide is None else HalfReader.of(
+            wide, config, config.extra.get("wide_values"), "wide-set classifier")
         self._det_input = detector.get_inputs()[0].name
         # a detector exported with dynamic shape reads rectangles padded to its stride (32)
         shape = detector.get_inputs()[0].shape
@@ -707,7 +742,6 @@ class Reader:
                     f"shape; this one takes {self.det_imgsz} px only"
                 )
             self.det_imgsz = config.det_input
-        self._cls_input = classifier.get_inputs()[0].name
         view = [3, 2 * REFINE_VIEW_SIZE, REFINE_VIEW_SIZE]
         if refiner is not None and list(refiner.get_inputs()[0].shape[1:]) != view:
             raise ModelError(f"the box refiner takes {refiner.get_inputs()[0].shape}, not N x {' x '.join(map(str, view))} views")
@@ -747,11 +781,25 @@ class Reader:
                 )
             except Exception as exc:  # onnxruntime raises its own exception types
                 raise ModelError(f"{path}: cannot load model ({' '.join(str(exc).split())[:200]})") from None
-        return cls(config, sessions[0], sessions[1], base, refiner=sessions[2] if config.refiner else None)
+        named = dict(zip(config.model_files, sessions, strict=True))
+        return cls(config, sessions[0], sessions[1], base, refiner=named.get(config.refiner) if config.refiner else None,
+                   wide=named.get(config.classifier_wide) if config.classifier_wide else None)
 
     def with_config(self, config: ReaderConfig) -> Reader:
-        """The same loaded models (box refiner included) read with other settings."""
-        return type(self)(config, self.detector, self.classifier, self.models_dir, refiner=self.refiner)
+        """The same loaded models (box refiner and wide-set classifier included) read with other settings."""
+        return type(self)(config, self.detector, self.classifier, self.models_dir, refiner=self.refiner,
+                          wide=self.wide)
+
+    def half_reader(self, top: int | None) -> HalfReader:
+        """The classifier for a double-``top`` set: the shipped one unless the set has halves it
+        cannot read and the wide-set classifier can."""
+        if top is not None and top > self.halves.top and self.wide_halves is not None:
+            return self.wide_halves
+        return self.halves
+
+    def readable_top(self, top: int | None) -> int:
+        """The most pips a half can be read as for a double-``top`` set."""
+        return self.half_reader(top).top
 
     @property
     def model_bytes(self) -> int:
@@ -889,15 +937,15 @@ class Reader:
         return merge_detections(found, self.config.det_iou, self.config.max_det, self.config.fast_nms)
 
     def classify(self, batch: np.ndarray) -> np.ndarray:
-        if not len(batch):
-            return np.zeros((0, len(self.values)), np.float64)
-        return as_probabilities(self.classifier.run(None, {self._cls_input: batch})[0])
+        return self.halves.classify(batch)
 
-    def read_halves(self, batch: np.ndarray) -> np.ndarray:
-        """Probabilities per half crop, averaged over the mirrored view when ``cls_mirror``."""
+    def read_halves(self, batch: np.ndarray, halves: HalfReader | None = None) -> np.ndarray:
+        """Probabilities per half crop (by ``halves``, default the shipped classifier), averaged
+        over the mirrored view when ``cls_mirror``."""
+        h = halves or self.halves
         if not self.config.cls_mirror or not len(batch):
-            return self.classify(batch)
-        both = self.classify(np.ascontiguousarray(np.concatenate([batch, batch[..., ::-1]])))
+            return h.classify(batch)
+        both = h.classify(np.ascontiguousarray(np.concatenate([batch, batch[..., ::-1]])))
         return (both[: len(batch)] + both[len(batch) :]) / 2
 
     def read(self, source: Source | LoadedImage, rules: RuleSet | None = None, top: int | None = None) -> Reading:
@@ -912,7 +960,9 @@ class Reader:
         t1 = time.perf_counter()
         dets = self.detect(loaded.image)
         t2 = time.perf_counter()
-        tiles, probs, choice, backs = self._read_halves_of(loaded.image, dets, rules.set if top is None else top)
+        top = rules.set if top is None else top
+        halves = self.half_reader(top)
+        tiles, probs, choice, backs = self._read_halves_of(loaded.image, dets, top, halves)
         score = None
         if self.count_model is not None:
             score = self.count_model.probability(self._evidence_of(loaded.image, tiles, probs, choice))
@@ -920,7 +970,7 @@ class Reader:
         reading = assemble(
             tiles,
             probs,
-            self.values,
+            halves.values,
             to_original=1.0 / loaded.scale,
             image_size=loaded.original_size,
             review_conf=self.config.review_conf,
@@ -931,24 +981,30 @@ class Reader:
             tile_score=score,
         )
         timings = {"decode": (t1 - t0) * 1e3, "detect": (t2 - t1) * 1e3, "halves": (t3 - t2) * 1e3}
-        return dataclasses.replace(reading, timings_ms=timings)
+        warnings = reading.warnings
+        if top is not None and top > halves.top:
+            warnings += (f"a double-{top} set: this reader counts at most {halves.top} pips on a half, so "
+                         f"halves of {halves.top + 1}-{top} are misread; check them",)
+        return dataclasses.replace(reading, timings_ms=timings, warnings=warnings)
 
-    def _read_halves_of(self, image: Image.Image, dets: Detections,
-                        top: int | None) -> tuple[Detections, np.ndarray, np.ndarray, int]:
-        """The face-up tile detections, their half probabilities (two rows each), the class
-        chosen for each half, and how many detections were backs."""
+    def _read_halves_of(self, image: Image.Image, dets: Detections, top: int | None,
+                        halves: HalfReader | None = None) -> tuple[Detections, np.ndarray, np.ndarray, int]:
+        """The face-up tile detections, their half probabilities (two rows each, by ``halves``,
+        default the shipped classifier), the class chosen for each half, and how many
+        detections were backs."""
+        h = halves or self.halves
         is_tile = dets.class_id == self.tile_class
         tiles, backs = dets[is_tile], int(np.count_nonzero(~is_tile))
         batch = crop_halves(
-            image, tiles, self.config.crop_size, self.config.crop_pad, self.cls_imgsz,
+            image, tiles, self.config.crop_size, self.config.crop_pad, h.imgsz,
             self.config.crop_max_source_px,
         )
-        probs = self.read_halves(batch)
+        probs = self.read_halves(batch, h)
         c = self.config
         if (c.blank_divider_min > 0 or c.divider_min > 0 or c.divider_span_min > 0) and len(tiles):
             # the divider threshold each tile must pass: 0-0 reads the stricter one
             need = np.full(len(tiles), c.divider_min)
-            need[self.values[probs.argmax(1)].reshape(-1, 2).max(1) == 0] = max(c.blank_divider_min, c.divider_min)
+            need[h.values[probs.argmax(1)].reshape(-1, 2).max(1) == 0] = max(c.blank_divider_min, c.divider_min)
             boxes = tiles.oriented_boxes()
             blank = [i for i in range(len(tiles))
                      if (need[i] > 0 and divider_contrast(image, boxes[i]) < need[i])
@@ -958,7 +1014,7 @@ class Reader:
                 backs += len(blank)
                 tiles = tiles[keep]
                 probs = probs[np.stack([2 * keep, 2 * keep + 1], 1).reshape(-1)]
-        return tiles, probs, choose_values(probs, self.values, top), backs
+        return tiles, probs, choose_values(probs, h.values, top), backs
 
     def evidence(self, source: Source | LoadedImage,
                  rules: RuleSet | None = None) -> tuple[np.ndarray, np.ndarray] | None:

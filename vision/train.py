@@ -40,6 +40,8 @@ REAL_HALVES = REPO.parent / "shared" / "realdata" / "jeremyarde__domino-counter"
 # oversubscribed OpenMP threads spin at barriers and ran 4-5x slower here.
 THREADS = int(os.environ.get("CF_TRAIN_THREADS", "2"))
 CLS_SEED_OFFSET = 1000  # classifier photos use seed + 1000, detector photos seed
+#: The half reader for double-15 and double-18 sets (pip counts 0-18); see ``classifier_wide``.
+WIDE_CLS_FILE = "half_cls18.onnx"
 
 
 def _find_font() -> Path | None:
@@ -227,13 +229,18 @@ def write_reader_json(out: Path, cfg: dict[str, Any]) -> Path:
         + [int(f["seed"]) for f in (c.get("finetune") or [])]
         + [int(f["seed"]) for f in (cfg["detector"].get("finetune") or []) if "seed" in f]
         + [int(r["seed"]) for r in (cfg.get("count_model") or {}).get("renders", [])]
-        + [int(x) for x in (cfg.get("refiner") or {}).get("seeds", [])],
+        + [int(x) for x in (cfg.get("refiner") or {}).get("seeds", [])]
+        + ([int(cfg["classifier_wide"]["seed"])] if cfg.get("classifier_wide") else []),
         "finetuned_on": [],  # no real photo was trained on
     })
     cls_path = out / "half_cls.onnx"
     if cls_path.exists():
         # class index -> pip count; ultralytics orders class folders as strings ("10" before "2")
         data["cls_values"] = _cls_session(cls_path)[1]
+    wide_path = out / WIDE_CLS_FILE
+    if cfg.get("classifier_wide") and wide_path.exists():
+        data["classifier_wide"] = WIDE_CLS_FILE
+        data["wide_values"] = _cls_session(wide_path)[1]
     for k, v in cfg.get("reader", {}).items():
         data.setdefault(k, v)
     path.write_text(json.dumps(data, indent=2) + "\n")
@@ -355,6 +362,52 @@ def refine_stage(cfg: dict[str, Any], work: Path, out: Path) -> dict[str, Any]:
     data.update({"refiner": "box_refine.onnx", "refine_iters": int(rc.get("iters", 1))})
     path.write_text(json.dumps(data, indent=2) + "\n")
     return st
+
+
+def last_classifier_run(work: Path, cls: dict[str, Any]) -> Path:
+    """The run folder of the classifier's last pass (its weights are the shipped classifier)."""
+    passes = cls.get("finetune") or []
+    n = len(passes) if isinstance(passes, list) else 1
+    return work / "runs" / ("cls" if n == 0 else f"cls_ft{'' if n == 1 else n}")
+
+
+def wide_classifier_stage(cfg: dict[str, Any], work: Path, out: Path, resume: bool = False) -> dict[str, Any]:
+    """The half reader for double-15/18 sets: the finished classifier's weights with a new
+    output layer of 19 pip counts (ultralytics reshapes it to the data's classes), trained on
+    half crops of renders whose values run to ``max_value``. Reading a smaller set keeps the
+    shipped classifier, so nothing it was measured on changes."""
+    from datasets.halves import render_halves
+
+    cls, wide = cfg["classifier"], cfg["classifier_wide"]
+    top, seed = int(wide["max_value"]), int(wide["seed"])
+    fdir = work / "cls_wide_data"
+    metrics: dict[str, Any] = {}
+    if not (fdir / "done").exists():
+        t0 = time.time()
+        st = render_halves(fdir, int(wide["halves"]), seed, cls["crop_size"], cls["crop_pad"], top,
+                           cls.get("val_frac", 0.1), log_every=100, jitter=float(wide.get("jitter", 1.0)),
+                           pip_contrast=float(wide.get("pip_contrast", 0.0)))
+        (fdir / "done").write_text(json.dumps(st))
+        metrics["data"] = {**st, "seconds": round(time.time() - t0, 1)}
+        print("wide classifier data:", {k: v for k, v in metrics["data"].items() if k != "per_class"}, flush=True)
+    start = last_classifier_run(work, cls) / "weights" / "best.pt"
+    if not start.exists():
+        raise SystemExit(f"{start}: no trained classifier to start from (run --stage cls first)")
+    args = _common_args(work, "cls_wide", int(cfg["seed"])) | {
+        "epochs": wide.get("epochs", 20), "imgsz": cls["imgsz"], "batch": cls["batch"], "cache": cls.get("cache", "ram"),
+    } | cls.get("hyp", {}) | {"lr0": wide.get("lr0", 0.001), "optimizer": "AdamW", "warmup_epochs": 0,
+                              "pretrained": True} | wide.get("hyp", {})
+    t0 = time.time()
+    best = _train(start, str(fdir), work / "runs" / "cls_wide", args, resume)
+    metrics["train_seconds"] = round(time.time() - t0, 1)
+    onnx_path = _export(best, cls["imgsz"], True, out / WIDE_CLS_FILE)
+    metrics["val"] = eval_classifier(onnx_path, fdir / "val", top)
+    print("wide classifier val top1:", metrics["val"].get("top1"), metrics["val"].get("per_class"), flush=True)
+    real = eval_real_halves(onnx_path)
+    if real is not None:
+        metrics["real_half_crops"] = real
+        print("wide classifier on real half crops:", {k: real[k] for k in ("n", "top1", "top1_rot180")}, flush=True)
+    return metrics
 
 
 def _fresh_det_data(fdir: Path, base: Path, count: int, seed: int, val_frac: float, top: int, long_side: int,
@@ -493,14 +546,16 @@ def run(cfg: dict[str, Any], work: Path, out: Path, resume: bool = False, stages
             metrics["cls_real_half_crops"] = real
             print("classifier on real half crops:", {k: real[k] for k in ("n", "top1", "top1_rot180")}, flush=True)
 
+    if stages in ("all", "wide") and cfg.get("classifier_wide"):
+        metrics["classifier_wide"] = wide_classifier_stage(cfg, work, out, resume)
     write_reader_json(out, cfg)
     if stages in ("all", "refine") and cfg.get("refiner"):
         metrics["refiner"] = refine_stage(cfg, work, out)
     if stages in ("all", "count") and cfg.get("count_model"):
         metrics["count_model"] = fit_count_stage(cfg, work, out)
     metrics["total_seconds"] = round(time.time() - t_all, 1)
-    sizes = {p.name: p.stat().st_size for p in (out / "tile_obb.onnx", out / "half_cls.onnx", out / "box_refine.onnx")
-             if p.exists()}
+    sizes = {p.name: p.stat().st_size for p in (out / "tile_obb.onnx", out / "half_cls.onnx", out / WIDE_CLS_FILE,
+                                                 out / "box_refine.onnx") if p.exists()}
     metrics["onnx_bytes"] = sizes
     mpath = out / "train_metrics.json"
     old = json.loads(mpath.read_text()) if mpath.exists() and stages != "all" else {}
@@ -520,7 +575,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--smoke", action="store_true", help=f"tiny run of the same pipeline ({SMOKE_CONFIG.name})")
     ap.add_argument("--work", type=Path, default=Path("runs/reader"), help="data, runs and checkpoints")
     ap.add_argument("--out", type=Path, default=REPO / "models", help="where the ONNX files and reader.json go")
-    ap.add_argument("--stage", choices=("all", "det", "cls", "refine", "count"), default="all")
+    ap.add_argument("--stage", choices=("all", "det", "cls", "wide", "refine", "count"), default="all")
     ap.add_argument("--resume", action="store_true", help="resume stopped training from last.pt")
     args = ap.parse_args(argv)
     config = args.config or (SMOKE_CONFIG if args.smoke else DEFAULT_CONFIG)

@@ -24,6 +24,7 @@ from vision.geometry import OrientedBox
 from vision.reader import letterbox_geometry
 
 CLASS_NAMES = sorted((str(v) for v in range(13)), key=str)  # "0", "1", "10", "11", "12", "2", ...
+WIDE_NAMES = sorted((str(v) for v in range(19)), key=str)  # a double-18 half reader's classes
 RED, BLUE, WHITE = (220, 30, 30), (30, 30, 220), (255, 255, 255)
 
 
@@ -76,13 +77,14 @@ def write_refiner(path: Path, shift: float, log_length: float) -> None:
     _save(model, path, {})
 
 
-def write_classifier(path: Path, imgsz: int, values: tuple[int, int, int] = (3, 4, 0)) -> None:
+def write_classifier(path: Path, imgsz: int, values: tuple[int, int, int] = (3, 4, 0),
+                     class_names: list[str] = CLASS_NAMES) -> None:
     """Red halves read ``values[0]``, blue ``values[1]``, white ``values[2]``."""
     from onnx import TensorProto, helper, numpy_helper
 
-    k = len(CLASS_NAMES)
+    k = len(class_names)
     weights = np.zeros((3, k), np.float32)
-    red, blue, white = (CLASS_NAMES.index(str(v)) for v in values)
+    red, blue, white = (class_names.index(str(v)) for v in values)
     weights[:, red] = (20, -10, -10)
     weights[:, blue] = (-10, -10, 20)
     weights[:, white] = (5, 5, 5)  # white wins only when all channels are high
@@ -100,7 +102,7 @@ def write_classifier(path: Path, imgsz: int, values: tuple[int, int, int] = (3, 
     )
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     model.ir_version = 8
-    names = {i: n for i, n in enumerate(CLASS_NAMES)}
+    names = {i: n for i, n in enumerate(class_names)}
     _save(model, path, {"imgsz": f"[{imgsz}, {imgsz}]", "names": repr(names), "task": "classify"})
 
 

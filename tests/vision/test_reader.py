@@ -764,6 +764,46 @@ def test_box_refiner_moves_every_box_before_the_halves_are_read(tmp_path: Path):
         Reader.from_models_dir(models)
 
 
+def test_wide_set_classifier_reads_only_sets_the_shipped_one_cannot(tmp_path: Path):
+    """``classifier_wide``: a double-15 or double-18 set is read by the 0-18 classifier; smaller
+    sets (and an unknown set) keep the shipped 0-12 one. Without it, a big set gets a warning."""
+    pytest.importorskip("onnx", reason="building the test models needs onnx (train extra)")
+    photo, models, _ = fake_models.scene(tmp_path)
+    plain = Reader.from_models_dir(models)
+    assert plain.half_reader(18) is plain.halves and plain.readable_top(15) == 12
+    warned = plain.read(photo, top=15)
+    assert any("at most 12 pips" in w and "13-15" in w for w in warned.warnings)
+    assert not any("at most" in w for w in plain.read(photo, top=12).warnings)
+
+    # red halves read 15 by the wide classifier (3 by the shipped one), blue 17, white 0
+    fake_models.write_classifier(models / "half_cls18.onnx", 16, (15, 17, 0), fake_models.WIDE_NAMES)
+    data = json.loads((models / "reader.json").read_text())
+    (models / "reader.json").write_text(json.dumps(data | {"classifier_wide": "half_cls18.onnx"}))
+    reader = Reader.from_models_dir(models)
+    assert reader.wide_halves is not None and reader.wide_halves.top == 18
+    assert reader.model_bytes == plain.model_bytes + (models / "half_cls18.onnx").stat().st_size
+    assert reader.with_config(reader.config).wide is reader.wide
+    for top in (None, 9, 12):
+        assert reader.half_reader(top) is reader.halves
+        assert sorted(str(t.tile) for t in reader.read(photo, top=top).tiles) == ["0-0", "0-3", "3-4"]
+    big = reader.read(photo, top=18)
+    assert sorted(str(t.tile) for t in big.tiles) == ["0-0", "0-15", "15-17"]
+    assert big.pips == 47 and not any("at most" in w for w in big.warnings)
+    # double-15: the wide classifier reads it, but never more pips than the set has (the blue
+    # half, 17 to this classifier, takes its next best value)
+    d15 = reader.read(photo, top=15)
+    assert "0-15" in [str(t.tile) for t in d15.tiles] and max(max(t.a, t.b) for t in d15.tiles) == 15
+    assert not any(17 in (t.a, t.b) for t in d15.tiles + d15.candidates)
+
+    (models / "reader.json").write_text(json.dumps(data | {"classifier_wide": "half_cls18.onnx",
+                                                           "wide_values": list(range(19))}))
+    with pytest.raises(ModelError, match="wide-set classifier values"):
+        Reader.from_models_dir(models)
+    (models / "reader.json").write_text(json.dumps(data | {"classifier_wide": "nothere.onnx"}))
+    with pytest.raises(ModelError, match=r"nothere\.onnx: model file missing"):
+        Reader.from_models_dir(models)
+
+
 def test_zoomed_pass_finds_small_tiles_the_whole_photo_pass_misses():
     """The shipped detector on a rendered photo of many small tiles: at 416 px it misses some;
     one pass at 3 x the input finds at least as many, in the photo's own pixels."""

@@ -257,3 +257,21 @@ def test_box_refiner_views_are_deterministic_with_corrections_that_undo_the_jitt
                                       [box_correction(box, truth)])[0]
         u, _ = truth.axes()
         assert abs((fixed[:2] - [truth.cx, truth.cy]) @ u) < 0.5 and fixed[2] == pytest.approx(truth.length)
+
+
+def test_one_set_per_photo_keeps_every_tile_in_that_set(tmp_path: Path) -> None:
+    """``set_top``: every photo's tiles come from one double-N set, so a set of photos judges a
+    reader of big sets on all their values; without it a set is drawn per photo, and the same
+    seed renders as before the option existed."""
+    render_dataset(tmp_path / "plain", 3, seed=3, val_frac=0.34)
+    render_dataset(tmp_path / "again", 3, seed=3, val_frac=0.34, set_top=0)
+    for img in sorted((tmp_path / "plain" / "images").glob("*/*.jpg")):
+        assert img.read_bytes() == (tmp_path / "again" / img.relative_to(tmp_path / "plain")).read_bytes()
+    render_dataset(tmp_path / "d18", 8, seed=3, val_frac=0.25, set_top=18)  # max_value raised to 18
+    values = [v for js in (tmp_path / "d18" / "tiles").glob("*/*.json")
+              for t in json.loads(js.read_text()) for v in (t["a"], t["b"])]
+    assert max(values) <= 18 and sum(v > 12 for v in values) > len(values) / 5
+    render_dataset(tmp_path / "d15", 6, seed=3, val_frac=0.34, max_value=18, set_top=15)
+    values = [v for js in (tmp_path / "d15" / "tiles").glob("*/*.json")
+              for t in json.loads(js.read_text()) for v in (t["a"], t["b"])]
+    assert max(values) == 15

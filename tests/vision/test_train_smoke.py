@@ -34,7 +34,7 @@ def test_smoke_training_exports_working_onnx(tmp_path: Path) -> None:
     reader = json.loads((out / "reader.json").read_text())
     assert reader["detector"] == "tile_obb.onnx" and reader["classifier"] == "half_cls.onnx"
     assert sorted(reader["cls_values"]) == list(range(reader["max_value"] + 1))
-    assert reader["stage"] == "interim" and reader["seeds"] == [7, 1007, 11] and reader["finetuned_on"] == []
+    assert reader["stage"] == "interim" and reader["seeds"] == [7, 1007, 11, 13] and reader["finetuned_on"] == []
     assert reader["refiner"] == "box_refine.onnx" and reader["refine_iters"] == 1
 
     det = ort.InferenceSession(str(out / reader["detector"]), providers=["CPUExecutionProvider"])
@@ -70,7 +70,16 @@ def test_smoke_training_exports_working_onnx(tmp_path: Path) -> None:
     loaded = Reader.from_models_dir(out)
     assert loaded.refiner is not None and loaded.model_bytes > (out / reader["refiner"]).stat().st_size
 
+    # the wide-set classifier: the first classifier's weights with a 19-way output, pip counts 0-18
+    assert reader["classifier_wide"] == "half_cls18.onnx" and sorted(reader["wide_values"]) == list(range(19))
+    wide = ort.InferenceSession(str(out / reader["classifier_wide"]), providers=["CPUExecutionProvider"])
+    (q,) = wide.run(None, {wide.get_inputs()[0].name: np.stack(crops)})
+    assert q.shape == (len(crops), 19) and np.allclose(q.sum(1), 1.0, atol=1e-3)
+    assert loaded.wide_halves is not None and loaded.half_reader(18) is loaded.wide_halves
+    assert loaded.half_reader(12) is loaded.halves
+
     metrics = json.loads((out / "train_metrics.json").read_text())
     assert metrics["refiner"]["views"] > 0 and len(metrics["refiner"]["history"]) == 1
     assert metrics["det_data"]["images"] == 16 and "map50" in metrics["det_val"]
     assert metrics["cls_val"]["n"] > 0
+    assert metrics["classifier_wide"]["val"]["n"] > 0 and metrics["classifier_wide"]["data"]["halves"] >= 190
