@@ -9,6 +9,7 @@ of one round, a tile the rules' set does not have) never change the exit code.
 from __future__ import annotations
 
 import argparse
+import hashlib
 from collections import defaultdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -66,6 +67,20 @@ def annotate_paths(out: str, count: int) -> list[Path]:
     if count == 1:
         return [path]
     return [path.with_name(f"{path.stem}-{i}{path.suffix}") for i in range(1, count + 1)]
+
+
+def same_pictures(paths: list[str]) -> list[str]:
+    """One warning per photo given again (the same bytes, under any name): its tiles would be
+    counted twice in the round's total."""
+    first: dict[bytes, str] = {}
+    out = []
+    for p in paths:
+        digest = hashlib.sha256(Path(p).read_bytes()).digest()
+        if digest in first:
+            out.append(f"{p} is the same picture as {first[digest]}: its tiles are counted twice")
+        else:
+            first[digest] = p
+    return out
 
 
 def round_warnings(names: list[str], readings: list[Reading], rules: RuleSet) -> list[str]:
@@ -129,7 +144,7 @@ def run(args: argparse.Namespace) -> int:
     reader = Reader.from_models_dir(models)
     readings = [reader.read(img, rules, args.top) for img in loaded]
     names = list(args.photos)
-    warnings = round_warnings(names, readings, rules)
+    warnings = same_pictures(names) + round_warnings(names, readings, rules)
     written: list[str] = []
     if args.annotate:
         for img, reading, out in zip(loaded, readings, annotate_paths(args.annotate, len(loaded)),

@@ -127,6 +127,7 @@ def test_score_text_json_annotate_and_round_warnings(tmp_path: Path, capsys):
     assert {"confidence", "box", "needs_review", "halves"} <= set(first["tiles"][0])
     assert data["total"] == {"tiles": 6, "pips": 20, "penalty": 70}
     assert any(w.startswith("3-4 read in 2 photos") for w in data["warnings"])
+    assert data["warnings"][0] == f"{copy} is the same picture as {photo}: its tiles are counted twice"
     written = [Path(p) for p in data["annotated"]]
     assert [p.name for p in written] == ["out-1.png", "out-2.png"]
     for p in written:
@@ -135,7 +136,9 @@ def test_score_text_json_annotate_and_round_warnings(tmp_path: Path, capsys):
 
     # The same file given twice is still two photos of the round.
     code, out, _ = _run(["score", str(photo), str(photo), "--json", "--models", str(models)], capsys)
-    assert code == 0 and any(w.startswith("0-0 read in 2 photos") for w in json.loads(out)["warnings"])
+    warned = json.loads(out)["warnings"]
+    assert code == 0 and any(w.startswith("0-0 read in 2 photos") for w in warned)
+    assert sum("same picture" in w for w in warned) == 1
 
     # A tile outside the rules' set is pointed out.
     code, out, _ = _run(["score", str(photo), "--json", "--rules", "chickie-sixes",
