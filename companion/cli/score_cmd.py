@@ -83,8 +83,11 @@ def same_pictures(paths: list[str]) -> list[str]:
     return out
 
 
-def round_warnings(names: list[str], readings: list[Reading], rules: RuleSet) -> list[str]:
-    """Checks across the photos of one round: a set has one of each tile."""
+def round_warnings(names: list[str], readings: list[Reading], rules: RuleSet,
+                   top: int | None = None) -> list[str]:
+    """Checks across the photos of one round: a set has one of each tile, and only tiles of
+    the rules' set: the one they fix, else the one the player named (``top``, ``--set``), else
+    the biggest their player counts allow."""
     seen: dict[Tile, set[int]] = defaultdict(set)
     for index, reading in enumerate(readings):
         for tile in reading.tiles:
@@ -94,11 +97,13 @@ def round_warnings(names: list[str], readings: list[Reading], rules: RuleSet) ->
         if len(where) > 1:
             photos = ", ".join(names[i] for i in sorted(where))
             warnings.append(f"{tile} read in {len(where)} photos ({photos}): a set has one")
-    top = largest_set(rules)
+    told = rules.set is None and top is not None  # rules that fix a set outrank --set
+    top = top if told and top is not None else largest_set(rules)
     odd = sorted({t.tile for r in readings for t in r.tiles if not t.tile.in_set(top)})
     if odd:
+        whose = "--set" if told else rules.name
         warnings.append(
-            f"not in a double-{top} set ({rules.name}): {', '.join(map(str, odd))}; misread?"
+            f"not in a double-{top} set ({whose}): {', '.join(map(str, odd))}; misread?"
         )
     return warnings
 
@@ -144,7 +149,7 @@ def run(args: argparse.Namespace) -> int:
     reader = Reader.from_models_dir(models)
     readings = [reader.read(img, rules, args.top) for img in loaded]
     names = list(args.photos)
-    warnings = same_pictures(names) + round_warnings(names, readings, rules)
+    warnings = same_pictures(names) + round_warnings(names, readings, rules, args.top)
     written: list[str] = []
     if args.annotate:
         for img, reading, out in zip(loaded, readings, annotate_paths(args.annotate, len(loaded)),

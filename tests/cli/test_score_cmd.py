@@ -173,6 +173,20 @@ def test_tile_outside_the_set_is_warned(tmp_path: Path, capsys):
     assert data["warnings"] == ["not in a double-6 set (chickie-sixes): 10-10; misread?"]
     code, out, _ = _run(["score", str(photo), "--json", "--models", str(models)], capsys)
     assert json.loads(out)["warnings"] == []  # double-chicken-foot goes up to double-12
+    # rules that leave the set open take the player's: 10-10 is no double-9 tile
+    code, out, _ = _run(["score", str(photo), "--json", "--set", "9", "--models", str(models)], capsys)
+    data = json.loads(out)
+    assert max(data["photos"][0]["tiles"][0]["halves"]) <= 9 and data["warnings"] == []
+    # and a double-18 set's tiles are not taken for misreads of a double-12 one
+    models18 = fm.write_models(tmp_path / "m18", rows, values=(10, 4, 0))
+    fm.write_classifier(models18 / "half_cls18.onnx", 16, (16, 4, 0), fm.WIDE_NAMES)
+    cfg = json.loads((models18 / "reader.json").read_text()) | {"classifier_wide": "half_cls18.onnx"}
+    (models18 / "reader.json").write_text(json.dumps(cfg))
+    code, out, _ = _run(["score", str(photo), "--json", "--set", "18", "--models", str(models18)], capsys)
+    data = json.loads(out)
+    assert data["photos"][0]["tiles"][0]["tile"] == "16-16" and data["warnings"] == []
+    code, out, _ = _run(["score", str(photo), "--json", "--set", "15", "--models", str(models18)], capsys)
+    assert json.loads(out)["warnings"] == []  # read as at most 15-15, which a double-15 set has
 
 
 def test_annotate_to_an_unwritable_place_exits_2(tmp_path: Path, capsys):

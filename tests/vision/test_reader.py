@@ -516,6 +516,24 @@ def test_final_models_read_the_shipped_test_photo_right():
     assert reading.penalty == get_rules().penalty(reading.tile_list)
 
 
+@needs_shipped[0]
+def test_final_models_read_a_double_18_hand_with_the_wide_set_classifier():
+    """tests/data/hand18.jpg: 16 tiles of one double-18 set (made by make_test_photo.py). Told
+    the set, the reader reads its halves of 13-18 with the wide-set classifier."""
+    config = json.loads((MODELS_DIR / "reader.json").read_text())
+    if config.get("stage") != "final" or not config.get("classifier_wide"):
+        pytest.skip("no final wide-set classifier in models/: accuracy not asserted")
+    label = json.loads((TEST_DATA / "hand18.json").read_text())
+    reader = Reader.from_models_dir()
+    reading = reader.read(TEST_DATA / label["image"], top=label["set"])
+    assert Counter(reading.tile_list) == Counter(Tile.parse(t) for t in label["tiles"])
+    assert sum(t.high > 12 for t in reading.tile_list) >= 5 and reading.pips == label["pips"]
+    assert not any("at most" in w for w in reading.warnings)
+    # told nothing, the reader keeps to the shipped 0-12 classifier
+    plain = reader.read(TEST_DATA / label["image"])
+    assert all(t.high <= 12 for t in plain.tile_list) and plain.pips < label["pips"]
+
+
 def test_the_training_config_writes_the_shipped_reader_settings():
     """``vision.train`` writes the yaml's ``reader`` block into a new reader.json: retraining from
     it must give the settings that ship."""
@@ -527,7 +545,8 @@ def test_the_training_config_writes_the_shipped_reader_settings():
     known = {f.name for f in dataclasses.fields(ReaderConfig)}
     assert set(block) <= known
     # ... and every reader-side setting that ships away from its default is in it
-    trainer_written = {"detector", "classifier", "det_imgsz", "cls_imgsz", "crop_size", "crop_pad", "max_value"}
+    trainer_written = {"detector", "classifier", "classifier_wide", "det_imgsz", "cls_imgsz", "crop_size", "crop_pad",
+                       "max_value"}
     default = ReaderConfig()
     moved = {k for k in known - trainer_written if k in shipped and shipped[k] != getattr(default, k)}
     assert moved <= set(block), f"set in reader.json, missing from the yaml's reader block: {moved - set(block)}"
