@@ -364,6 +364,19 @@ def refine_stage(cfg: dict[str, Any], work: Path, out: Path) -> dict[str, Any]:
     return st
 
 
+def export_classifier(best: Path, imgsz: int, dest: Path, val_dir: Path, top: int, label: str) -> dict[str, Any]:
+    """Export a trained half classifier to ``dest`` (ONNX) and check the exported file: on its
+    own val halves, and on the real half crops when ``../shared/realdata`` is there."""
+    onnx_path = _export(best, imgsz, True, dest)
+    checked: dict[str, Any] = {"val": eval_classifier(onnx_path, val_dir, top)}
+    print(f"{label} val top1:", checked["val"].get("top1"), checked["val"].get("per_class"), flush=True)
+    real = eval_real_halves(onnx_path)
+    if real is not None:
+        checked["real_half_crops"] = real
+        print(f"{label} on real half crops:", {k: real[k] for k in ("n", "top1", "top1_rot180")}, flush=True)
+    return checked
+
+
 def last_classifier_run(work: Path, cls: dict[str, Any]) -> Path:
     """The run folder of the classifier's last pass (its weights are the shipped classifier)."""
     passes = cls.get("finetune") or []
@@ -400,14 +413,7 @@ def wide_classifier_stage(cfg: dict[str, Any], work: Path, out: Path, resume: bo
     t0 = time.time()
     best = _train(start, str(fdir), work / "runs" / "cls_wide", args, resume)
     metrics["train_seconds"] = round(time.time() - t0, 1)
-    onnx_path = _export(best, cls["imgsz"], True, out / WIDE_CLS_FILE)
-    metrics["val"] = eval_classifier(onnx_path, fdir / "val", top)
-    print("wide classifier val top1:", metrics["val"].get("top1"), metrics["val"].get("per_class"), flush=True)
-    real = eval_real_halves(onnx_path)
-    if real is not None:
-        metrics["real_half_crops"] = real
-        print("wide classifier on real half crops:", {k: real[k] for k in ("n", "top1", "top1_rot180")}, flush=True)
-    return metrics
+    return metrics | export_classifier(best, cls["imgsz"], out / WIDE_CLS_FILE, fdir / "val", top, "wide classifier")
 
 
 def _fresh_det_data(fdir: Path, base: Path, count: int, seed: int, val_frac: float, top: int, long_side: int,
@@ -538,13 +544,8 @@ def run(cfg: dict[str, Any], work: Path, out: Path, resume: bool = False, stages
             best = _train(best, str(fdir), work / "runs" / f"cls_ft{sfx}", fargs, resume)
             metrics[f"cls_ft{sfx}_train_seconds"] = round(time.time() - t0, 1)
             cdir = fdir
-        onnx_path = _export(best, cls["imgsz"], True, out / "half_cls.onnx")
-        metrics["cls_val"] = eval_classifier(onnx_path, cdir / "val", top)
-        print("classifier val top1:", metrics["cls_val"].get("top1"), metrics["cls_val"].get("per_class"), flush=True)
-        real = eval_real_halves(onnx_path)
-        if real is not None:
-            metrics["cls_real_half_crops"] = real
-            print("classifier on real half crops:", {k: real[k] for k in ("n", "top1", "top1_rot180")}, flush=True)
+        checked = export_classifier(best, cls["imgsz"], out / "half_cls.onnx", cdir / "val", top, "classifier")
+        metrics |= {f"cls_{k}": v for k, v in checked.items()}
 
     if stages in ("all", "wide") and cfg.get("classifier_wide"):
         metrics["classifier_wide"] = wide_classifier_stage(cfg, work, out, resume)
