@@ -230,7 +230,8 @@ def write_reader_json(out: Path, cfg: dict[str, Any]) -> Path:
         + [int(f["seed"]) for f in (cfg["detector"].get("finetune") or []) if "seed" in f]
         + [int(r["seed"]) for r in (cfg.get("count_model") or {}).get("renders", [])]
         + [int(x) for x in (cfg.get("refiner") or {}).get("seeds", [])]
-        + ([int(cfg["classifier_wide"]["seed"])] if cfg.get("classifier_wide") else []),
+        + [int(w["seed"]) for w in ([cfg["classifier_wide"], *(cfg["classifier_wide"].get("finetune") or [])]
+                                    if cfg.get("classifier_wide") else [])],
         "finetuned_on": [],  # no real photo was trained on
     })
     cls_path = out / "half_cls.onnx"
@@ -387,32 +388,37 @@ def last_classifier_run(work: Path, cls: dict[str, Any]) -> Path:
 def wide_classifier_stage(cfg: dict[str, Any], work: Path, out: Path, resume: bool = False) -> dict[str, Any]:
     """The half reader for double-15/18 sets: the finished classifier's weights with a new
     output layer of 19 pip counts (ultralytics reshapes it to the data's classes), trained on
-    half crops of renders whose values run to ``max_value``. Reading a smaller set keeps the
-    shipped classifier, so nothing it was measured on changes."""
+    half crops of renders whose values run to ``max_value``; each ``finetune`` entry trains on
+    from there on fresh crops of its own seed. Reading a smaller set keeps the shipped
+    classifier, so nothing it was measured on changes."""
     from datasets.halves import render_halves
 
     cls, wide = cfg["classifier"], cfg["classifier_wide"]
-    top, seed = int(wide["max_value"]), int(wide["seed"])
-    fdir = work / "cls_wide_data"
+    top = int(wide["max_value"])
+    best = last_classifier_run(work, cls) / "weights" / "best.pt"
+    if not best.exists():
+        raise SystemExit(f"{best}: no trained classifier to start from (run --stage cls first)")
     metrics: dict[str, Any] = {}
-    if not (fdir / "done").exists():
+    passes = [wide, *(wide.get("finetune") or [])]
+    for i, ps in enumerate(passes):
+        sfx = "" if i == 0 else f"_ft{i}"
+        fdir = work / f"cls_wide_data{sfx}"
+        if not (fdir / "done").exists():
+            t0 = time.time()
+            st = render_halves(fdir, int(ps["halves"]), int(ps["seed"]), cls["crop_size"], cls["crop_pad"], top,
+                               cls.get("val_frac", 0.1), log_every=100,
+                               jitter=float(ps.get("jitter", wide.get("jitter", 1.0))),
+                               pip_contrast=float(ps.get("pip_contrast", wide.get("pip_contrast", 0.0))))
+            (fdir / "done").write_text(json.dumps(st))
+            metrics[f"data{sfx}"] = {**st, "seconds": round(time.time() - t0, 1)}
+            print("wide classifier data:", {k: v for k, v in metrics[f"data{sfx}"].items() if k != "per_class"}, flush=True)
+        args = _common_args(work, f"cls_wide{sfx}", int(cfg["seed"])) | {
+            "epochs": ps.get("epochs", 20), "imgsz": cls["imgsz"], "batch": cls["batch"], "cache": cls.get("cache", "ram"),
+        } | cls.get("hyp", {}) | {"lr0": ps.get("lr0", 0.001), "optimizer": "AdamW", "warmup_epochs": 0,
+                                  "pretrained": True} | ps.get("hyp", {})
         t0 = time.time()
-        st = render_halves(fdir, int(wide["halves"]), seed, cls["crop_size"], cls["crop_pad"], top,
-                           cls.get("val_frac", 0.1), log_every=100, jitter=float(wide.get("jitter", 1.0)),
-                           pip_contrast=float(wide.get("pip_contrast", 0.0)))
-        (fdir / "done").write_text(json.dumps(st))
-        metrics["data"] = {**st, "seconds": round(time.time() - t0, 1)}
-        print("wide classifier data:", {k: v for k, v in metrics["data"].items() if k != "per_class"}, flush=True)
-    start = last_classifier_run(work, cls) / "weights" / "best.pt"
-    if not start.exists():
-        raise SystemExit(f"{start}: no trained classifier to start from (run --stage cls first)")
-    args = _common_args(work, "cls_wide", int(cfg["seed"])) | {
-        "epochs": wide.get("epochs", 20), "imgsz": cls["imgsz"], "batch": cls["batch"], "cache": cls.get("cache", "ram"),
-    } | cls.get("hyp", {}) | {"lr0": wide.get("lr0", 0.001), "optimizer": "AdamW", "warmup_epochs": 0,
-                              "pretrained": True} | wide.get("hyp", {})
-    t0 = time.time()
-    best = _train(start, str(fdir), work / "runs" / "cls_wide", args, resume)
-    metrics["train_seconds"] = round(time.time() - t0, 1)
+        best = _train(best, str(fdir), work / "runs" / f"cls_wide{sfx}", args, resume)
+        metrics[f"train{sfx}_seconds"] = round(time.time() - t0, 1)
     return metrics | export_classifier(best, cls["imgsz"], out / WIDE_CLS_FILE, fdir / "val", top, "wide classifier")
 
 

@@ -34,7 +34,7 @@ def test_smoke_training_exports_working_onnx(tmp_path: Path) -> None:
     reader = json.loads((out / "reader.json").read_text())
     assert reader["detector"] == "tile_obb.onnx" and reader["classifier"] == "half_cls.onnx"
     assert sorted(reader["cls_values"]) == list(range(reader["max_value"] + 1))
-    assert reader["stage"] == "interim" and reader["seeds"] == [7, 1007, 11, 13] and reader["finetuned_on"] == []
+    assert reader["stage"] == "interim" and reader["seeds"] == [7, 1007, 11, 13, 17] and reader["finetuned_on"] == []
     assert reader["refiner"] == "box_refine.onnx" and reader["refine_iters"] == 1
 
     det = ort.InferenceSession(str(out / reader["detector"]), providers=["CPUExecutionProvider"])
@@ -82,4 +82,6 @@ def test_smoke_training_exports_working_onnx(tmp_path: Path) -> None:
     assert metrics["refiner"]["views"] > 0 and len(metrics["refiner"]["history"]) == 1
     assert metrics["det_data"]["images"] == 16 and "map50" in metrics["det_val"]
     assert metrics["cls_val"]["n"] > 0
-    assert metrics["classifier_wide"]["val"]["n"] > 0 and metrics["classifier_wide"]["data"]["halves"] >= 190
+    wide_m = metrics["classifier_wide"]  # a first pass and one finetune pass on fresh halves
+    assert wide_m["val"]["n"] > 0 and wide_m["data"]["halves"] >= 190 and wide_m["data_ft1"]["halves"] >= 76
+    assert "train_seconds" in wide_m and "train_ft1_seconds" in wide_m
