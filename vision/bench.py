@@ -9,7 +9,8 @@ The two photos are rendered scenes (``datasets.render``, fixed seeds) with camer
 noise added before JPEG encoding, so the files weigh about what a phone writes (a noiseless
 render compresses 5-10x better and would decode unrealistically fast). Pass ``--photo`` to
 time your own photos too; a real 8-megapixel phone photo from ``../shared/realdata`` is timed
-as well when that folder is present.
+as well when that folder is present. ``--set 18`` renders the two photos from one double-18 set
+and tells the reader so, which times the wide-set half reader.
 """
 
 from __future__ import annotations
@@ -35,27 +36,29 @@ MODEL_TARGET_MB = 10.0
 REAL_PHONE_PHOTO = "JackRoache__METR4202-2016/images/test_3__31811764.jpg"
 
 
-def make_photo(path: Path, size: tuple[int, int], seed: int, noise: float = 4.0) -> Path:
-    """A rendered table photo at ``size``, with sensor-like noise, saved as a JPEG (quality 92)."""
+def make_photo(path: Path, size: tuple[int, int], seed: int, noise: float = 4.0, set_top: int = 0) -> Path:
+    """A rendered table photo at ``size`` (tiles of one double-``set_top`` set, if given), with
+    sensor-like noise, saved as a JPEG (quality 92)."""
     from datasets.render import SceneConfig, render_scene  # data making, only for the bench input
 
     rng = np.random.default_rng([seed, 0])
-    img, _ = render_scene(rng, SceneConfig(width=size[0], height=size[1], tile_frac=(0.06, 0.12)))
+    big = {"set_top": set_top, "max_value": max(12, set_top)} if set_top else {}
+    img, _ = render_scene(rng, SceneConfig(width=size[0], height=size[1], tile_frac=(0.06, 0.12), **big))
     arr = np.asarray(img, np.float32)
     arr = arr + np.random.default_rng(seed).normal(0, noise, arr.shape).astype(np.float32)
     Image.fromarray(np.clip(arr, 0, 255).astype(np.uint8)).save(path, quality=92)
     return path
 
 
-def time_reads(reader: Reader, path: Path, runs: int, warmup: int = 2) -> dict[str, float]:
+def time_reads(reader: Reader, path: Path, runs: int, warmup: int = 2, top: int | None = None) -> dict[str, float]:
     rules = get_rules()
     for _ in range(warmup):
-        reader.read(path, rules)
+        reader.read(path, rules, top)
     totals, stages = [], {"decode": [], "detect": [], "halves": []}
     tiles = 0
     for _ in range(runs):
         t0 = time.perf_counter()
-        reading = reader.read(path, rules)
+        reading = reader.read(path, rules, top)
         totals.append((time.perf_counter() - t0) * 1e3)
         tiles = len(reading.tiles)
         for k in stages:
@@ -75,6 +78,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--runs", type=int, default=15)
     ap.add_argument("--photo", type=Path, action="append", default=[], help="also time this photo")
     ap.add_argument("--keep", type=Path, default=None, help="write the bench photos here and keep them")
+    ap.add_argument("--set", type=int, default=None, choices=(6, 9, 12, 15, 18), metavar="N", dest="top",
+                    help="photos of one double-N set, read as such (15, 18: the wide-set half reader)")
     args = ap.parse_args(argv)
     try:
         reader = Reader.from_models_dir(args.models)
@@ -84,9 +89,10 @@ def main(argv: list[str] | None = None) -> int:
 
     work = args.keep or Path(tempfile.mkdtemp(prefix="cf-bench-"))
     work.mkdir(parents=True, exist_ok=True)
+    d = f"_d{args.top}" if args.top else ""
     photos: list[tuple[str, Path]] = [
-        ("12 MP (4000x3000)", make_photo(work / "bench_12mp.jpg", (4000, 3000), seed=4242)),
-        ("640x480", make_photo(work / "bench_640x480.jpg", (640, 480), seed=4243)),
+        ("12 MP (4000x3000)", make_photo(work / f"bench_12mp{d}.jpg", (4000, 3000), seed=4242, set_top=args.top or 0)),
+        ("640x480", make_photo(work / f"bench_640x480{d}.jpg", (640, 480), seed=4243, set_top=args.top or 0)),
     ]
     real = Path(os.environ.get("CHICKENFOOT_REALDATA", DEFAULT_REALDATA)) / REAL_PHONE_PHOTO
     if real.exists():
@@ -97,13 +103,14 @@ def main(argv: list[str] | None = None) -> int:
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"reader: det {reader.det_imgsz}px, halves {reader.cls_imgsz}px, decode to "
           f"~{reader.config.decode_max_side}px, small tiles by {reader.config.fine_mode}, "
-          f"onnxruntime threads {reader.config.threads}; "
+          f"onnxruntime threads {reader.config.threads}"
+          f"{f'; a double-{args.top} set, halves read up to {reader.readable_top(args.top)}' if args.top else ''}; "
           f"{cpus} CPU cores, load average {load:.1f}; median of {args.runs} runs after 2 warm-up runs")
     print(f"{'photo':<28} {'file':>8} {'tiles':>5} {'median':>8} {'p90':>8} {'decode':>7} "
           f"{'detect':>7} {'halves':>7}  target")
     failed = False
     for label, path in photos:
-        r = time_reads(reader, path, args.runs)
+        r = time_reads(reader, path, args.runs, top=args.top)
         target = TARGETS_MS.get(label)
         verdict = ""
         if target is not None:

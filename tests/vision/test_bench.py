@@ -1,0 +1,50 @@
+"""vision.bench's pieces: the rendered bench photos and the timing of whole reads (the figures
+themselves are the benchmark's business, not the tests')."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from vision.bench import make_photo, time_reads
+from vision.reader import Reader
+
+
+def _fake_models():
+    spec = importlib.util.spec_from_file_location("cf_fake_models", Path(__file__).with_name("fake_models.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_bench_photos_are_noisy_jpegs_and_can_show_one_big_set(tmp_path: Path) -> None:
+    plain = make_photo(tmp_path / "plain.jpg", (320, 240), seed=1)
+    again = make_photo(tmp_path / "again.jpg", (320, 240), seed=1)
+    big = make_photo(tmp_path / "d18.jpg", (320, 240), seed=1, set_top=18)
+    for p in (plain, big):
+        with Image.open(p) as im:
+            assert im.format == "JPEG" and im.size == (320, 240)
+    assert plain.read_bytes() == again.read_bytes()  # fixed seeds: the same photo every run
+    assert big.read_bytes() != plain.read_bytes()
+
+
+def test_time_reads_reports_every_stage_and_reads_the_set_it_is_told(tmp_path: Path) -> None:
+    pytest.importorskip("onnx", reason="building the test models needs onnx (train extra)")
+    fm = _fake_models()
+    photo, models, _ = fm.scene(tmp_path)
+    fm.write_classifier(models / "half_cls18.onnx", 16, (15, 17, 0), fm.WIDE_NAMES)
+    reader = Reader.from_models_dir(models)
+    r = time_reads(reader, photo, runs=3, warmup=1)
+    assert {"median_ms", "p90_ms", "decode_ms", "detect_ms", "halves_ms", "tiles"} <= set(r)
+    assert r["tiles"] == 3 and r["p90_ms"] >= r["median_ms"] > 0
+    assert all(r[f"{k}_ms"] > 0 for k in ("decode", "detect", "halves"))
+    # told a double-18 set, the same photo is read by the wide-set classifier (when it is there)
+
+    data = json.loads((models / "reader.json").read_text()) | {"classifier_wide": "half_cls18.onnx"}
+    (models / "reader.json").write_text(json.dumps(data))
+    wide = Reader.from_models_dir(models)
+    assert time_reads(wide, photo, runs=1, warmup=0, top=18)["tiles"] == 3
