@@ -965,7 +965,7 @@ class Reader:
         tiles, probs, choice, backs = self._read_halves_of(loaded.image, dets, top, halves)
         score = None
         if self.count_model is not None:
-            score = self.count_model.probability(self._evidence_of(loaded.image, tiles, probs, choice))
+            score = self.count_model.probability(self._evidence_of(loaded.image, tiles, probs, choice, halves.values))
         t3 = time.perf_counter()
         reading = assemble(
             tiles,
@@ -1029,8 +1029,9 @@ class Reader:
         return self._evidence_of(loaded.image, tiles, probs, choice), tiles.boxes.astype(np.float64)
 
     def _evidence_of(self, image: Image.Image, tiles: Detections, probs: np.ndarray,
-                     choice: np.ndarray) -> np.ndarray:
-        return count_evidence(image, tiles.boxes, tiles.confidence, probs, choice, self.values)
+                     choice: np.ndarray, values: np.ndarray | None = None) -> np.ndarray:
+        return count_evidence(image, tiles.boxes, tiles.confidence, probs, choice,
+                              self.values if values is None else values)
 
     def read_tile_crop(self, source: Source | LoadedImage) -> tuple[int, int, float]:
         """Read an image that holds exactly one tile, long axis vertical (a single-tile crop).
