@@ -750,7 +750,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"rendering {args.render_count} validation images, seed {args.render_seed}, "
                   f"long side {args.render_long_side}"
                   f"{', hard cases' if args.render_hard_cases else ''}"
-                  f"{', printed matter' if args.render_printed else ''} -> {folder}")
+                  f"{', printed matter' if args.render_printed else ''}"
+                  f"{f', one double-{args.top} set per photo' if args.top else ''} -> {folder}")
             render_validation(args.render_seed, args.render_count, args.top or reader.config.max_value, folder,
                               args.render_long_side, args.render_hard_cases, args.render_pip_contrast,
                               args.render_printed, args.top or 0)

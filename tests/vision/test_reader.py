@@ -596,6 +596,16 @@ def test_evaluate_scores_a_rendered_folder_and_skips_absent_realdata(tmp_path: P
     # the 0-0 (detector score 0.3) was right but flagged; nothing was wrong
     assert fig["right_reads_flagged"] == pytest.approx(1 / 3, abs=1e-4) and fig["wrong_reads_flagged"] is None
     assert "flagged wrong/right" in out
+    # --set 18: the reader is told the set, so the wide-set classifier reads the halves (red 15
+    # to it, where the labels say 3: the 3-4 and 0-3 are now misread)
+    fake_models.write_classifier(models / "half_cls18.onnx", 16, (15, 4, 0), fake_models.WIDE_NAMES)
+    cfg = json.loads((models / "reader.json").read_text()) | {"classifier_wide": "half_cls18.onnx"}
+    (models / "reader.json").write_text(json.dumps(cfg))
+    code = evaluate.main(["--models", str(models), "--rendered", str(folder), "--set", "18",
+                          "--skip-real", "--json", str(tmp_path / "r18.json")])
+    assert code == 0 and "read as a double-18 set (halves read up to 18)" in capsys.readouterr().out
+    fig = json.loads((tmp_path / "r18.json").read_text())["rendered"]
+    assert fig["recall"] == 1.0 and fig["exact_tile"] == pytest.approx(1 / 3, abs=1e-4)
 
 
 def test_closeup_crops_frame_one_tile_and_never_cut_another():
