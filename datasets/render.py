@@ -191,10 +191,13 @@ class SceneConfig:
     # the table, and runs of face-down tiles inside the layout, next to face-up ones. Off, a seed
     # renders exactly as before this option existed (its draws come from their own stream).
     printed: bool = False
-    # Every scene's tiles come from one double-N set (up to max_value). 0: a set is drawn per
-    # scene (double-6 to double-18, as far as max_value allows; double-15 and 18 are rare), which
-    # leaves too few 13-18 halves to judge a reader of big sets by.
+    # Every scene's tiles come from one double-N set (max_value is raised to N). 0: a set is
+    # drawn per scene (double-6 to double-18, as far as max_value allows; double-15 and 18 are
+    # rare), which leaves too few 13-18 halves to judge a reader of big sets by.
     set_top: int = 0
+
+    def __post_init__(self) -> None:
+        self.max_value = max(self.max_value, self.set_top)
 
 
 #: What ``python -m datasets.render`` uses unless told otherwise: every pip readable.
@@ -631,7 +634,7 @@ def _sample_values(rng: np.random.Generator, n: int, cfg: SceneConfig) -> tuple[
     weights = np.array([{6: 3, 9: 2, 12: 4, 15: 1, 18: 1}.get(t, 1) for t in tops], float)
     top = int(rng.choice(tops, p=weights / weights.sum()))
     if cfg.set_top:
-        top = min(cfg.set_top, cfg.max_value)
+        top = cfg.set_top
     if cfg.uniform_values:
         top = cfg.max_value
         return [(int(rng.integers(0, top + 1)), int(rng.integers(0, top + 1))) for _ in range(n)], top
@@ -839,7 +842,6 @@ def render_dataset(out: Path, count: int, seed: int, val_frac: float = 0.1, max_
                    pip_contrast: float = 0.0, printed: bool = False, set_top: int = 0) -> dict[str, int]:
     """Write ``count`` images (the last ``val_frac`` of them as the val split); ``set_top``:
     every photo shows one double-``set_top`` set (see :class:`SceneConfig`)."""
-    max_value = max(max_value, set_top)
     out = Path(out)
     n_val = max(1, round(count * val_frac)) if count > 1 else 0
     stats = {"images": 0, "tiles": 0, "blank_halves": 0, "double_blank": 0}

@@ -42,8 +42,7 @@ def make_photo(path: Path, size: tuple[int, int], seed: int, noise: float = 4.0,
     from datasets.render import SceneConfig, render_scene  # data making, only for the bench input
 
     rng = np.random.default_rng([seed, 0])
-    big = {"set_top": set_top, "max_value": max(12, set_top)} if set_top else {}
-    img, _ = render_scene(rng, SceneConfig(width=size[0], height=size[1], tile_frac=(0.06, 0.12), **big))
+    img, _ = render_scene(rng, SceneConfig(width=size[0], height=size[1], tile_frac=(0.06, 0.12), set_top=set_top))
     arr = np.asarray(img, np.float32)
     arr = arr + np.random.default_rng(seed).normal(0, noise, arr.shape).astype(np.float32)
     Image.fromarray(np.clip(arr, 0, 255).astype(np.uint8)).save(path, quality=92)

@@ -31,8 +31,7 @@ def main() -> None:
     ap.add_argument("--name", default="hand")
     args = ap.parse_args()
     rng = np.random.default_rng([args.seed, 0])
-    big = {} if not args.set_top else {"set_top": args.set_top, "max_value": max(12, args.set_top),
-                                       "pip_contrast": 100.0}
+    big = {} if not args.set_top else {"set_top": args.set_top, "pip_contrast": 100.0}
     img, labels = render_scene(rng, SceneConfig(width=960, height=720, tile_frac=(0.11, 0.15), **big))
     img.save(HERE / f"{args.name}.jpg", quality=90)
     tiles = [Tile(t.a, t.b) for t in labels]
