@@ -727,8 +727,6 @@ class Reader:
         self.det_names: dict[int, str] = {int(k): str(v) for k, v in det_meta.get("names", {0: "tile"}).items()}
         self.det_imgsz = _imgsz(det_meta, config.det_imgsz)
         self.halves = HalfReader.of(classifier, config, config.extra.get("cls_values"), "classifier")
-        self.values = self.halves.values
-        self.cls_imgsz = self.halves.imgsz
         self.wide_halves = None if wide is None else HalfReader.of(
             wide, config, config.extra.get("wide_values"), "wide-set classifier")
         self._det_input = detector.get_inputs()[0].name
@@ -789,6 +787,15 @@ class Reader:
         """The same loaded models (box refiner and wide-set classifier included) read with other settings."""
         return type(self)(config, self.detector, self.classifier, self.models_dir, refiner=self.refiner,
                           wide=self.wide)
+
+    @property
+    def values(self) -> np.ndarray:
+        """Pip count of each output of the shipped (0-12) half reader."""
+        return self.halves.values
+
+    @property
+    def cls_imgsz(self) -> int:
+        return self.halves.imgsz
 
     def half_reader(self, top: int | None) -> HalfReader:
         """The classifier for a double-``top`` set: the shipped one unless the set has halves it

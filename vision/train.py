@@ -365,6 +365,23 @@ def refine_stage(cfg: dict[str, Any], work: Path, out: Path) -> dict[str, Any]:
     return st
 
 
+def half_crop_data(fdir: Path, count: int, seed: int, cls: dict[str, Any], top: int, label: str,
+                   jitter: float = 1.0, pip_contrast: float = 0.0) -> dict[str, Any] | None:
+    """Render a half-crop dataset for a classifier pass into ``fdir`` (cut as ``cls`` says), unless
+    an earlier run finished it; its stats and seconds, or None when it was already there."""
+    from datasets.halves import render_halves
+
+    if (fdir / "done").exists():
+        return None
+    t0 = time.time()
+    st = render_halves(fdir, count, seed, cls["crop_size"], cls["crop_pad"], top, cls.get("val_frac", 0.1),
+                       log_every=100, jitter=jitter, pip_contrast=pip_contrast)
+    (fdir / "done").write_text(json.dumps(st))
+    made = {**st, "seconds": round(time.time() - t0, 1)}
+    print(f"{label} data:", {k: v for k, v in made.items() if k != "per_class"}, flush=True)
+    return made
+
+
 def export_classifier(best: Path, imgsz: int, dest: Path, val_dir: Path, top: int, label: str) -> dict[str, Any]:
     """Export a trained half classifier to ``dest`` (ONNX) and check the exported file: on its
     own val halves, and on the real half crops when ``../shared/realdata`` is there."""
@@ -391,8 +408,6 @@ def wide_classifier_stage(cfg: dict[str, Any], work: Path, out: Path, resume: bo
     half crops of renders whose values run to ``max_value``; each ``finetune`` entry trains on
     from there on fresh crops of its own seed. Reading a smaller set keeps the shipped
     classifier, so nothing it was measured on changes."""
-    from datasets.halves import render_halves
-
     cls, wide = cfg["classifier"], cfg["classifier_wide"]
     top = int(wide["max_value"])
     best = last_classifier_run(work, cls) / "weights" / "best.pt"
@@ -403,15 +418,11 @@ def wide_classifier_stage(cfg: dict[str, Any], work: Path, out: Path, resume: bo
     for i, ps in enumerate(passes):
         sfx = "" if i == 0 else f"_ft{i}"
         fdir = work / f"cls_wide_data{sfx}"
-        if not (fdir / "done").exists():
-            t0 = time.time()
-            st = render_halves(fdir, int(ps["halves"]), int(ps["seed"]), cls["crop_size"], cls["crop_pad"], top,
-                               cls.get("val_frac", 0.1), log_every=100,
-                               jitter=float(ps.get("jitter", wide.get("jitter", 1.0))),
-                               pip_contrast=float(ps.get("pip_contrast", wide.get("pip_contrast", 0.0))))
-            (fdir / "done").write_text(json.dumps(st))
-            metrics[f"data{sfx}"] = {**st, "seconds": round(time.time() - t0, 1)}
-            print("wide classifier data:", {k: v for k, v in metrics[f"data{sfx}"].items() if k != "per_class"}, flush=True)
+        made = half_crop_data(fdir, int(ps["halves"]), int(ps["seed"]), cls, top, "wide classifier",
+                              float(ps.get("jitter", wide.get("jitter", 1.0))),
+                              float(ps.get("pip_contrast", wide.get("pip_contrast", 0.0))))
+        if made is not None:
+            metrics[f"data{sfx}"] = made
         args = _common_args(work, f"cls_wide{sfx}", int(cfg["seed"])) | {
             "epochs": ps.get("epochs", 20), "imgsz": cls["imgsz"], "batch": cls["batch"], "cache": cls.get("cache", "ram"),
         } | cls.get("hyp", {}) | {"lr0": ps.get("lr0", 0.001), "optimizer": "AdamW", "warmup_epochs": 0,
@@ -504,16 +515,10 @@ def run(cfg: dict[str, Any], work: Path, out: Path, resume: bool = False, stages
         _export(best, det["imgsz"], True, out / "tile_obb.onnx")
 
     if stages in ("all", "cls"):
-        from datasets.halves import render_halves
-
         cdir = work / "cls_data"
-        if not (cdir / "done").exists():
-            t0 = time.time()
-            st = render_halves(cdir, cls["halves"], seed + CLS_SEED_OFFSET, cls["crop_size"], cls["crop_pad"], top,
-                               cls.get("val_frac", 0.1), log_every=100)
-            (cdir / "done").write_text(json.dumps(st))
-            metrics["cls_data"] = {**st, "seconds": round(time.time() - t0, 1)}
-            print("classifier data:", {k: v for k, v in metrics["cls_data"].items() if k != "per_class"}, flush=True)
+        made = half_crop_data(cdir, cls["halves"], seed + CLS_SEED_OFFSET, cls, top, "classifier")
+        if made is not None:
+            metrics["cls_data"] = made
         args = _common_args(work, "cls", seed) | {"epochs": cls["epochs"], "imgsz": cls["imgsz"],
                                                    "batch": cls["batch"], "cache": cls.get("cache", "ram")}
         args |= cls.get("hyp", {})
@@ -525,13 +530,10 @@ def run(cfg: dict[str, Any], work: Path, out: Path, resume: bool = False, stages
             # further passes on fresh half-crop sets from a newer renderer (see the model card)
             sfx = "" if i == 0 else str(i + 1)
             fdir = work / f"cls_data_ft{sfx}"
-            if not (fdir / "done").exists():
-                t0 = time.time()
-                st = render_halves(fdir, ft["halves"], int(ft["seed"]), cls["crop_size"], cls["crop_pad"], top,
-                                   cls.get("val_frac", 0.1), log_every=100, jitter=float(ft.get("jitter", 1.0)),
-                                   pip_contrast=float(ft.get("pip_contrast", 0.0)))
-                (fdir / "done").write_text(json.dumps(st))
-                metrics[f"cls_ft{sfx}_data"] = {**st, "seconds": round(time.time() - t0, 1)}
+            made = half_crop_data(fdir, ft["halves"], int(ft["seed"]), cls, top, f"classifier pass {i + 2}",
+                                  float(ft.get("jitter", 1.0)), float(ft.get("pip_contrast", 0.0)))
+            if made is not None:
+                metrics[f"cls_ft{sfx}_data"] = made
             mine = ft.get("mine")
             if mine and not (fdir / "mined").exists():
                 # judged by the classifier as it stands before this pass

@@ -97,13 +97,13 @@ def round_warnings(names: list[str], readings: list[Reading], rules: RuleSet,
         if len(where) > 1:
             photos = ", ".join(names[i] for i in sorted(where))
             warnings.append(f"{tile} read in {len(where)} photos ({photos}): a set has one")
-    told = rules.set is None and top is not None  # rules that fix a set outrank --set
-    top = top if told and top is not None else largest_set(rules)
-    odd = sorted({t.tile for r in readings for t in r.tiles if not t.tile.in_set(top)})
+    told = top if rules.set is None else None  # rules that fix a set outrank --set
+    in_play = told or largest_set(rules)
+    odd = sorted({t.tile for r in readings for t in r.tiles if not t.tile.in_set(in_play)})
     if odd:
         whose = "--set" if told else rules.name
         warnings.append(
-            f"not in a double-{top} set ({whose}): {', '.join(map(str, odd))}; misread?"
+            f"not in a double-{in_play} set ({whose}): {', '.join(map(str, odd))}; misread?"
         )
     return warnings
 
