@@ -23,6 +23,7 @@ import json
 import math
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -295,6 +296,10 @@ class _Board:
 
 
 # ---------------------------------------------------------------- layouts
+
+#: Lays face-up tiles on the board: ``(rng, board, centre, tile length, tile width)`` -> placements
+#: with their values set (``valued``).
+Placer = Callable[[np.random.Generator, "_Board", np.ndarray, float, float], list["Placement"]]
 
 def _try_place(board: _Board, out: list[Placement], cx: float, cy: float, angle: float,
                ln: float, wd: float, face_up: bool = True) -> bool:
@@ -648,8 +653,11 @@ def _sample_values(rng: np.random.Generator, n: int, cfg: SceneConfig) -> tuple[
     return [(a, b) if rng.random() < 0.5 else (b, a) for a, b in pairs], top
 
 
-def render_scene(rng: np.random.Generator, cfg: SceneConfig) -> tuple[Image.Image, list[TileLabel]]:
-    """One photo and its face-up tiles."""
+def render_scene(rng: np.random.Generator, cfg: SceneConfig,
+                 placer: Placer | None = None) -> tuple[Image.Image, list[TileLabel]]:
+    """One photo and its face-up tiles. ``placer`` lays the face-up tiles instead of the mixed
+    layouts (see :mod:`datasets.table`); no loose face-up tiles are added and none stand up, so
+    the photo shows exactly what it laid."""
     w, h = cfg.width, cfg.height
     tilt = 1.0 if rng.random() < 0.35 else rng.uniform(1.0, 1.55)
     keystone = rng.uniform(0, 0.22) * min(1.0, (tilt - 1.0) / 0.6 + 0.15)
@@ -697,8 +705,10 @@ def render_scene(rng: np.random.Generator, cfg: SceneConfig) -> tuple[Image.Imag
     lo_pt, hi_pt = np.array([margin, margin]), np.array([cw - margin, ch - margin])
     centre = lo_pt + rng.random(2) * (hi_pt - lo_pt) * 0.6 + (hi_pt - lo_pt) * 0.2
     capacity = max(1, int(cw * ch / (ln * wd * 3)))
-    mode = rng.random()
-    if mode < 0.04:
+    mode = 1.0 if placer is not None else rng.random()
+    if placer is not None:
+        placements = placer(rng.spawn(1)[0], board, centre, ln, wd)
+    elif mode < 0.04:
         pass  # no face-up tiles at all
     elif mode < 0.36:
         _layout_scatter(rng, board, placements, lo_pt, hi_pt, ln, wd, int(rng.integers(1, min(30, capacity) + 1)))
@@ -709,10 +719,11 @@ def render_scene(rng: np.random.Generator, cfg: SceneConfig) -> tuple[Image.Imag
                ln, wd, int(rng.integers(0, 13)), 12, ln * rng.uniform(0, 0.04))
     else:
         _layout_rows(rng, board, placements, centre, ln, wd)
-    if mode >= 0.04 and rng.random() < 0.7:  # other tiles lying around the layout
+    if placer is None and mode >= 0.04 and rng.random() < 0.7:  # other tiles lying around the layout
         extra = int(rng.integers(1, min(25, capacity) + 1))
         _layout_scatter(rng, board, placements, lo_pt, hi_pt, ln, wd, max(0, extra - len(placements)))
-    placements = placements[:40]
+    if placer is None:
+        placements = placements[:40]
 
     values, _top = _sample_values(rng, len(placements), cfg)
     for p, (a, b) in zip(placements, values, strict=True):
@@ -736,7 +747,7 @@ def render_scene(rng: np.random.Generator, cfg: SceneConfig) -> tuple[Image.Imag
     for p in placements[before:]:
         p.face_up = False
 
-    if tilt > 1.15 and rng.random() < 0.5:
+    if placer is None and tilt > 1.15 and rng.random() < 0.5:
         _stand_up(rng, board, placements, tilt, ln, wd)
 
     # Shadows, at quarter resolution since they are soft anyway.
