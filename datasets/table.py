@@ -133,11 +133,12 @@ class TablePlacer:
                 new = phi + turn * math.pi / 2
                 side = np.array([math.cos(new), math.sin(new)])
                 tries.append((start - d * wd / 2 + side * wd / 2, new, False))
-        for s, ang, across in tries:
+        for k, (s, ang, across) in enumerate(tries):
             e = np.array([math.cos(ang), math.sin(ang)])
+            turned = k >= 3 and not double  # laid along the side: nothing to clear
             for extra in ((0.0, 0.1, 0.2, 0.3, 0.45, 0.6) if fanned else (0.0,)):
                 # a tile turned from square to the end it meets would dig a corner into it
-                clear = abs(math.sin(ang - square)) * (ln if across else wd) / 2 + 1.0
+                clear = 1.0 if turned else abs(math.sin(ang - square)) * (ln if across else wd) / 2 + 1.0
                 reach = (wd / 2 if across else ln / 2) + gap + clear + extra * wd
                 c = s + e * reach
                 tile_ang = ang + math.pi / 2 if across else ang

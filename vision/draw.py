@@ -10,7 +10,7 @@ readable.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
 import numpy as np
@@ -18,6 +18,7 @@ from PIL import Image, ImageDraw, ImageFont
 
 from .detections import obb_corners
 from .reader import Reading
+from .table import TableReading
 
 OK_COLOUR = (40, 200, 70)
 REVIEW_COLOUR = (255, 140, 0)
@@ -73,11 +74,12 @@ def place_labels(anchors: Sequence[tuple[float, float]], sizes: Sequence[tuple[f
     return out
 
 
-def annotate(image: Image.Image, reading: Reading, *, show_confidence: bool = True) -> Image.Image:
+def annotate(image: Image.Image, reading: Reading, *, show_confidence: bool = True,
+             summary: str | None = None) -> Image.Image:
     """A copy of ``image`` with every tile of ``reading`` outlined and labelled.
 
     ``image`` may be the original photo or any resized copy of it: boxes (stored in original
-    pixels) are scaled to its size.
+    pixels) are scaled to its size. ``summary``: the banner (default: tiles, pips, penalty).
     """
     out = image.convert("RGB").copy()
     w, h = out.size
@@ -118,11 +120,12 @@ def annotate(image: Image.Image, reading: Reading, *, show_confidence: bool = Tr
             if tile.needs_review:
                 label += " ?"
         labels.append((label, colour, font if counted else small, b.cx * sx, b.cy * sy))
-    summary = f"{len(reading.tiles)} tiles  {reading.pips} pips  penalty {reading.penalty}"
-    if reading.needs_review:
-        summary += "  (check orange tiles)"
-    if reading.candidates:
-        summary += f"  (+{len(reading.candidates)} grey: not counted)"
+    if summary is None:
+        summary = f"{len(reading.tiles)} tiles  {reading.pips} pips  penalty {reading.penalty}"
+        if reading.needs_review:
+            summary += "  (check orange tiles)"
+        if reading.candidates:
+            summary += f"  (+{len(reading.candidates)} grey: not counted)"
     head = _font(big)
     left, top, right, bottom = draw.textbbox((0, 0), summary, font=head)
     banner = (0.0, 0.0, float(right - left + 12), float(bottom - top + 12))
@@ -137,4 +140,45 @@ def annotate(image: Image.Image, reading: Reading, *, show_confidence: bool = Tr
         draw.text((x0 + 3 - lft, y0 + 3 - tp), text, fill=TEXT_COLOUR, font=f)
     draw.rectangle(banner, fill=(0, 0, 0))
     draw.text((6 - left, 6 - top), summary, fill=TEXT_COLOUR, font=head)
+    return out
+
+
+JOINT_COLOUR = (40, 120, 255)
+HUB_COLOUR = (180, 60, 255)
+PROBLEM_COLOUR = (230, 30, 30)
+
+
+def annotate_table(image: Image.Image, table: TableReading, problems: Iterable[int] = (),
+                   verdict: str = "") -> Image.Image:
+    """A copy of ``image`` with the layout read from it: every tile as :func:`annotate` draws
+    it, a blue line from each tile to the one it is played on, the hub ringed in purple, and
+    the tiles at ``problems`` (indices into ``table.reading.tiles``) outlined in red.
+    ``verdict`` heads the banner (the rules core's word on the layout)."""
+    reading = table.reading
+    base = image.convert("RGB").copy()
+    w, h = base.size
+    ow, oh = reading.image_size
+    sx, sy = w / ow, h / oh
+    line = max(2, round(max(w, h) / 400))
+    draw = ImageDraw.Draw(base)
+    tiles = reading.tiles
+    for i, p in enumerate(table.parent):
+        if p is None:
+            continue
+        a, b = tiles[i].box, tiles[p].box
+        draw.line([(a.cx * sx, a.cy * sy), (b.cx * sx, b.cy * sy)], fill=JOINT_COLOUR, width=line * 2)
+    loose = f"  ({len(table.loose)} not in it)" if table.loose else ""
+    banner = f"{verdict + '  ' if verdict else ''}hub {tiles[table.hub].tile}, {len(table.layout.plays)} tiles played{loose}"
+    out = annotate(base, reading, show_confidence=False, summary=banner)
+    draw = ImageDraw.Draw(out)
+
+    def outline(i: int, colour: tuple[int, int, int], grow: float, width: int) -> None:
+        bx = tiles[i].box
+        corners = obb_corners([[bx.cx, bx.cy, bx.length * grow, bx.width * grow, bx.angle]])[0]
+        pts = [(float(x) * sx, float(y) * sy) for x, y in corners]
+        draw.line([*pts, pts[0]], fill=colour, width=width, joint="curve")
+
+    outline(table.hub, HUB_COLOUR, 1.25, line * 2)
+    for i in problems:
+        outline(i, PROBLEM_COLOUR, 1.1, line * 2)
     return out

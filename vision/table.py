@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from companion.rules.errors import ChickenFootError, InputError
-from companion.rules.layout import Layout, Placement, check_layout
+from companion.rules.layout import Layout, Placement, Report, check_layout
 from companion.rules.ruleset import DEFAULT_PRESET, RuleSet, get_rules
 from companion.rules.tiles import SETS, Tile
 
@@ -42,8 +42,9 @@ MARGIN = 0.08
 #: Extra cost of a contact whose touching numbers differ (a gap of this many widths).
 MISMATCH_COST = 0.6
 #: A line tile is played on at its end: a ray that meets it further than this many of its
-#: widths from either end meets its side, which takes nothing.
+#: widths from either end meets its side, and costs :data:`OFF_END_COST` more.
 END_ZONE = 0.8
+OFF_END_COST = 0.5
 
 A, B = 0, 1  # the tile's ends: half a at the box's -length/2 end, half b at +length/2
 
@@ -54,8 +55,9 @@ class TableError(InputError):
 
 @dataclass(frozen=True, slots=True)
 class Contact:
-    """Tile ``tile``'s end ``end`` touches tile ``other`` after a gap of ``gap`` widths, at
-    ``other``'s end ``other_end`` (None: along a side of ``other``, which only a double takes)."""
+    """Tile ``tile``'s end ``end`` touches tile ``other`` after a gap of ``gap`` widths (plus
+    :data:`OFF_END_COST` when it meets a line tile's side away from its ends), at ``other``'s
+    end ``other_end`` (None: a side of a double laid crosswise)."""
 
     tile: int
     end: int
@@ -82,6 +84,18 @@ class TableReading:
     @property
     def in_layout(self) -> list[int]:
         return [i for i, p in enumerate(self.parent) if p is not None or i == self.hub]
+
+    def index_of(self, tile: Tile) -> list[int]:
+        """Where ``tile`` is in the layout (indices into ``reading.tiles``; two if read twice)."""
+        return [i for i in self.in_layout if self.reading.tiles[i].tile == tile]
+
+    def check(self, rules: RuleSet | str | None = None) -> Report:
+        """The rules core's report on the layout (see :func:`companion.rules.layout.check_layout`)."""
+        return check_layout(self.layout, rules)
+
+    def problem_tiles(self, report: Report) -> list[int]:
+        """The tiles (indices into ``reading.tiles``) that ``report``'s problems are about."""
+        return sorted({i for p in report.problems if p.tile is not None for i in self.index_of(p.tile)})
 
     def to_dict(self) -> dict[str, Any]:
         tiles = self.reading.tiles
@@ -144,11 +158,12 @@ def contacts(boxes: np.ndarray, doubles: Sequence[bool]) -> list[Contact]:
             if doubles[j]:
                 # a double in line (lengthwise) is met at an end like any tile; crosswise, on a side
                 other_end = (B if at > 0 else A) if abs(at) > ln[j] / 2 - END_ZONE * wd[j] * 0.5 else None
-            elif abs(at) >= ln[j] / 2 - END_ZONE * wd[j]:
-                other_end = B if at > 0 else A
             else:
-                continue  # the side of a line tile: tiles laid side by side, not played on it
-            out.append(Contact(i, end, j, max(0.0, float(steps[s])), other_end))
+                other_end = B if at > 0 else A
+            # a line tile is played on at its end; a ray that meets its side further in is a
+            # corner turned (or a sloppy one), kept at a price so a square contact wins
+            off_end = not doubles[j] and abs(at) < ln[j] / 2 - END_ZONE * wd[j]
+            out.append(Contact(i, end, j, max(0.0, float(steps[s])) + (OFF_END_COST if off_end else 0.0), other_end))
     return out
 
 

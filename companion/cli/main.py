@@ -21,6 +21,7 @@ COMMAND_MODULES = (
     "companion.cli.rules_cmd",  # rules, check, simulate
     "companion.cli.match_cmd",  # match ..., stats
     "companion.cli.score_cmd",  # score PHOTO...
+    "companion.cli.table_cmd",  # table PHOTO
     "companion.cli.app_cmd",  # app
 )
 

@@ -1,0 +1,197 @@
+"""Photo -> layout: contacts between tile ends, the tree from the hub, hub choice, warnings;
+on hand-placed boxes, on rendered tables (true boxes), and on the shipped test photo with the
+shipped models."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from companion.rules.layout import Layout, check_layout
+from companion.rules.ruleset import get_rules
+from datasets.table import render_table, round_layout
+from vision.geometry import OrientedBox
+from vision.reader import Reader, Reading, TileReading
+from vision.table import A, B, TableError, contacts, read_table
+
+ROOT = Path(__file__).resolve().parents[2]
+DATA = ROOT / "tests" / "data"
+MODELS = ROOT / "models"
+L, W = 100.0, 50.0
+
+
+def _tile(a: int, b: int, cx: float, cy: float, angle: float, review: bool = False) -> TileReading:
+    return TileReading(a, b, 0.9, OrientedBox(cx, cy, L, W, angle), review, 0.95, (0.95, 0.95))
+
+
+def _reading(*tiles: TileReading, size: tuple[int, int] = (1000, 800)) -> Reading:
+    return Reading(tuple(tiles), 0, 0, (), size)
+
+
+def _joints(table) -> set[tuple[str, str]]:
+    return {(str(p.tile), str(p.on)) for p in table.layout.plays}
+
+
+def _plus(hub: int = 9) -> list[TileReading]:
+    """A hub laid along x at (500, 400) with a spoke off each side and each end, half a of each
+    spoke against the hub, and 4-4 crosswise at the end of the right-hand spoke."""
+    return [
+        _tile(hub, hub, 500, 400, 0.0),
+        _tile(hub, 4, 500 + L, 400, 0.0),  # off the right end: its a end touches the hub's end
+        _tile(hub, 2, 500 - L, 400, math.pi),  # off the left end, pointing left
+        _tile(hub, 3, 500, 400 + W / 2 + L / 2, math.pi / 2),  # off the lower side
+        _tile(hub, 5, 500, 400 - W / 2 - L / 2, -math.pi / 2),  # off the upper side
+        _tile(4, 4, 500 + 1.5 * L + W / 2, 400, math.pi / 2),  # crosswise on the 9-4's 4
+    ]
+
+
+def test_ends_touching_ends_and_sides_are_contacts():
+    tiles = _plus()
+    boxes = np.array([[t.box.cx, t.box.cy, t.box.length, t.box.width, t.box.angle] for t in tiles])
+    found = contacts(boxes, [t.tile.is_double for t in tiles])
+    pairs = {(c.tile, c.end, c.other, c.other_end) for c in found}
+    assert (1, A, 0, B) in pairs  # 9-4's a end against the hub's b end
+    assert (2, A, 0, A) in pairs
+    assert (1, B, 5, None) in pairs  # 9-4's b end against the side of the crosswise 4-4
+    assert (3, A, 0, None) in pairs and (4, A, 0, None) in pairs  # spokes on the hub's sides
+    assert all(c.gap <= 0.1 for c in found)
+
+
+def test_a_plus_sign_with_a_foot_becomes_its_layout():
+    table = read_table(_reading(*_plus()), rules="pagat")
+    assert str(table.layout.hub) == "9-9"
+    assert _joints(table) == {("4-9", "9-9"), ("2-9", "9-9"), ("3-9", "9-9"), ("5-9", "9-9"), ("4-4", "4-9")}
+    assert table.layout.ordered is False and table.loose == ()
+    report = table.check("pagat")
+    assert report.open_foot is not None and str(report.open_foot) == "4-4"
+    assert table.warnings == ()
+
+
+def test_tiles_side_by_side_are_not_played_on_each_other():
+    hand = [_tile(9, 9, 500, 400, 0.0), _tile(2, 3, 500, 400 + W, 0.0), _tile(4, 5, 500, 400 + 2 * W, 0.0)]
+    table = read_table(_reading(*hand))
+    assert table.layout.plays == ()
+    assert sorted(table.loose) == [1, 2]
+    assert any("do not join the layout" in w for w in table.warnings)
+
+
+def test_a_line_takes_tiles_at_its_free_end_only():
+    """A tile touching the end of a spoke that faces the hub (beside it) is not played on it."""
+    tiles = [
+        _tile(6, 6, 500, 400, 0.0),
+        _tile(6, 1, 500 + L, 400, 0.0),  # spoke, free 1 at x = 650
+        _tile(1, 8, 500 + 2 * L + 5, 400, 0.0),  # on the free 1
+        _tile(8, 2, 500 + 3 * L + 10, 400, 0.0),  # on the 8
+    ]
+    table = read_table(_reading(*tiles))
+    assert _joints(table) == {("1-6", "6-6"), ("1-8", "1-6"), ("2-8", "1-8")}
+
+
+def test_a_named_hub_wins_and_an_unread_one_falls_back_with_a_warning():
+    tiles = _plus()
+    named = read_table(_reading(*tiles), hub="4-4")
+    assert str(named.layout.hub) == "4-4"
+    assert not check_layout(named.layout).legal  # a foot taken for the hub breaks rules
+    missing = read_table(_reading(*tiles), hub="7-7")
+    assert str(missing.layout.hub) == "9-9"
+    assert any("no 7-7 was read" in w for w in missing.warnings)
+
+
+def test_no_double_and_a_hub_that_is_no_double_are_clear_errors():
+    with pytest.raises(TableError, match="no double was read"):
+        read_table(_reading(_tile(1, 2, 100, 100, 0.0)))
+    with pytest.raises(TableError, match="must be a double"):
+        read_table(_reading(*_plus()), hub="3-4")
+    with pytest.raises(TableError, match="set must be one of"):
+        read_table(_reading(*_plus()), set=10)
+
+
+def test_a_tile_laid_the_wrong_way_round_is_pointed_out():
+    tiles = _plus()
+    tiles[1] = _tile(4, 9, 500 + L, 400, 0.0)  # its 4, not its 9, against the hub
+    tiles = tiles[:5]
+    table = read_table(_reading(*tiles))
+    assert ("4-9", "9-9") in _joints(table)
+    assert any("touches the 9-9 with its 4, not its 9" in w for w in table.warnings)
+
+
+def test_unsure_tiles_are_named_for_checking():
+    tiles = _plus()
+    tiles[3] = _tile(9, 3, 500, 400 + W / 2 + L / 2, math.pi / 2, review=True)
+    table = read_table(_reading(*tiles))
+    assert any("read unsurely" in w and "3-9" in w for w in table.warnings)
+
+
+def test_problem_tiles_point_at_the_tiles_the_rules_complain_about():
+    tiles = _plus()
+    tiles.append(_tile(4, 7, 500 + 1.5 * L + W + L / 2, 400 + 0.0, 0.0))  # a toe on 4-4
+    tiles.append(_tile(7, 1, 500 + 2.5 * L + W + L / 2 + 2, 400, 0.0))  # on the toe, foot still short
+    table = read_table(_reading(*tiles), rules="pagat")
+    report = table.check("pagat")
+    codes = {p.code for p in report.problems}
+    assert "foot-incomplete" in codes
+    assert 7 in table.problem_tiles(report)
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), angle=st.floats(0, 2 * math.pi), scale=st.floats(0.5, 3.0))
+def test_rotating_and_scaling_the_photo_changes_nothing(seed: int, angle: float, scale: float):
+    """The layout depends on where tiles are relative to each other, not on the camera's turn
+    or distance."""
+    base = read_table(_reading(*_plus()), rules="pagat")
+    c, s = math.cos(angle), math.sin(angle)
+    moved = []
+    for t in _plus():
+        x, y = t.box.cx - 500, t.box.cy - 400
+        box = OrientedBox(2000 + (c * x - s * y) * scale, 2000 + (s * x + c * y) * scale,
+                          L * scale, W * scale, t.box.angle + angle)
+        moved.append(TileReading(t.a, t.b, t.confidence, box, False, 0.95, (0.95, 0.95)))
+    np.random.default_rng(seed).shuffle(moved)  # and the order the detector lists them in
+    table = read_table(_reading(*moved, size=(4000, 4000)), rules="pagat")
+    assert _joints(table) == _joints(base)
+    assert table.layout.hub == base.layout.hub
+
+
+@pytest.mark.parametrize("seed", [11, 12, 13, 14, 15, 16])
+def test_rendered_tables_from_their_true_boxes(seed: int):
+    """The renderer's tables, read from their true tile boxes, give back their true layouts."""
+    img, scene = render_table(seed, width=640, height=480)
+    tiles = [TileReading(t.a, t.b, 1.0, t.box(), False, 1.0, (1.0, 1.0)) for t in scene.labels]
+    table = read_table(_reading(*tiles, size=img.size), hub=scene.truth.hub, rules=scene.truth.rules)
+    assert table.layout.hub == scene.truth.hub
+    assert _joints(table) == {(str(p.tile), str(p.on)) for p in scene.truth.plays}
+
+
+def test_round_layout_is_a_legal_prefix_of_a_bot_round():
+    rules = get_rules("pagat")
+    lay = round_layout(rules, 4, seed=5, plays=12)
+    assert len(lay.plays) == 12 and lay.ordered
+    assert check_layout(lay, rules).legal
+    assert round_layout(rules, 4, seed=5, plays=12) == lay  # seeded
+
+
+def test_rendered_table_truth_matches_its_photo():
+    img, scene = render_table(3, width=640, height=480)
+    again, same = render_table(3, width=640, height=480)
+    assert np.array_equal(np.asarray(img), np.asarray(again)) and same == scene  # deterministic
+    shown = sorted(lab.tile for lab in scene.labels)
+    assert shown == sorted(str(t) for t in scene.truth.tiles())  # every tile in the truth is in view
+
+
+@pytest.mark.skipif(not (MODELS / "reader.json").exists(), reason="shipped models not built")
+@pytest.mark.parametrize("hub", ["3-3", None])
+def test_shipped_reader_reads_the_test_table_photo_into_its_layout(hub: str | None):
+    truth = Layout.from_dict(json.loads((DATA / "table.json").read_text())["layout"])
+    reader = Reader.from_models_dir(MODELS)
+    reading = reader.read(DATA / "table.jpg", get_rules(truth.rules), truth.set)
+    table = read_table(reading, hub=hub, set=truth.set, rules=truth.rules)
+    assert table.layout.hub == truth.hub
+    assert {(p.tile, p.on) for p in table.layout.plays} == {(p.tile, p.on) for p in truth.plays}
+    assert table.check().legal
+    assert table.to_dict()["hub"] == "3-3"
