@@ -11,6 +11,7 @@ readable.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from functools import lru_cache
 
 import numpy as np
@@ -152,16 +153,16 @@ def annotate_table(image: Image.Image, table: TableReading, problems: Iterable[i
                    verdict: str = "") -> Image.Image:
     """A copy of ``image`` with the layout read from it: every tile as :func:`annotate` draws
     it, a blue line from each tile to the one it is played on, the hub ringed in purple, and
-    the tiles at ``problems`` (indices into ``table.reading.tiles``) outlined in red.
+    the tiles at ``problems`` (indices into ``table.tiles``) outlined in red.
     ``verdict`` heads the banner (the rules core's word on the layout)."""
-    reading = table.reading
+    tiles = table.tiles  # the reader's, then those found where the layout needed one
+    reading = replace(table.reading, tiles=tiles)
     base = image.convert("RGB").copy()
     w, h = base.size
     ow, oh = reading.image_size
     sx, sy = w / ow, h / oh
     line = max(2, round(max(w, h) / 400))
     draw = ImageDraw.Draw(base)
-    tiles = reading.tiles
     for i, p in enumerate(table.parent):
         if p is None:
             continue

@@ -994,6 +994,29 @@ class Reader:
                          f"halves of {halves.top + 1}-{top} are misread; check them",)
         return dataclasses.replace(reading, timings_ms=timings, warnings=warnings)
 
+    def look_at(self, source: Source | LoadedImage, boxes: Sequence[OrientedBox],
+                top: int | None = None) -> list[TileReading]:
+        """Read the halves of a tile at each of ``boxes`` (original pixels, half A at the box's
+        -length/2 end), where something other than the detector says a tile must lie (see
+        :func:`vision.table.read_table`). Boxes go through the box refiner first; every
+        reading is flagged for review and has detection confidence 0."""
+        if not boxes:
+            return []
+        loaded = self.load(source)
+        s = loaded.scale
+        dets = self.refine(loaded.image, Detections.from_boxes([b.scaled(s) for b in boxes], np.ones(len(boxes))))
+        h = self.half_reader(top)
+        c = self.config
+        probs = self.read_halves(crop_halves(loaded.image, dets, c.crop_size, c.crop_pad, h.imgsz,
+                                             c.crop_max_source_px), h)
+        choice = choose_values(probs, h.values, top)
+        out = []
+        for i, box in enumerate(dets.oriented_boxes()):
+            pa, pb = float(probs[2 * i, choice[2 * i]]), float(probs[2 * i + 1, choice[2 * i + 1]])
+            out.append(TileReading(int(h.values[choice[2 * i]]), int(h.values[choice[2 * i + 1]]), pa * pb,
+                                   box.scaled(1.0 / s), True, 0.0, (pa, pb)))
+        return out
+
     def _read_halves_of(self, image: Image.Image, dets: Detections, top: int | None,
                         halves: HalfReader | None = None) -> tuple[Detections, np.ndarray, np.ndarray, int]:
         """The face-up tile detections, their half probabilities (two rows each, by ``halves``,

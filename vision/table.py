@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import heapq
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,6 +30,8 @@ from companion.rules.layout import Layout, Placement, Report, check_layout
 from companion.rules.ruleset import DEFAULT_PRESET, RuleSet, get_rules
 from companion.rules.tiles import SETS, Tile
 
+from .detections import probiou
+from .geometry import OrientedBox
 from .reader import Reading, TileReading
 
 #: How far past a tile's end (in widths of that tile) a neighbour may lie and still touch it:
@@ -45,6 +47,14 @@ MISMATCH_COST = 0.6
 #: widths from either end meets its side, and costs :data:`OFF_END_COST` more.
 END_ZONE = 0.8
 OFF_END_COST = 0.5
+#: How far (in tile lengths) a tile left out of the layout looks for the open end a missed tile
+#: would join it to; a gap of a tile length (these fractions of it) holds a line tile, one of
+#: a tile width (these fractions of it) a double crosswise.
+GAP_REACH = 1.6
+GAP_LONG = (0.7, 1.45)
+GAP_WIDE = (0.6, 1.5)
+#: Rounds of looking: a tile found can close the next gap along the same line.
+LOOK_ROUNDS = 3
 
 A, B = 0, 1  # the tile's ends: half a at the box's -length/2 end, half b at +length/2
 
@@ -70,8 +80,10 @@ class Contact:
 class TableReading:
     """What a table photo shows: the layout, and which read tile is which part of it.
 
-    ``parent[i]`` is the index (into ``reading.tiles``) of the tile tile ``i`` is played on,
-    None for the hub and for tiles not in the layout (``loose``).
+    ``tiles`` are the reader's tiles followed by ``found``: tiles the detector missed that were
+    read where the layout said one must lie (see :func:`read_table`'s ``look``). ``parent[i]``
+    is the index (into ``tiles``) of the tile tile ``i`` is played on, None for the hub and for
+    tiles not in the layout (``loose``).
     """
 
     reading: Reading
@@ -80,31 +92,38 @@ class TableReading:
     parent: tuple[int | None, ...]
     loose: tuple[int, ...]
     warnings: tuple[str, ...]
+    found: tuple[TileReading, ...] = ()
+
+    @property
+    def tiles(self) -> tuple[TileReading, ...]:
+        return (*self.reading.tiles, *self.found)
 
     @property
     def in_layout(self) -> list[int]:
         return [i for i, p in enumerate(self.parent) if p is not None or i == self.hub]
 
     def index_of(self, tile: Tile) -> list[int]:
-        """Where ``tile`` is in the layout (indices into ``reading.tiles``; two if read twice)."""
-        return [i for i in self.in_layout if self.reading.tiles[i].tile == tile]
+        """Where ``tile`` is in the layout (indices into ``tiles``; two if read twice)."""
+        tiles = self.tiles
+        return [i for i in self.in_layout if tiles[i].tile == tile]
 
     def check(self, rules: RuleSet | str | None = None) -> Report:
         """The rules core's report on the layout (see :func:`companion.rules.layout.check_layout`)."""
         return check_layout(self.layout, rules)
 
     def problem_tiles(self, report: Report) -> list[int]:
-        """The tiles (indices into ``reading.tiles``) that ``report``'s problems are about."""
+        """The tiles (indices into ``tiles``) that ``report``'s problems are about."""
         return sorted({i for p in report.problems if p.tile is not None for i in self.index_of(p.tile)})
 
     def to_dict(self) -> dict[str, Any]:
-        tiles = self.reading.tiles
+        tiles = self.tiles
         return {
             "layout": self.layout.to_dict(),
             "hub": str(tiles[self.hub].tile),
             "joints": [{"tile": str(tiles[i].tile), "on": str(tiles[p].tile), "index": i, "on_index": p}
                        for i, p in enumerate(self.parent) if p is not None],
             "loose": [str(tiles[i].tile) for i in self.loose],
+            "found": [t.to_dict() for t in self.found],
             "warnings": list(self.warnings),
         }
 
@@ -179,6 +198,8 @@ class _Tree:
     touching: list[int | None]
     #: The number each tile leaves open: a double's own, a line tile's far half.
     open_value: list[int]
+    #: The end of each line tile in the tree that takes the next tile (None: doubles, loose tiles).
+    free_end: list[int | None]
     cost: float
 
     def size(self) -> int:
@@ -238,7 +259,7 @@ def _grow(tiles: Sequence[TileReading], found: Sequence[Contact], hub: int) -> _
         else:
             touching[k] = tk.a
         offer(k)
-    return _Tree(parent, touching, open_value, total)
+    return _Tree(parent, touching, open_value, free_end, total)
 
 
 def _tree_order(parent: Sequence[int | None], hub: int) -> list[int]:
@@ -288,13 +309,136 @@ def _pick_hub(tiles: Sequence[TileReading], found: Sequence[Contact], candidates
     return max(candidates, key=score)
 
 
+Look = Callable[[list[OrientedBox]], list[TileReading]]
+
+
+@dataclass(frozen=True, slots=True)
+class Gap:
+    """Where a tile the detector missed must lie: between the layout's open end on tile ``on``
+    (showing ``near``) and an end of a tile not yet in the layout (showing ``far``). ``box`` has
+    half A toward ``on``."""
+
+    box: OrientedBox
+    on: int
+    near: int
+    far: int
+
+    def filled_by(self, t: TileReading) -> bool:
+        return t.a == self.near and t.b == self.far
+
+
+def gaps(tiles: Sequence[TileReading], tree: _Tree, hub: int, boxes: np.ndarray) -> list[Gap]:
+    """One-tile gaps between a tile left out of the layout and an open end of it.
+
+    Each end of each tile outside the tree casts a ray up to :data:`GAP_REACH` tile lengths; if
+    the first tile it meets is in the tree and takes tiles there (a double, or a line tile's
+    free end), and the gap is about a tile long (a line tile) or a tile wide (a double
+    crosswise, when both ends show one number), a tile must lie in it.
+    """
+    c, u, v = _frames(boxes)
+    ln, wd = boxes[:, 2], boxes[:, 3]
+    in_tree = np.array([p is not None or i == hub for i, p in enumerate(tree.parent)])
+    placed = {t.tile for t, ok in zip(tiles, in_tree, strict=True) if ok}
+    out = []
+    for x in np.flatnonzero(~in_tree):
+        # rays from both ends; a double (crosswise at the end of a line) also from its sides
+        rays = [(c[x] + sign * u[x] * ln[x] / 2, sign * u[x], end) for end, sign in ((A, -1.0), (B, 1.0))]
+        if tiles[x].tile.is_double:
+            rays += [(c[x] + sign * v[x] * wd[x] / 2, sign * v[x], A) for sign in (-1.0, 1.0)]
+        for tip, d, end in rays:
+            steps = np.arange(0.2 * wd[x], GAP_REACH * ln[x], 0.1 * wd[x])
+            pts = tip + steps[:, None] * d
+            rel = pts[None, :, :] - c[:, None, :]
+            along = np.einsum("jsk,jk->js", rel, u)
+            across = np.einsum("jsk,jk->js", rel, v)
+            m = (MARGIN * wd)[:, None]
+            inside = (np.abs(along) <= ln[:, None] / 2 + m) & (np.abs(across) <= wd[:, None] / 2 + m)
+            inside[x] = False
+            hit = np.flatnonzero(inside.any(1))
+            if not hit.size:
+                continue
+            first = inside[hit].argmax(1)
+            k = int(np.argmin(first))
+            j, step = int(hit[k]), int(first[k])
+            if not in_tree[j]:
+                continue  # another loose tile is nearer: it is the one to join first
+            if tree.free_end[j] is not None and (B if along[j, step] > 0 else A) != tree.free_end[j]:
+                continue
+            g = float(steps[step])
+            near, far = tree.open_value[j], _half(tiles[x], end)
+            mid = tip + d * g / 2
+            toward = math.atan2(-d[1], -d[0])  # half A toward the open end
+            if near == far and GAP_WIDE[0] * wd[x] <= g <= GAP_WIDE[1] * wd[x]:
+                box = OrientedBox(float(mid[0]), float(mid[1]), float(ln[x]), float(wd[x]), toward + math.pi / 2)
+            elif GAP_LONG[0] * ln[x] <= g <= GAP_LONG[1] * ln[x]:
+                box = OrientedBox(float(mid[0]), float(mid[1]), float(ln[x]), float(wd[x]), toward)
+            else:
+                continue
+            if Tile(near, far) in placed:
+                continue  # a set has one: the neighbours are misread, not a tile missed
+            out.append(Gap(box, j, near, far))
+    out += _open_feet(tiles, tree, in_tree, placed, boxes)
+    return out
+
+
+def _open_feet(tiles: Sequence[TileReading], tree: _Tree, in_tree: np.ndarray, placed: set[Tile],
+               boxes: np.ndarray) -> list[Gap]:
+    """A double missed crosswise at the end of a line: its toes are left out, and angled, so
+    their rays miss the line. Proposed at every line end with nothing on it where a tile left
+    out touches the double's place with the line's number."""
+    loose = np.flatnonzero(~in_tree)
+    if not loose.size:
+        return []
+    c, u, _ = _frames(boxes)
+    ln, wd = boxes[:, 2], boxes[:, 3]
+    has_kids = {p for p in tree.parent if p is not None}
+    out = []
+    for j in np.flatnonzero(in_tree):
+        fe, val = tree.free_end[j], tree.open_value[j]
+        if fe is None or j in has_kids or Tile(val, val) in placed:
+            continue
+        d = (-1.0 if fe == A else 1.0) * u[j]
+        centre = c[j] + d * (ln[j] / 2 + wd[j] * 0.52)
+        box = OrientedBox(float(centre[0]), float(centre[1]), float(ln[j]), float(wd[j]),
+                          math.atan2(d[1], d[0]) + math.pi / 2)
+        test = np.vstack([boxes[loose], [[box.cx, box.cy, box.length, box.width, box.angle]]])
+        touching = contacts(test, [tiles[i].tile.is_double for i in loose] + [True])
+        if any(ct.other == len(loose) and _half(tiles[loose[ct.tile]], ct.end) == val for ct in touching):
+            out.append(Gap(box, int(j), val, val))
+    return out
+
+
+def hub_spots(tiles: Sequence[TileReading], boxes: np.ndarray, value: int) -> list[OrientedBox]:
+    """Where a hub the detector missed could lie: against each end showing its number, crosswise
+    (a spoke on its side) or in line (a spoke on its end), clear of every tile read."""
+    c, u, _ = _frames(boxes)
+    ln, wd = boxes[:, 2], boxes[:, 3]
+    out = []
+    for i, t in enumerate(tiles):
+        for end, sign in ((A, -1.0), (B, 1.0)):
+            if _half(t, end) != value:
+                continue
+            d = sign * u[i]
+            ang = math.atan2(d[1], d[0])
+            for reach, turn in ((wd[i] * 0.52, math.pi / 2), (ln[i] * 0.51, 0.0)):
+                centre = c[i] + d * (ln[i] / 2 + reach)
+                out.append(OrientedBox(float(centre[0]), float(centre[1]), float(ln[i]), float(wd[i]), ang + turn))
+    if not out or not len(boxes):
+        return out
+    spots = np.array([[b.cx, b.cy, b.length, b.width, b.angle] for b in out])
+    return [b for b, ok in zip(out, probiou(spots, boxes).max(1) < 0.3, strict=True) if ok]
+
+
 def read_table(reading: Reading, hub: Tile | str | None = None, set: int | None = None,
-               rules: str | None = None) -> TableReading:
+               rules: str | None = None, look: Look | None = None) -> TableReading:
     """The layout in a photo of the table, from its :class:`Reading`.
 
     ``hub``: the round's double, when known (advised: the photo alone cannot always tell the
     hub from a foot). ``set`` and ``rules`` go into the layout for the rules core (``rules``
-    also breaks ties when the hub is guessed). Raises :class:`TableError` when no double was
+    also breaks ties when the hub is guessed). ``look``: reads a tile at each given box (e.g.
+    :meth:`vision.reader.Reader.look_at` on the photo); with it, a one-tile gap between an open
+    end and a tile left out (:func:`gaps`) is read, and a tile showing the two numbers the gap
+    needs joins the layout, flagged for review. Raises :class:`TableError` when no double was
     read at all, so there is nothing to start from.
     """
     if set is not None and set not in SETS:
@@ -302,19 +446,47 @@ def read_table(reading: Reading, hub: Tile | str | None = None, set: int | None 
     want = Tile.parse(hub) if isinstance(hub, str) else hub
     if want is not None and not want.is_double:
         raise TableError(f"the hub must be a double, not {want}")
-    tiles = reading.tiles
+    tiles: list[TileReading] = list(reading.tiles)
+    boxes = _boxes(tiles)
+    found: list[TileReading] = []
+    if want is not None and look is not None and not any(t.tile == want for t in tiles):
+        seen = [t for t in look(hub_spots(tiles, boxes, want.low)) if t.tile == want]
+        if seen:  # the hub the detector missed, read against its spokes: the place most join
+
+            def joined(t: TileReading) -> tuple[int, float]:
+                trial = [*tiles, t]
+                tree = _grow(trial, contacts(_boxes(trial), [x.tile.is_double for x in trial]), len(tiles))
+                return tree.size(), t.confidence
+
+            found.append(max(seen, key=joined))
+            tiles.append(found[-1])
+            boxes = _boxes(tiles)
     doubles = [i for i, t in enumerate(tiles) if t.tile.is_double]
     if not doubles:
         raise TableError("no double was read in the photo, so there is no hub to start the layout from")
-    boxes = np.array([[t.box.cx, t.box.cy, t.box.length, t.box.width, t.box.angle] for t in tiles],
-                     np.float64).reshape(-1, 5)
-    found = contacts(boxes, [t.tile.is_double for t in tiles])
+    found_contacts = contacts(boxes, [t.tile.is_double for t in tiles])
     rs = get_rules(rules or DEFAULT_PRESET)
     warnings = []
     named = [i for i in doubles if tiles[i].tile == want]
     # the same double read twice: the one that gathers more tiles
-    h = _pick_hub(tiles, found, named or doubles, reading.image_size, rs)
-    tree = _grow(tiles, found, h)
+    h = _pick_hub(tiles, found_contacts, named or doubles, reading.image_size, rs)
+    tree = _grow(tiles, found_contacts, h)
+    for _ in range(LOOK_ROUNDS if look is not None else 0):
+        holes = gaps(tiles, tree, h, boxes)
+        if not holes:
+            break
+        seen = look([g.box for g in holes])  # type: ignore[misc]
+        new: list[TileReading] = []
+        for g, t in zip(holes, seen, strict=True):
+            if g.filled_by(t) and all(t.tile != n.tile for n in new):
+                new.append(t)
+        if not new:
+            break
+        found += new
+        tiles += new
+        boxes = _boxes(tiles)
+        found_contacts = contacts(boxes, [t.tile.is_double for t in tiles])
+        tree = _grow(tiles, found_contacts, h)
     if want is not None and not named:
         warnings.append(f"no {want} was read in the photo; took the {tiles[h].tile} as the hub instead: "
                         "check the photo, or retake it with the hub in view")
@@ -328,7 +500,10 @@ def read_table(reading: Reading, hub: Tile | str | None = None, set: int | None 
         if not t.tile.is_double and tree.touching[i] != want_v and t.tile.has(want_v):
             warnings.append(f"{t.tile} touches the {tiles[p].tile} with its {tree.touching[i]}, not its "  # type: ignore[index]
                             f"{want_v}: laid the wrong way round, or misread?")
-    unsure = [str(tiles[i].tile) for i in (h, *order) if tiles[i].needs_review]
+    if found:
+        warnings.append("found by looking where the layout needs a tile (the detector missed them), "
+                        "check them: " + ", ".join(str(t.tile) for t in found))
+    unsure = [str(tiles[i].tile) for i in (h, *order) if tiles[i].needs_review and i < len(reading.tiles)]
     if unsure:
         warnings.append("read unsurely, check them before trusting the verdict: " + ", ".join(unsure))
     loose = tuple(i for i, p in enumerate(tree.parent) if p is None and i != h)
@@ -336,4 +511,9 @@ def read_table(reading: Reading, hub: Tile | str | None = None, set: int | None 
         warnings.append(f"{len(loose)} tile(s) do not join the layout and are left out (off the table, or "
                         "joined through a tile that was not read): " + ", ".join(str(tiles[i].tile) for i in loose))
     return TableReading(reading, _layout(tiles, tree.parent, h, rules, set), h, tuple(tree.parent), loose,
-                        tuple(warnings))
+                        tuple(warnings), tuple(found))
+
+
+def _boxes(tiles: Sequence[TileReading]) -> np.ndarray:
+    return np.array([[t.box.cx, t.box.cy, t.box.length, t.box.width, t.box.angle] for t in tiles],
+                    np.float64).reshape(-1, 5)

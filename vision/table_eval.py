@@ -21,6 +21,7 @@ import tempfile
 import time
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 from PIL import Image
@@ -31,7 +32,7 @@ from companion.rules.ruleset import get_rules
 from datasets.render import TileLabel
 
 from .reader import Reader, Reading, TileReading
-from .table import read_table
+from .table import Look, read_table
 
 #: Seeds the printed figures in the model card were measured on.
 DEFAULT_SEED = 91001
@@ -88,16 +89,17 @@ def truth_reading(labels: list[dict[str, object]], size: tuple[int, int]) -> Rea
     return Reading(tuple(tiles), 0, 0, (), size)
 
 
-def _score(tally: Tally, reading: Reading, truth: Layout, hub: bool) -> None:
+def _score(tally: Tally, reading: Reading, truth: Layout, hub: bool, look: Look | None = None) -> None:
     try:
-        got = read_table(reading, hub=truth.hub if hub else None, set=truth.set, rules=truth.rules).layout
+        got = read_table(reading, hub=truth.hub if hub else None, set=truth.set, rules=truth.rules,
+                         look=look).layout
     except ChickenFootError as exc:
         tally.failed[type(exc).__name__] += 1
         got = None
     tally.add(truth, got)
 
 
-def evaluate(folder: Path, reader: Reader | None) -> dict[str, dict[str, float]]:
+def evaluate(folder: Path, reader: Reader | None, no_look: bool = False) -> dict[str, dict[str, float]]:
     ways = {"truth_boxes_hub_named": Tally(), "truth_boxes_hub_guessed": Tally()}
     if reader is not None:
         ways |= {"reader_hub_named": Tally(), "reader_hub_guessed": Tally()}
@@ -111,9 +113,11 @@ def evaluate(folder: Path, reader: Reader | None) -> dict[str, dict[str, float]]
         _score(ways["truth_boxes_hub_named"], exact, truth, True)
         _score(ways["truth_boxes_hub_guessed"], exact, truth, False)
         if reader is not None:
-            reading = reader.read(img, rules=get_rules(truth.rules), top=truth.set)
-            _score(ways["reader_hub_named"], reading, truth, True)
-            _score(ways["reader_hub_guessed"], reading, truth, False)
+            loaded = reader.load(img)
+            reading = reader.read(loaded, rules=get_rules(truth.rules), top=truth.set)
+            look = None if no_look else partial(reader.look_at, loaded, top=truth.set)
+            _score(ways["reader_hub_named"], reading, truth, True, look)
+            _score(ways["reader_hub_guessed"], reading, truth, False, look)
     return {k: v.row() for k, v in ways.items()}
 
 
@@ -124,6 +128,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--data", type=Path, help="use table photos already written by datasets.table")
     ap.add_argument("--models", type=Path, help="models folder (default: the shipped models)")
     ap.add_argument("--truth-only", action="store_true", help="judge the layout step alone (no reader)")
+    ap.add_argument("--no-look", action="store_true", help="do not read the gaps where a tile was missed")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
     from datasets.table import write_tables
@@ -136,7 +141,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"rendering {args.count} table photos (seed {args.seed}) ...", file=sys.stderr, flush=True)
             write_tables(folder, args.count, args.seed)
         reader = None if args.truth_only else Reader.from_models_dir(args.models)
-        rows = evaluate(folder, reader)
+        rows = evaluate(folder, reader, args.no_look)
     if args.json:
         print(json.dumps(rows, indent=2))
     else:

@@ -6,7 +6,8 @@ State objects, each tested without a browser:
 * :func:`~companion.app.brief.round_brief` / :func:`~companion.app.brief.rules_sections`.
 * :class:`~companion.app.round_entry.RoundEntry` - the hands of one round being entered.
 * :class:`~companion.app.photo_review.PhotoReview` - a photo's reading under correction.
-* :class:`~companion.app.dispute.DisputeBuilder` - the table described for a disputed play.
+* :class:`~companion.app.dispute.DisputeBuilder` - the table described for a disputed play
+  (built tap by tap, loaded from a layout file or read from a photo of the table).
 * :class:`~companion.app.match_session.MatchSession` - the match in progress.
 * :class:`~companion.app.settings.Settings` - theme, text size, default rules.
 

@@ -1,16 +1,40 @@
-"""The dispute checker's state: the table as it lies, built tap by tap or loaded from a file.
+"""The dispute checker's state: the table as it lies, built tap by tap, loaded from a file or
+read from a photo of the table.
 
 Every judgement comes from the rules core (:func:`check_layout`, :meth:`Report.judge`); this
 object only keeps the layout being described, which open end is selected, and the last answer.
+A photo is read by :mod:`vision` (:func:`vision.table.read_table` turns the reader's tiles into a
+layout); the builder keeps that reading so the screen can show the photo with the layout drawn.
+
+Taking tiles back. A photo (or a layout file with ``"ordered": false``) does not say in which
+order the tiles were played, so "the last tile" means nothing there: :meth:`DisputeBuilder.undo`
+takes back only tiles added by hand since, newest first, and refuses (with a reason) once only
+the photo's tiles are left, rather than silently dropping whichever photo tile happens to be
+listed last. A photo tile is fixed by name instead: :meth:`~DisputeBuilder.correct` (a misread:
+same place, other tile) or :meth:`~DisputeBuilder.remove` (a tile that is not in play; only
+one with nothing played on it). Tiles added after a photo keep the layout unordered, so the
+rules core keeps to its order-free checks.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import io
+from dataclasses import dataclass, field, replace
+from functools import partial
+from typing import TYPE_CHECKING, Any
 
 from companion.rules import PRESETS, RuleSet, Tile, get_rules
 from companion.rules.errors import InputError
-from companion.rules.layout import Layout, OpenEnd, Report, Verdict, check_layout
+from companion.rules.layout import NOT_IN_SET, Layout, OpenEnd, Report, Verdict, check_layout
+from companion.rules.tiles import check_in_set
+
+if TYPE_CHECKING:
+    from PIL import Image
+
+    from vision.table import TableReading
+
+#: Longest side of the annotated photo the screen shows (pixels).
+PHOTO_MAX_SIDE = 1024
 
 
 class DisputeError(InputError):
@@ -38,6 +62,28 @@ class TableNeeds:
         return out
 
 
+@dataclass
+class TablePhoto:
+    """A photo the table was read from: what the reader saw and how it became the layout."""
+
+    name: str
+    table: TableReading
+    #: The decoded photo (upright, at the reader's working size) to draw the layout on.
+    image: Image.Image = field(repr=False)
+    #: Tiles corrected by hand since: the tile now on the table -> the tile as read.
+    renamed: dict[Tile, Tile] = field(default_factory=dict)
+    #: Tiles taken off the table by hand since (as they were on the table then).
+    removed: list[Tile] = field(default_factory=list)
+    _png: tuple[Any, bytes] | None = field(default=None, repr=False)
+
+    @property
+    def tiles_read(self) -> int:
+        return len(self.table.reading.tiles)
+
+    def read_as(self, tile: Tile) -> Tile:
+        return self.renamed.get(tile, tile)
+
+
 class DisputeBuilder:
     def __init__(self, preset: str = "double-chicken-foot", top: int = 9, hub: int | None = None) -> None:
         self.preset = preset
@@ -45,6 +91,14 @@ class DisputeBuilder:
         self.layout: Layout | None = None
         self.selected: Tile | None = None  # the open end (its tile) the next tile goes on
         self.last: Verdict | None = None
+        #: The hub the player named (chose, or a loaded file's): a photo is read around it.
+        #: None when the hub was guessed from a photo, so the next photo guesses afresh.
+        self.named_hub: Tile | None = None
+        #: The photo the table was read from, while the table is still that photo's.
+        self.photo: TablePhoto | None = None
+        #: How many plays (the first ones) came from a photo or an unordered file: ``undo`` does
+        #: not take those back (their order is unknown); ``correct``/``remove`` fix them by name.
+        self.fixed = 0
         if hub is not None:
             self.start(hub)
 
@@ -67,6 +121,13 @@ class DisputeBuilder:
         if not 0 <= hub <= self.top:
             raise DisputeError(f"the hub must be a double from 0-0 to {self.top}-{self.top}")
         self.layout = Layout.build(Tile(hub, hub), rules=self.preset, set=self.top)
+        self.named_hub = Tile(hub, hub)
+        self.photo, self.fixed = None, 0
+        self.selected, self.last = None, None
+
+    def clear(self) -> None:
+        """No table at all (a new one is started, loaded or read next)."""
+        self.layout, self.named_hub, self.photo, self.fixed = None, None, None, 0
         self.selected, self.last = None, None
 
     def load(self, text: str, source: str = "layout file") -> None:
@@ -77,7 +138,34 @@ class DisputeBuilder:
         rep = check_layout(lay, self.preset)
         self.top = rep.set
         self.layout = Layout(lay.hub, lay.plays, self.preset, self.top, lay.ordered)
+        self.named_hub = lay.hub
+        self.photo, self.fixed = None, 0 if lay.ordered else len(lay.plays)
         self.selected, self.last = None, None
+
+    def read_photo(self, data: bytes, reader: Any, name: str = "photo") -> TableReading:
+        """Read the table from a photo (encoded bytes) with ``reader`` (a :class:`vision.reader.Reader`)
+        and hold that layout, unordered. The hub is the one the player named, if any (else
+        guessed from the photo); the rules and set are the builder's. Slow (the reader runs):
+        call it from a worker thread. A file that is not a usable image (ImageError), a photo
+        with no double (TableError) or no reader (ModelError) raises, and the table held
+        before stays as it was."""
+        from vision.images import load_image
+        from vision.table import read_table
+
+        preset, top, hub = self.preset, self.top, self.named_hub
+        rules = get_rules(preset)
+        loaded = load_image(data, reader.config.decode_max_side, name=name)
+        reading = reader.read(loaded, rules, top)
+        table = read_table(reading, hub=hub, set=top, rules=preset,
+                           look=partial(reader.look_at, loaded, top=top))
+        lay = Layout(table.layout.hub, table.layout.plays, preset, top, ordered=False)
+        check_layout(lay, rules)  # anything the rules core cannot take fails here, not later
+        # Only now, with everything read, does the table change.
+        self.layout = lay
+        self.photo = TablePhoto(name, table, loaded.image)
+        self.fixed = len(lay.plays)
+        self.selected, self.last = None, None
+        return table
 
     def to_json(self) -> str:
         return self._layout().to_json()
@@ -102,6 +190,56 @@ class DisputeBuilder:
 
     def problems(self) -> list[str]:
         return [p.message for p in self.report().problems]
+
+    def photo_notes(self) -> list[str]:
+        """What the player should check on the photo: the table reading's warnings (hub guessed
+        or not found, unsure tiles, tiles left out), the reader's own, tiles outside the set
+        (misread?) and corrections made by hand since."""
+        ph = self.photo
+        if ph is None:
+            return []
+        out = list(ph.table.warnings)
+        out += [f"reader: {w}" for w in ph.table.reading.warnings]
+        odd = [p.tile for p in self.report().problems if p.code == NOT_IN_SET and p.tile is not None]
+        if odd:
+            out.append(f"not in a double-{self.top} set: {', '.join(map(str, odd))}; misread?")
+        out += [f"corrected by hand: {new} (read as {old})" for new, old in ph.renamed.items()]
+        if ph.removed:
+            out.append("removed by hand: " + ", ".join(map(str, ph.removed)))
+        return out
+
+    def photo_problem_tiles(self) -> list[int]:
+        """The photo's tiles (indices into the reading) that the rules core's problems are about."""
+        ph = self.photo
+        if ph is None:
+            return []
+        idx: set[int] = set()
+        for p in self.report().problems:
+            if p.tile is not None:
+                idx.update(ph.table.index_of(ph.read_as(p.tile)))
+        return sorted(idx)
+
+    def photo_png(self) -> bytes:
+        """The photo with the layout read from it drawn on (PNG): joints, the hub, and the tiles
+        the rules core finds a problem with in red. Redrawn only when those change."""
+        ph = self.photo
+        if ph is None:
+            raise DisputeError("no photo of the table has been read")
+        from vision.draw import annotate_table
+
+        rep = self.report()
+        problems = self.photo_problem_tiles()
+        verdict = "legal" if rep.legal else f"{len(rep.problems)} problem(s)"
+        key = (tuple(problems), verdict)
+        if ph._png is None or ph._png[0] != key:
+            img = annotate_table(ph.image, ph.table, problems, verdict)
+            scale = min(1.0, PHOTO_MAX_SIDE / max(img.size))
+            if scale < 1.0:
+                img = img.resize((round(img.width * scale), round(img.height * scale)))
+            buf = io.BytesIO()
+            img.save(buf, format="PNG")
+            ph._png = (key, buf.getvalue())
+        return ph._png[1]
 
     def lines(self) -> list[str]:
         """The table in words, one play a line, in the order laid."""
@@ -143,9 +281,77 @@ class DisputeBuilder:
             self.selected = None
         return verdict
 
+    @property
+    def undoable(self) -> Tile | None:
+        """The tile :meth:`undo` would take back (the newest added by hand), or None."""
+        if self.layout is None or len(self.layout.plays) <= self.fixed:
+            return None
+        return self.layout.plays[-1].tile
+
     def undo(self) -> None:
+        """Take back the newest tile added by hand. Tiles from a photo or an unordered file are
+        not taken back this way (which came last is unknown): see :meth:`correct`, :meth:`remove`."""
         lay = self._layout()
         if not lay.plays:
             raise DisputeError("only the hub is on the table")
+        if len(lay.plays) <= self.fixed:
+            where = "read from the photo" if self.photo is not None else "from the layout file"
+            raise DisputeError(f"the tiles {where} are in no known order, so there is no last one to "
+                               "take back: correct or remove a tile by name instead")
         self.layout = Layout(lay.hub, lay.plays[:-1], lay.rules, lay.set, lay.ordered)
+        self.selected, self.last = None, None
+
+    def _on_table(self, tile: Tile | str) -> Tile:
+        t = Tile.parse(tile)
+        if t not in self._layout().tiles():
+            raise DisputeError(f"there is no {t} on the table")
+        return t
+
+    def correct(self, tile: Tile | str, really: Tile | str) -> None:
+        """A misread: the ``tile`` on the table is really ``really`` (same place, same joins)."""
+        lay = self._layout()
+        old = self._on_table(tile)
+        new = Tile.parse(really)
+        try:
+            check_in_set(new, self.top)
+        except InputError as exc:
+            raise DisputeError(str(exc)) from None
+        if new == old:
+            return
+        if new in lay.tiles():
+            raise DisputeError(f"{new} is already on the table; every tile is unique in a set")
+        if old == lay.hub and not new.is_double:
+            raise DisputeError(f"the hub must be a double, not {new}")
+
+        def swap(t: Tile) -> Tile:
+            return new if t == old else t
+
+        plays = tuple(replace(p, tile=swap(p.tile), on=swap(p.on)) for p in lay.plays)
+        self.layout = Layout(swap(lay.hub), plays, lay.rules, lay.set, lay.ordered)
+        if self.photo is not None:
+            was = self.photo.renamed.pop(old, old)
+            if was != new:
+                self.photo.renamed[new] = was
+        if old == self.named_hub:
+            self.named_hub = new
+        self.selected, self.last = None, None
+
+    def remove(self, tile: Tile | str) -> None:
+        """Take ``tile`` off the table (not in play, or a false read). Only a tile with nothing
+        played on it: remove those first, or correct the tile instead."""
+        lay = self._layout()
+        t = self._on_table(tile)
+        if t == lay.hub:
+            raise DisputeError("the hub cannot be removed: start a new table instead")
+        on_it = [p.tile for p in lay.plays if p.on == t]
+        if on_it:
+            raise DisputeError(f"{', '.join(map(str, on_it))} {'is' if len(on_it) == 1 else 'are'} played on "
+                               f"the {t}: remove {'it' if len(on_it) == 1 else 'them'} first, or correct "
+                               f"the {t} instead")
+        i = next(k for k, p in enumerate(lay.plays) if p.tile == t)
+        self.layout = Layout(lay.hub, lay.plays[:i] + lay.plays[i + 1:], lay.rules, lay.set, lay.ordered)
+        if i < self.fixed:
+            self.fixed -= 1
+            if self.photo is not None:
+                self.photo.removed.append(t)
         self.selected, self.last = None, None

@@ -10,12 +10,12 @@ writes the layout file to correct by hand or load into the app's dispute checker
 from __future__ import annotations
 
 import argparse
+from functools import partial
 from typing import Any
 
 from companion.cli.main import EXIT_FAIL, EXIT_OK, emit
 from companion.cli.score_cmd import AnnotateError, _rules
 from companion.rules.errors import InputError
-from companion.rules.layout import NOT_IN_SET, UNKNOWN_TARGET, Layout, LayoutError
 from companion.rules.tiles import SETS, Tile
 
 
@@ -53,6 +53,8 @@ def _hub(text: str | None) -> Tile | None:
 
 
 def run(args: argparse.Namespace) -> int:
+    # imported here, not at the top: every command builds this module's parser
+    from companion.rules.layout import NOT_IN_SET, UNKNOWN_TARGET, Layout, LayoutError
     from vision.draw import annotate_table
     from vision.images import load_image
     from vision.reader import Reader, ReaderConfig, resolve_models_dir
@@ -67,8 +69,10 @@ def run(args: argparse.Namespace) -> int:
     config_path = models / "reader.json"
     max_side = ReaderConfig.load(config_path).decode_max_side if config_path.exists() else 1600
     loaded = load_image(args.photo, max_side, name=args.photo)  # a bad file fails before any work
-    reading = Reader.from_models_dir(models).read(loaded, rules, args.top)
-    table = read_table(reading, hub=hub, set=args.top, rules=rules.name)
+    reader = Reader.from_models_dir(models)
+    reading = reader.read(loaded, rules, args.top)
+    table = read_table(reading, hub=hub, set=args.top, rules=rules.name,
+                       look=partial(reader.look_at, loaded, top=args.top or rules.set))
     report = table.check(rules)
     warnings = list(table.warnings)
     odd = [p for p in report.problems if p.code == NOT_IN_SET]
@@ -81,7 +85,8 @@ def run(args: argparse.Namespace) -> int:
         "report": report.to_dict(),
         "warnings": warnings,
     }
-    lines = [f"{args.photo}: {len(reading.tiles)} tiles read; hub {table.layout.hub}; "
+    found = f" (+{len(table.found)} found in gaps)" if table.found else ""
+    lines = [f"{args.photo}: {len(reading.tiles)} tiles read{found}; hub {table.layout.hub}; "
              f"{len(table.layout.plays)} played on it"
              + (f" ({len(table.loose)} not in the layout)" if table.loose else "")]
     lines += report.summary_lines()

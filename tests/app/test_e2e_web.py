@@ -332,3 +332,34 @@ def test_dispute_rules_settings_history_at_phone_and_desktop_width(server: Serve
     ui.see(re.compile(r"^Zoe, Yan · Chicken Foot \(pagat-style\)"))
     ui.shot("history-imported-desktop")
     assert m.id
+
+
+def test_dispute_reads_the_table_from_a_photo(server: Server, browser, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """The browser's own file dialog hands the real table photo to the dispute checker; the
+    shipped reader reads it; a broken file then is refused and the table stays."""
+    from vision.reader import MODELS_DIR
+
+    if not (MODELS_DIR / "reader.json").exists():
+        pytest.skip("no shipped reader models (models/reader.json)")
+    photo = Path(__file__).parents[1] / "data" / "table.jpg"
+    page = browser.new_page(viewport={"width": 800, "height": 1100})
+    ui = Ui(page, _shots("dispute-photo"))
+    ui.open(server.url)
+    ui.click("Dispute checker")
+    with page.expect_file_chooser(timeout=20_000) as fc:
+        ui.click("Read the table from a photo")
+    fc.value.set_files(str(photo))
+    ui.see(re.compile(r"^Read from table\.jpg: .*hub 3-3, 14 played on it$"), timeout=60_000)
+    ui.see("The hub has its spokes and no foot is open: any matching open end is fine.")
+    ui.see("On the table (order of play unknown)")
+    ui.shot("dispute-photo-read")
+
+    broken = tmp_path / "broken.jpg"
+    broken.write_bytes(photo.read_bytes()[:4000])
+    with page.expect_file_chooser(timeout=20_000) as fc:
+        ui.click("Read the table from a photo")
+    fc.value.set_files(str(broken))
+    ui.see(re.compile(r"^Could not read the photo: broken\.jpg: .*The table below is unchanged\.$"),
+           timeout=30_000)
+    ui.see(re.compile(r"^Read from table\.jpg: "))
+    ui.shot("dispute-photo-broken-file")

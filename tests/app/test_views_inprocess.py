@@ -281,3 +281,112 @@ def test_photo_review_shows_candidates_grey_and_counts_one_on_request(app: App) 
     assert "Penalty from this photo: 18" in texts and not any("in grey" in t for t in texts)
     _click(app, "Use these tiles (18 points)")
     assert app.ctx.drafts[f"{m.id}:new"][1].penalty(0) == 18
+
+
+# ------------------------------------------------------------ dispute checker: table photo
+def _photo_bytes() -> bytes:
+    from pathlib import Path
+
+    return (Path(__file__).parents[1] / "data" / "table.jpg").read_bytes()
+
+
+def _picks(app: App, *files: tuple[str, bytes | None]) -> None:
+    """The file picker hands over these files, one per pick (the browser's dialog is not here)."""
+    queue = list(files)
+
+    async def pick_one(title: str, extensions: list[str] | None = None) -> tuple[str, bytes | None] | None:
+        assert extensions is None  # an image picker
+        return queue.pop(0) if queue else None
+
+    app.pick_one = pick_one  # type: ignore[method-assign]
+
+
+def _aclick(app: App, caption: str) -> None:
+    """Click a button whose handler is async (file dialogs), and wait for it."""
+    import asyncio
+
+    hits = [b for b in _buttons(app.page.controls) if b.content.value == caption]
+    assert hits, f"no button {caption!r}"
+    asyncio.run(hits[0].on_click(None))
+
+
+def _photo_image(app: App) -> Any:
+    imgs = _find(app.page.controls, ft.Semantics, lambda c: str(c.label).startswith("Photo of the table"))
+    return imgs[0].content if imgs else None
+
+
+def test_dispute_reads_the_table_from_a_photo(app: App) -> None:
+    """The real photo and the real shipped reader: the screen shows the annotated photo, the table
+    read from it, what to check; undo is named or off; a broken file leaves the table as it was."""
+    from vision.reader import MODELS_DIR
+
+    if not (MODELS_DIR / "reader.json").exists():
+        pytest.skip("no shipped reader models (models/reader.json)")
+    photo = _photo_bytes()
+    assert "Which double is in the centre (the hub)?" in _go(app, "/dispute")
+    _picks(app, ("table.jpg", photo))
+    _aclick(app, "Read the table from a photo")
+    texts = _texts(app.page.controls)
+    assert any(t.startswith("Read from table.jpg:") and t.endswith("hub 3-3, 14 played on it") for t in texts)
+    assert "The hub has its spokes and no foot is open: any matching open end is fine." in texts
+    assert "On the table (order of play unknown)" in texts
+    assert not any("Problems with this table" in t for t in texts)
+    img = _photo_image(app)
+    assert isinstance(img, ft.Image) and isinstance(img.src, bytes) and img.src.startswith(b"\x89PNG")
+    assert "Check on the photo" in texts  # the reader's own note (a possible tile it did not count)
+    snack = app.page.dialogs[-1]
+    assert isinstance(snack, ft.SnackBar) and snack.content.value == "Read the table from table.jpg"
+    b = app.drafts["dispute"]
+    assert b.layout.hub.is_double and len(b.layout.plays) == 14
+    # undo has nothing of the player's to take back; photo tiles are fixed by name
+    undo = [x for x in _buttons(app.page.controls) if x.content.value == "Take back last tile"]
+    assert undo and undo[0].disabled
+    assert "Correct it" in texts and "Remove it" in texts
+    field = _find(app.page.controls, ft.TextField, lambda c: c.label == "Tile on the table")[0]
+    field.value = "3-8"
+    _click(app, "Remove it")
+    texts = _texts(app.page.controls)
+    assert "The 3-3 still needs 1 spoke before anything else." in texts
+    assert "Problems with this table" in texts
+    assert any(t == "Removed by hand: 3-8" for t in texts)
+    # the existing flow on the photo's table: open end, ask, add, take back that tile
+    _click(app, "8 on 5-8 (not now)")  # the 3-3 is a spoke short now
+    tile = _find(app.page.controls, ft.TextField, lambda c: c.label == "Tile, e.g. 4-7")[0]
+    tile.value = "8-8"
+    tile.on_change(_event("8-8"))  # what typing does: the screen keeps it across redraws
+    _click(app, "Can it go here? on the 5-8")
+    assert any(t.startswith("No. ") for t in _texts(app.page.controls))
+    _click(app, "It is on the table anyway: add it")
+    _click(app, "Take back 8-8")
+    assert len(b.layout.plays) == 13
+
+    # a broken file: a clear message, said once, and the table is as it was
+    before = b.layout
+    _picks(app, ("broken.jpg", photo[: len(photo) // 2]))
+    _aclick(app, "Read the table from a photo")
+    texts = _texts(app.page.controls)
+    assert any(t.startswith("Could not read the photo: broken.jpg: image file is truncated")
+               and t.endswith("The table below is unchanged.") for t in texts)
+    snack = app.page.dialogs[-1]
+    assert snack.bgcolor == ft.Colors.ERROR and "broken.jpg" in snack.content.value
+    assert b.layout is before and _photo_image(app) is not None
+    _picks(app, ("notes.txt", b"not a photo"))
+    _aclick(app, "Read the table from a photo")
+    assert any(t.startswith("Could not read the photo: notes.txt: not an image")
+               for t in _texts(app.page.controls))
+    assert b.layout is before
+    texts = _go(app, "/dispute")  # the next redraw: the message has been said
+    assert not any(t.startswith("Could not read the photo") for t in texts)
+    # a cancelled dialog does nothing
+    _picks(app)
+    _aclick(app, "Read the table from a photo")
+    assert b.layout is before
+
+    # a named hub the photo does not show: the guess is taken and the screen says so
+    _click(app, "New table")
+    _click(app, "9-9")
+    _picks(app, ("table.jpg", photo))
+    _aclick(app, "Read the table from a photo")
+    texts = _texts(app.page.controls)
+    assert any(t.startswith("No 9-9 was read in the photo; took the 3-3 as the hub instead") for t in texts)
+    assert b.layout.hub.low == 3 and len(b.layout.plays) == 14

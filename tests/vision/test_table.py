@@ -195,3 +195,65 @@ def test_shipped_reader_reads_the_test_table_photo_into_its_layout(hub: str | No
     assert {(p.tile, p.on) for p in table.layout.plays} == {(p.tile, p.on) for p in truth.plays}
     assert table.check().legal
     assert table.to_dict()["hub"] == "3-3"
+
+
+def _eyes(truth: dict[tuple[int, int], tuple[int, int]]):
+    """Reads a tile at a box by where its centre is (a stand-in for the reader's eyes, so the
+    gap logic is tested apart from the models): ``truth`` maps rounded centres to halves."""
+    def look(boxes: list[OrientedBox]) -> list[TileReading]:
+        out = []
+        for b in boxes:
+            a, bb = next((v for (x, y), v in truth.items() if math.hypot(b.cx - x, b.cy - y) < W / 2), (0, 0))
+            out.append(TileReading(a, bb, 0.8, b, True, 0.0, (0.9, 0.9)))
+        return out
+    return look
+
+
+def test_a_tile_missed_in_a_line_is_read_where_the_gap_is():
+    line = [_tile(9, 9, 500, 400, 0.0), _tile(9, 4, 500 + L, 400, 0.0), _tile(7, 2, 500 + 3 * L, 400, 0.0)]
+    blind = read_table(_reading(*line))
+    assert blind.loose == (2,) and blind.found == ()
+    # the gap's box has half A toward the open 4: reading 4 then 7 there fills it
+    table = read_table(_reading(*line), look=_eyes({(500 + 2 * L, 400): (4, 7)}))
+    assert [str(t.tile) for t in table.found] == ["4-7"]
+    assert _joints(table) == {("4-9", "9-9"), ("4-7", "4-9"), ("2-7", "4-7")}
+    assert table.loose == () and any("found by looking" in w and "4-7" in w for w in table.warnings)
+    assert table.to_dict()["found"][0]["tile"] == "4-7"
+    # the same gap reading other numbers is no tile of this line: nothing joins
+    wrong = read_table(_reading(*line), look=_eyes({(500 + 2 * L, 400): (4, 6)}))
+    assert wrong.found == () and wrong.loose == (2,)
+
+
+def test_a_foot_missed_at_the_end_of_a_line_is_read_where_its_toes_point():
+    tiles = [_tile(9, 9, 500, 400, 0.0), _tile(9, 4, 500 + L, 400, 0.0),
+             _tile(4, 1, 500 + 1.5 * L + W + L / 2, 400, 0.0)]  # a toe beyond the missing 4-4
+    table = read_table(_reading(*tiles), look=_eyes({(round(500 + 1.5 * L + W / 2), 400): (4, 4)}))
+    assert [str(t.tile) for t in table.found] == ["4-4"]
+    assert _joints(table) == {("4-9", "9-9"), ("4-4", "4-9"), ("1-4", "4-4")}
+
+
+def test_a_named_hub_the_detector_missed_is_looked_for_against_its_spokes():
+    spokes = _plus()[1:5]
+    table = read_table(_reading(*spokes), hub="9-9", look=_eyes({(500, 400): (9, 9)}))
+    assert str(table.layout.hub) == "9-9" and len(table.layout.plays) == 4
+    assert [str(t.tile) for t in table.found] == ["9-9"]
+    assert not any("no 9-9 was read" in w for w in table.warnings)
+
+
+@pytest.mark.skipif(not (MODELS / "reader.json").exists(), reason="shipped models not built")
+def test_the_shipped_reader_finds_a_tile_left_out_of_a_real_photo_again():
+    """Drop tiles from the reading of the test photo, as a detector miss would; looking where
+    the layout needs them reads them back from the photo, with the right numbers."""
+    from functools import partial
+
+    reader = Reader.from_models_dir(MODELS)
+    loaded = reader.load(DATA / "table.jpg")
+    reading = reader.read(loaded, get_rules("double-chicken-foot"), 9)
+    full = read_table(reading, rules="double-chicken-foot")
+    for gone in ("3-7", "5-5"):  # a line tile between the hub and a foot; a foot with toes
+        i = next(k for k, t in enumerate(reading.tiles) if str(t.tile) == gone)
+        holed = Reading(reading.tiles[:i] + reading.tiles[i + 1:], 0, 0, (), reading.image_size)
+        assert read_table(holed, rules="double-chicken-foot").loose  # its line falls off the layout
+        table = read_table(holed, rules="double-chicken-foot", look=partial(reader.look_at, loaded, top=9))
+        assert [str(t.tile) for t in table.found] == [gone]
+        assert _joints(table) == _joints(full) and table.loose == ()

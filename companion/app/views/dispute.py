@@ -1,8 +1,11 @@
-"""Dispute checker: build the table (hub, then tap an open end to add a tile), or load a
-layout file; see open ends, the open foot and spokes still needed; ask "can 4-7 go here?"."""
+"""Dispute checker: build the table (hub, then tap an open end to add a tile), load a layout
+file or read the table from a photo; see open ends, the open foot and spokes still needed; ask
+"can 4-7 go here?"."""
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from typing import TYPE_CHECKING, Any
 
 import flet as ft
@@ -10,9 +13,12 @@ import flet as ft
 from companion.app.dispute import DisputeBuilder
 from companion.app.views import bind
 from companion.rules import PRESETS, SETS
+from companion.rules.errors import ChickenFootError
 
 if TYPE_CHECKING:
     from companion.app.shell import App
+
+log = logging.getLogger(__name__)
 
 
 def _builder(app: App) -> DisputeBuilder:
@@ -39,7 +45,7 @@ def build_dispute(app: App) -> tuple[str, list[Any], str | None]:
 
     def set_top(e: Any) -> None:
         b.set_rules(b.preset, int(e.control.value))
-        b.layout = None
+        b.clear()
         app.render()
 
     def start(h: int) -> None:
@@ -84,6 +90,31 @@ def build_dispute(app: App) -> tuple[str, list[Any], str | None]:
         app.snack(f"Loaded {name}")
         app.render()
 
+    photo = app.drafts.setdefault("dispute-photo", {"busy": False, "error": None})
+
+    async def read_photo(_: Any) -> None:
+        picked = await app.pick_one("Photo of the table")
+        if picked is None:
+            return
+        name, data = picked
+        photo.update(busy=True, error=None)
+        app.render()
+        try:
+            # The reader runs in a worker thread: the page stays responsive meanwhile.
+            await asyncio.to_thread(lambda: b.read_photo(data or b"", app.ctx.reader(), name))
+        except ChickenFootError as exc:  # not an image, truncated, no double read, no models
+            photo["error"] = " ".join(str(exc).split()) or type(exc).__name__
+        except Exception as exc:  # the reader itself failed: still a message, never a crash
+            log.exception("reading %s failed", name)
+            photo["error"] = f"{name}: the reader failed ({type(exc).__name__})"
+        finally:
+            photo["busy"] = False
+        if photo["error"]:
+            app.snack(f"Could not read the photo: {photo['error']}", error=True)
+        else:
+            app.snack(f"Read the table from {name}")
+        app.render()
+
     async def save(_: Any) -> None:
         data = b.to_json().encode("utf-8")
         if app.page.web:
@@ -105,16 +136,28 @@ def build_dispute(app: App) -> tuple[str, list[Any], str | None]:
                     options=[ft.DropdownOption(key=str(s), text=f"double-{s}") for s in SETS],
                     on_select=app.guarded(set_top)),
         app.button("Load layout file", load, kind="tonal", icon=ft.Icons.FILE_OPEN),
+        app.button("Read the table from a photo", read_photo, kind="tonal", icon=ft.Icons.PHOTO_CAMERA,
+                   disabled=photo["busy"]),
     ], wrap=True, spacing=8, run_spacing=8)]
+    if photo["busy"]:
+        body.append(ft.Row([ft.ProgressRing(width=28, height=28), app.text("Reading the table…", 16)]))
+    error, photo["error"] = photo["error"], None  # said once, then gone with the next redraw
+    if error:
+        body.append(app.warning(f"Could not read the photo: {error}."
+                                + (" The table below is unchanged." if b.layout is not None else "")))
 
     if b.layout is None:
         body.append(app.text("Which double is in the centre (the hub)?", 18, bold=True))
         body.append(ft.Row([app.button(f"{h}-{h}", bind(start, h), kind="outlined")
                             for h in range(b.top, -1, -1)], wrap=True, spacing=6, run_spacing=6))
+        body.append(app.text("Or read the table from a photo: the hub is then guessed from it (choose "
+                             "the hub first if the photo may not show which double it is).", 15))
         return "Dispute checker", body, "/"
 
     hub = b.layout.hub
     needs = b.needs()
+    if b.photo is not None:
+        body.extend(_photo_section(app, b))
     body.append(app.card(*[app.text(s, 17, bold=True) for s in needs.sentences(hub)]))
     body.append(app.text("Open ends: tap one, then type a tile", 18, bold=True))
     ends = []
@@ -146,12 +189,74 @@ def build_dispute(app: App) -> tuple[str, list[Any], str | None]:
     if problems:
         body.append(app.text("Problems with this table", 18, bold=True))
         body.extend(app.warning(p) for p in problems)
-    body.append(app.text("On the table", 18, bold=True))
+    body.append(app.text("On the table" + ("" if b.layout.ordered else " (order of play unknown)"),
+                         18, bold=True))
     body.append(app.text(" · ".join(b.lines()), 15))
+    if b.fixed:
+        body.extend(_fix_section(app, b))
+
+    def new_table(_: Any) -> None:
+        b.clear()
+        app.render()
+
+    back = b.undoable
     body.append(ft.Row([
-        app.button("Take back last tile", undo, kind="outlined", icon=ft.Icons.UNDO,
-                   disabled=not b.layout.plays),
+        app.button(f"Take back {back}" if back else "Take back last tile", undo, kind="outlined",
+                   icon=ft.Icons.UNDO, disabled=back is None),
         app.button("Save layout", save, kind="outlined", icon=ft.Icons.SAVE),
-        app.button("New table", lambda _: (setattr(b, "layout", None), app.render()), kind="text"),
+        app.button("New table", new_table, kind="text"),
     ], wrap=True, spacing=8, run_spacing=8))
     return "Dispute checker", body, "/"
+
+
+def _photo_section(app: App, b: DisputeBuilder) -> list[Any]:
+    """The photo with the layout drawn on it, and what the player should check."""
+    ph = b.photo
+    assert ph is not None and b.layout is not None
+    out: list[Any] = [app.text(f"Read from {ph.name}: {ph.tiles_read} tiles seen, hub {ph.table.layout.hub}, "
+                               f"{len(ph.table.layout.plays)} played on it", 16, bold=True)]
+    png = b.photo_png()
+    width = max(260, min((app.page.width or 400) - 80, 640))
+    iw, ih = ph.image.size
+    height = width * ih / iw
+    out.append(ft.Semantics(
+        label=f"Photo of the table with the layout read from it: hub {ph.table.layout.hub} ringed, "
+              "joints in blue, tiles with a problem in red",
+        content=ft.Image(src=png, width=width, height=height, fit=ft.BoxFit.CONTAIN)))
+    notes = b.photo_notes()
+    if notes:
+        out.append(app.text("Check on the photo", 18, bold=True))
+        out.extend(app.warning(n[0].upper() + n[1:]) for n in notes)
+    return out
+
+
+def _fix_section(app: App, b: DisputeBuilder) -> list[Any]:
+    """Tiles from a photo (or an unordered file) are fixed by name, not taken back in order."""
+    source = "the photo" if b.photo is not None else "the file"
+    read_as = ft.TextField(label="Tile on the table", width=170, text_size=app.fs(16),
+                           value=app.drafts.get("dispute-fix", ""))
+    really = ft.TextField(label="Really, e.g. 3-7", width=170, text_size=app.fs(16))
+
+    def remember(e: Any) -> None:
+        app.drafts["dispute-fix"] = e.control.value
+
+    read_as.on_change = remember
+
+    def correct(_: Any) -> None:
+        b.correct(read_as.value or "", really.value or "")
+        app.drafts["dispute-fix"] = ""
+        app.render()
+
+    def remove(_: Any) -> None:
+        b.remove(read_as.value or "")
+        app.drafts["dispute-fix"] = ""
+        app.render()
+
+    return [
+        app.text(f"Misread, or not in play? The tiles from {source} have no known order, so they are "
+                 "corrected or removed by name (a tile with others on it can only be corrected).", 15),
+        ft.Row([read_as, really,
+                app.button("Correct it", correct, kind="outlined", icon=ft.Icons.EDIT),
+                app.button("Remove it", remove, kind="outlined", icon=ft.Icons.DELETE_OUTLINE)],
+               wrap=True, spacing=8, run_spacing=8),
+    ]
