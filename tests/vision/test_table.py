@@ -257,3 +257,22 @@ def test_the_shipped_reader_finds_a_tile_left_out_of_a_real_photo_again():
         table = read_table(holed, rules="double-chicken-foot", look=partial(reader.look_at, loaded, top=9))
         assert [str(t.tile) for t in table.found] == [gone]
         assert _joints(table) == _joints(full) and table.loose == ()
+
+
+def test_table_eval_scores_written_tables(tmp_path: Path, capsys):
+    """``python -m datasets.table`` writes photos with their truth; ``vision.table_eval`` reads
+    them back and scores the layout step from the true boxes."""
+    from datasets.table import main as render_main
+    from vision.table_eval import evaluate
+    from vision.table_eval import main as eval_main
+
+    assert render_main(["--out", str(tmp_path), "--count", "3", "--seed", "7"]) == 0
+    assert json.loads(capsys.readouterr().out)["images"] == 3
+    assert len(list(tmp_path.glob("table_7_*.jpg"))) == 3
+    rows = evaluate(tmp_path, None)
+    assert set(rows) == {"truth_boxes_hub_named", "truth_boxes_hub_guessed"}
+    named = rows["truth_boxes_hub_named"]
+    assert named["photos"] == 3 and named["hub_right"] == 100.0
+    assert named["layout_exact"] == 100.0 and named["same_verdict"] == 100.0
+    assert eval_main(["--data", str(tmp_path), "--truth-only", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == rows
