@@ -10,9 +10,15 @@ its gap in tile widths, plus :data:`MISMATCH_COST` when the touching numbers dif
 or crowded corner does not pull a tile onto the wrong neighbour when a matching one touches too.
 A line tile takes further tiles only at its free end, a double on any side.
 
+A tile the detector missed cuts off every tile beyond it, so where the layout shows a one-tile
+gap (or a line end with loose toes, or a named hub missing among its spokes), a tile is read at
+that spot (``look``, e.g. :meth:`vision.reader.Reader.look_at`) and joins only if it shows the
+numbers the gap needs.
+
 The result is an unordered :class:`companion.rules.layout.Layout` (a photo does not show the
 order of play), the tiles that touch nothing in it (a hand or the boneyard beside the table),
-and warnings for what a person should look at. Geometry only: every rule is the rules core's.
+and warnings for what a person should look at. Geometry only: the rules core judges the layout
+(its problem count also breaks ties when the hub is guessed).
 """
 
 from __future__ import annotations
@@ -136,6 +142,25 @@ def _frames(boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return c, u, v
 
 
+def _first_hit(pts: np.ndarray, boxes: np.ndarray, frames: tuple[np.ndarray, np.ndarray, np.ndarray],
+               among: np.ndarray) -> tuple[int, int, float] | None:
+    """The first of ``pts`` (a ray's samples, nearest first) inside one of the boxes ``among``
+    (indices, each box grown by :data:`MARGIN` of its width): ``(box, sample, where along the
+    box's long axis)``, or None."""
+    c, u, v = (f[among] for f in frames)
+    ln, wd = boxes[among, 2], boxes[among, 3]
+    rel = pts[None, :, :] - c[:, None, :]  # (boxes, samples, 2)
+    along = np.einsum("jsk,jk->js", rel, u)
+    across = np.einsum("jsk,jk->js", rel, v)
+    m = (MARGIN * wd)[:, None]
+    inside = (np.abs(along) <= ln[:, None] / 2 + m) & (np.abs(across) <= wd[:, None] / 2 + m)
+    if not inside.any():
+        return None
+    first = np.where(inside.any(1), inside.argmax(1), len(pts))
+    k = int(np.argmin(first))
+    return int(among[k]), int(first[k]), float(along[k, first[k]])
+
+
 def contacts(boxes: np.ndarray, doubles: Sequence[bool]) -> list[Contact]:
     """Every tile end that touches another tile, from ``(N, 5)`` oriented boxes.
 
@@ -148,7 +173,8 @@ def contacts(boxes: np.ndarray, doubles: Sequence[bool]) -> list[Contact]:
     n = len(boxes)
     if n < 2:
         return []
-    c, u, v = _frames(boxes)
+    frames = _frames(boxes)
+    c, u, _ = frames
     ln, wd = boxes[:, 2], boxes[:, 3]
     steps = np.arange(-OVERLAP, REACH + 1e-9, 0.05)
     out = []
@@ -160,19 +186,10 @@ def contacts(boxes: np.ndarray, doubles: Sequence[bool]) -> list[Contact]:
             continue
         for end, sign in ((A, -1.0), (B, 1.0)):
             tip = c[i] + sign * u[i] * ln[i] / 2
-            pts = tip[None, :] + sign * u[i][None, :] * (steps[:, None] * wd[i])  # (S, 2)
-            rel = pts[None, :, :] - c[js][:, None, :]  # (J, S, 2)
-            along = np.einsum("jsk,jk->js", rel, u[js])
-            across = np.einsum("jsk,jk->js", rel, v[js])
-            m = (MARGIN * wd[js])[:, None]
-            inside = (np.abs(along) <= ln[js][:, None] / 2 + m) & (np.abs(across) <= wd[js][:, None] / 2 + m)
-            if not inside.any():
+            hit = _first_hit(tip[None, :] + sign * u[i][None, :] * (steps[:, None] * wd[i]), boxes, frames, js)
+            if hit is None:
                 continue
-            first = np.where(inside.any(1), inside.argmax(1), len(steps))
-            k = int(np.argmin(first))
-            j = int(js[k])
-            s = int(first[k])
-            at = float(along[k, s])
+            j, s, at = hit
             other_end: int | None
             if doubles[j]:
                 # a double in line (lengthwise) is met at an end like any tile; crosswise, on a side
@@ -335,7 +352,8 @@ def gaps(tiles: Sequence[TileReading], tree: _Tree, hub: int, boxes: np.ndarray)
     free end), and the gap is about a tile long (a line tile) or a tile wide (a double
     crosswise, when both ends show one number), a tile must lie in it.
     """
-    c, u, v = _frames(boxes)
+    frames = _frames(boxes)
+    c, u, v = frames
     ln, wd = boxes[:, 2], boxes[:, 3]
     in_tree = np.array([p is not None or i == hub for i, p in enumerate(tree.parent)])
     placed = {t.tile for t, ok in zip(tiles, in_tree, strict=True) if ok}
@@ -345,24 +363,16 @@ def gaps(tiles: Sequence[TileReading], tree: _Tree, hub: int, boxes: np.ndarray)
         rays = [(c[x] + sign * u[x] * ln[x] / 2, sign * u[x], end) for end, sign in ((A, -1.0), (B, 1.0))]
         if tiles[x].tile.is_double:
             rays += [(c[x] + sign * v[x] * wd[x] / 2, sign * v[x], A) for sign in (-1.0, 1.0)]
+        others = np.delete(np.arange(len(boxes)), x)
         for tip, d, end in rays:
             steps = np.arange(0.2 * wd[x], GAP_REACH * ln[x], 0.1 * wd[x])
-            pts = tip + steps[:, None] * d
-            rel = pts[None, :, :] - c[:, None, :]
-            along = np.einsum("jsk,jk->js", rel, u)
-            across = np.einsum("jsk,jk->js", rel, v)
-            m = (MARGIN * wd)[:, None]
-            inside = (np.abs(along) <= ln[:, None] / 2 + m) & (np.abs(across) <= wd[:, None] / 2 + m)
-            inside[x] = False
-            hit = np.flatnonzero(inside.any(1))
-            if not hit.size:
+            hit = _first_hit(tip + steps[:, None] * d, boxes, frames, others)
+            if hit is None:
                 continue
-            first = inside[hit].argmax(1)
-            k = int(np.argmin(first))
-            j, step = int(hit[k]), int(first[k])
+            j, step, at = hit
             if not in_tree[j]:
                 continue  # another loose tile is nearer: it is the one to join first
-            if tree.free_end[j] is not None and (B if along[j, step] > 0 else A) != tree.free_end[j]:
+            if tree.free_end[j] is not None and (B if at > 0 else A) != tree.free_end[j]:
                 continue
             g = float(steps[step])
             near, far = tree.open_value[j], _half(tiles[x], end)
