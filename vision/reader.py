@@ -118,6 +118,10 @@ class ReaderConfig:
     #: the tiles' size, not the photo's; it needs a detector exported with dynamic shape.
     fine_mode: str = "windows"
     fine_min_zoom: float = 2.0
+    #: ``fine_trigger_px`` for photos of the whole table (:meth:`Reader.for_table`; 0: the same
+    #: as for hands). A table is photographed from further off, and one tile missed there cuts
+    #: off every tile played beyond it, so a stronger zoom is worth its time.
+    table_fine_trigger_px: float = 0.0
     #: Close-up pass: when the whole-photo pass finds no tile, or one longer than
     #: ``closeup_trigger`` of the photo's long side, the detector also sees the photo shrunk to
     #: 1/``closeup_zoom`` of its input, on a margin of the photo's own border colour. The
@@ -787,6 +791,14 @@ class Reader:
         """The same loaded models (box refiner and wide-set classifier included) read with other settings."""
         return type(self)(config, self.detector, self.classifier, self.models_dir, refiner=self.refiner,
                           wide=self.wide)
+
+    def for_table(self) -> Reader:
+        """This reader with the settings for a photo of the whole table (see
+        ``ReaderConfig.table_fine_trigger_px``); itself when there are none."""
+        c = self.config
+        if c.table_fine_trigger_px <= 0 or c.table_fine_trigger_px == c.fine_trigger_px:
+            return self
+        return self.with_config(dataclasses.replace(c, fine_trigger_px=c.table_fine_trigger_px))
 
     @property
     def values(self) -> np.ndarray:

@@ -140,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
             folder = Path(tmp)
             print(f"rendering {args.count} table photos (seed {args.seed}) ...", file=sys.stderr, flush=True)
             write_tables(folder, args.count, args.seed)
-        reader = None if args.truth_only else Reader.from_models_dir(args.models)
+        reader = None if args.truth_only else Reader.from_models_dir(args.models).for_table()
         rows = evaluate(folder, reader, args.no_look)
     if args.json:
         print(json.dumps(rows, indent=2))

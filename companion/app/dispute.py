@@ -155,6 +155,7 @@ class DisputeBuilder:
         preset, top, hub = self.preset, self.top, self.named_hub
         rules = get_rules(preset)
         loaded = load_image(data, reader.config.decode_max_side, name=name)
+        reader = reader.for_table()  # a table is shot from further off than a hand
         reading = reader.read(loaded, rules, top)
         table = read_table(reading, hub=hub, set=top, rules=preset,
                            look=partial(reader.look_at, loaded, top=top))

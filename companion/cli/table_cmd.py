@@ -69,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
     config_path = models / "reader.json"
     max_side = ReaderConfig.load(config_path).decode_max_side if config_path.exists() else 1600
     loaded = load_image(args.photo, max_side, name=args.photo)  # a bad file fails before any work
-    reader = Reader.from_models_dir(models)
+    reader = Reader.from_models_dir(models).for_table()
     reading = reader.read(loaded, rules, args.top)
     table = read_table(reading, hub=hub, set=args.top, rules=rules.name,
                        look=partial(reader.look_at, loaded, top=args.top or rules.set))

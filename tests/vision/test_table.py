@@ -276,3 +276,17 @@ def test_table_eval_scores_written_tables(tmp_path: Path, capsys):
     assert named["layout_exact"] == 100.0 and named["same_verdict"] == 100.0
     assert eval_main(["--data", str(tmp_path), "--truth-only", "--json"]) == 0
     assert json.loads(capsys.readouterr().out) == rows
+
+
+@pytest.mark.skipif(not (MODELS / "reader.json").exists(), reason="shipped models not built")
+def test_a_table_is_read_with_its_own_zoom_and_hands_are_not():
+    import dataclasses
+
+    reader = Reader.from_models_dir(MODELS)
+    table = reader.for_table()
+    assert reader.config.table_fine_trigger_px > reader.config.fine_trigger_px  # shipped: 80 > 40
+    assert table.config.fine_trigger_px == reader.config.table_fine_trigger_px
+    assert dataclasses.replace(table.config, fine_trigger_px=reader.config.fine_trigger_px) == reader.config
+    assert table.detector is reader.detector  # the same loaded models
+    plain = reader.with_config(dataclasses.replace(reader.config, table_fine_trigger_px=0.0))
+    assert plain.for_table() is plain
