@@ -194,13 +194,13 @@ class DisputeBuilder:
 
     def photo_notes(self) -> list[str]:
         """What the player should check on the photo: the table reading's warnings (hub guessed
-        or not found, unsure tiles, tiles left out), the reader's own, tiles outside the set
-        (misread?) and corrections made by hand since."""
+        or not found, unsure tiles, tiles left out, tiles found by looking again), tiles outside
+        the set (misread?) and corrections made by hand since. The reader's own warnings are
+        about scoring a hand (possible tiles to count, face-down tiles) and are left out."""
         ph = self.photo
         if ph is None:
             return []
         out = list(ph.table.warnings)
-        out += [f"reader: {w}" for w in ph.table.reading.warnings]
         odd = [p.tile for p in self.report().problems if p.code == NOT_IN_SET and p.tile is not None]
         if odd:
             out.append(f"not in a double-{self.top} set: {', '.join(map(str, odd))}; misread?")

@@ -333,7 +333,7 @@ def test_dispute_reads_the_table_from_a_photo(app: App) -> None:
     assert not any("Problems with this table" in t for t in texts)
     img = _photo_image(app)
     assert isinstance(img, ft.Image) and isinstance(img.src, bytes) and img.src.startswith(b"\x89PNG")
-    assert "Check on the photo" in texts  # the reader's own note (a possible tile it did not count)
+    assert "Check on the photo" not in texts  # read cleanly: nothing to check (hand-scoring notes left out)
     snack = app.page.dialogs[-1]
     assert isinstance(snack, ft.SnackBar) and snack.content.value == "Read the table from table.jpg"
     b = app.drafts["dispute"]
