@@ -70,6 +70,10 @@ class TablePlacer:
     toes: int
     kept: list[Play] = field(default_factory=list)
     max_tiles: int = 60
+    #: Largest gap left between touching tiles (in tile lengths) and largest spread of a tile's
+    #: angle from square (radians); each table draws its own up to these.
+    max_gap: float = 0.04
+    max_jitter: float = 0.05
     hub_placed: bool = False
 
     def __call__(self, rng: np.random.Generator, board: _Board, centre: np.ndarray,
@@ -95,8 +99,8 @@ class TablePlacer:
                 slots += fan(centre - v * wd / 2, theta - math.pi / 2, ln, self.spokes - 3)
         places: dict[Tile, list[tuple[np.ndarray, float, bool]]] = {hub: slots}
         open_value: dict[Tile, int] = {hub: hub.low}
-        gap = ln * rng.uniform(0.0, 0.04)
-        jitter = rng.uniform(0.0, 0.05)
+        gap = ln * rng.uniform(0.0, self.max_gap)
+        jitter = rng.uniform(0.0, self.max_jitter)
         for p in self.layout.plays:
             if len(out) >= self.max_tiles:
                 break
@@ -168,9 +172,11 @@ class TableScene:
 
 
 def render_table(seed: int, width: int = 1280, height: int = 960, rules: str | None = None,
-                 players: int | None = None) -> tuple[object, TableScene]:
+                 players: int | None = None, max_gap: float = 0.04,
+                 max_jitter: float = 0.05) -> tuple[object, TableScene]:
     """One table photo from ``seed``: preset, players and how far the round has gone are drawn
-    from it unless given."""
+    from it unless given. ``max_gap``, ``max_jitter``: how loosely the tiles are laid (see
+    :class:`TablePlacer`)."""
     for attempt in range(20):  # clutter can take the middle of the table: draw the scene again
         rng = np.random.default_rng([seed, 7177, attempt])
         name = rules or str(rng.choice(sorted(PRESETS)))
@@ -179,7 +185,7 @@ def render_table(seed: int, width: int = 1280, height: int = 960, rules: str | N
         full = round_layout(rs, n, int(rng.integers(2**31)))
         k = int(rng.integers(1, len(full.plays) + 1)) if full.plays else 0
         layout = Layout(full.hub, full.plays[:k], rules=rs.name, set=full.set, ordered=True)
-        placer = TablePlacer(layout, rs.spokes, rs.toes)
+        placer = TablePlacer(layout, rs.spokes, rs.toes, max_gap=max_gap, max_jitter=max_jitter)
         # tiles as big as the table in the frame allows: a long round is photographed from further
         hi = 0.09 if k < 15 else 0.07 if k < 30 else 0.055
         cfg = SceneConfig(width=width, height=height, tile_frac=(hi * 0.75, hi), max_value=max(12, full.set or 12),
@@ -191,13 +197,14 @@ def render_table(seed: int, width: int = 1280, height: int = 960, rules: str | N
     return img, TableScene(tuple(labels), truth, rs.spokes, rs.toes)
 
 
-def write_tables(out: Path, count: int, seed: int, rules: str | None = None) -> dict[str, int]:
+def write_tables(out: Path, count: int, seed: int, rules: str | None = None, max_gap: float = 0.04,
+                 max_jitter: float = 0.05) -> dict[str, int]:
     """``count`` table photos (``table_<seed>_<i>.jpg``) with their truth (``.json``: the layout
     and every face-up tile)."""
     out.mkdir(parents=True, exist_ok=True)
     tiles = 0
     for i in range(count):
-        img, scene = render_table(seed * 100_000 + i, rules=rules)
+        img, scene = render_table(seed * 100_000 + i, rules=rules, max_gap=max_gap, max_jitter=max_jitter)
         name = f"table_{seed}_{i:05d}"
         img.save(out / f"{name}.jpg", quality=90)  # type: ignore[attr-defined]
         (out / f"{name}.json").write_text(json.dumps(scene.to_json()))
@@ -211,9 +218,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--count", type=int, default=20)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--rules", choices=sorted(PRESETS), help="one preset for every photo (default: drawn per photo)")
+    ap.add_argument("--max-gap", type=float, default=0.04, metavar="F",
+                    help="widest gap between touching tiles, in tile lengths (default %(default)s)")
+    ap.add_argument("--max-jitter", type=float, default=0.05, metavar="RAD",
+                    help="widest turn of a tile from square, in radians (default %(default)s)")
     args = ap.parse_args(argv)
     t0 = time.time()
-    stats = write_tables(args.out, args.count, args.seed, args.rules)
+    stats = write_tables(args.out, args.count, args.seed, args.rules, args.max_gap, args.max_jitter)
     print(json.dumps({**stats, "seconds": round(time.time() - t0, 1)}))
     return 0
 
