@@ -19,7 +19,7 @@ import math
 import random
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -32,6 +32,9 @@ from companion.rules.ruleset import PRESETS, RuleSet, get_rules
 from companion.rules.tiles import Tile
 from datasets.render import Placement, SceneConfig, TileLabel, _Board, _try_place, render_scene
 
+#: Tile length over the photo's long side in training photos of tables: as big as the reader's
+#: table zoom (``table_fine_trigger_px``) makes the tiles of a whole-table photo.
+TRAIN_TILE_FRAC = (0.09, 0.22)
 #: How far a fanned spoke or toe turns from straight out, at the outside of the fan (radians).
 FAN_TURN = 0.75
 
@@ -195,6 +198,20 @@ def render_table(seed: int, width: int = 1280, height: int = 960, rules: str | N
             break
     truth = Layout(layout.hub, tuple(placer.kept), rules=rs.name, set=full.set, ordered=False)
     return img, TableScene(tuple(labels), truth, rs.spokes, rs.toes)
+
+
+def table_scene(rng: np.random.Generator, cfg: SceneConfig) -> tuple[object, list[TileLabel]]:
+    """A training photo of a table (``datasets.render --tables``): a round of a preset drawn
+    from ``rng`` stopped part way and laid out, with tiles as big as ``cfg`` makes them (a
+    table bigger than the frame shows part of itself), the rest of ``cfg`` as for any scene."""
+    rs = get_rules(str(rng.choice(sorted(PRESETS))))
+    full = round_layout(rs, int(rng.integers(rs.min_players, rs.max_players + 1)), int(rng.integers(2**31)))
+    k = int(rng.integers(1, len(full.plays) + 1)) if full.plays else 0
+    layout = Layout(full.hub, full.plays[:k], rules=rs.name, set=full.set, ordered=True)
+    cfg = replace(cfg, max_value=max(cfg.max_value, full.set or 12), tile_frac=TRAIN_TILE_FRAC)
+    placer = TablePlacer(layout, rs.spokes, rs.toes, max_gap=float(rng.uniform(0.04, 0.2)),
+                         max_jitter=float(rng.uniform(0.05, 0.12)))
+    return render_scene(rng, cfg, placer=placer)
 
 
 def write_tables(out: Path, count: int, seed: int, rules: str | None = None, max_gap: float = 0.04,

@@ -435,7 +435,7 @@ def wide_classifier_stage(cfg: dict[str, Any], work: Path, out: Path, resume: bo
 
 def _fresh_det_data(fdir: Path, base: Path, count: int, seed: int, val_frac: float, top: int, long_side: int,
                     metrics: dict[str, Any], name: str, hard_cases: bool = False,
-                    pip_contrast: float = 0.0, printed: bool = False) -> Path:
+                    pip_contrast: float = 0.0, printed: bool = False, tables: float = 0.0) -> Path:
     """Render ``count`` more detector photos into ``fdir``; its data.yaml trains on them plus every
     training folder of ``base`` (so earlier renders stay in the mix) and validates on the new ones."""
     from datasets.render import render_dataset
@@ -443,7 +443,7 @@ def _fresh_det_data(fdir: Path, base: Path, count: int, seed: int, val_frac: flo
     if not (fdir / "data.yaml").exists():
         t0 = time.time()
         st = render_dataset(fdir / "new", count, seed, val_frac, top, long_side, log_every=max(1, count // 5),
-                            hard_cases=hard_cases, pip_contrast=pip_contrast, printed=printed)
+                            hard_cases=hard_cases, pip_contrast=pip_contrast, printed=printed, tables=tables)
         metrics[f"{name}_data"] = {**st, "seconds": round(time.time() - t0, 1)}
         print(f"{name} data:", metrics[f"{name}_data"], flush=True)
         base_yaml = (base / "data.yaml").read_text()
@@ -495,7 +495,7 @@ def run(cfg: dict[str, Any], work: Path, out: Path, resume: bool = False, stages
                 data = _fresh_det_data(work / f"{name}_data", ddir, int(ft["images"]), int(ft["seed"]),
                                        det.get("val_frac", 0.1), top, det.get("long_side", 480), metrics, name,
                                        bool(ft.get("hard_cases", False)), float(ft.get("pip_contrast", 0.0)),
-                                       bool(ft.get("printed", False)))
+                                       bool(ft.get("printed", False)), float(ft.get("tables", 0.0)))
             fargs = args | {"epochs": ft.get("epochs", 20), "lr0": ft.get("lr0", 0.0005), "optimizer": "AdamW",
                             "warmup_epochs": 0, "name": name, "pretrained": True} | ft.get("hyp", {})
             t0 = time.time()

@@ -275,3 +275,20 @@ def test_one_set_per_photo_keeps_every_tile_in_that_set(tmp_path: Path) -> None:
     values = [v for js in (tmp_path / "d15" / "tiles").glob("*/*.json")
               for t in json.loads(js.read_text()) for v in (t["a"], t["b"])]
     assert max(values) == 15
+
+
+def test_tables_option_mixes_in_table_scenes_and_changes_nothing_else(tmp_path: Path) -> None:
+    """``--tables``: some photos show a Chicken Foot table (tiles touching end to end, doubles
+    crosswise), deterministic; 0 renders exactly as without the option."""
+    render_dataset(tmp_path / "plain", 6, seed=4, val_frac=0.25)
+    render_dataset(tmp_path / "zero", 6, seed=4, val_frac=0.25, tables=0.0)
+    render_dataset(tmp_path / "t1", 6, seed=4, val_frac=0.25, tables=1.0)
+    render_dataset(tmp_path / "t2", 6, seed=4, val_frac=0.25, tables=1.0)
+    for img in sorted((tmp_path / "plain" / "images").glob("*/*.jpg")):
+        rel = img.relative_to(tmp_path / "plain")
+        assert img.read_bytes() == (tmp_path / "zero" / rel).read_bytes()
+        assert (tmp_path / "t1" / rel).read_bytes() == (tmp_path / "t2" / rel).read_bytes()
+    labels = [json.loads(p.read_text()) for p in sorted((tmp_path / "t1" / "tiles").glob("*/*.json"))]
+    # every table starts from its hub, a double
+    assert all(any(t["a"] == t["b"] for t in tiles) for tiles in labels if tiles)
+    assert sum(len(t) for t in labels) >= 6
