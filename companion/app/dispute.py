@@ -99,11 +99,22 @@ class DisputeBuilder:
         #: How many plays (the first ones) came from a photo or an unordered file: ``undo`` does
         #: not take those back (their order is unknown); ``correct``/``remove`` fix them by name.
         self.fixed = 0
+        #: A match's own rules (its options included), used while ``preset`` is theirs.
+        self.match_rules: RuleSet | None = None
         if hub is not None:
             self.start(hub)
 
+    @classmethod
+    def for_round(cls, rules: RuleSet, top: int, hub: int) -> DisputeBuilder:
+        """A table for a round of a match: its rules with their options, its set, its double."""
+        b = cls(rules.name, top, hub)
+        b.match_rules = rules
+        return b
+
     @property
     def rules(self) -> RuleSet:
+        if self.match_rules is not None and self.match_rules.name == self.preset:
+            return self.match_rules
         return get_rules(self.preset)
 
     def set_rules(self, preset: str, top: int | None = None) -> None:
@@ -153,7 +164,7 @@ class DisputeBuilder:
         from vision.table import read_table
 
         preset, top, hub = self.preset, self.top, self.named_hub
-        rules = get_rules(preset)
+        rules = self.rules
         loaded = load_image(data, reader.config.decode_max_side, name=name)
         reader = reader.for_table()  # a table is shot from further off than a hand
         reading = reader.read(loaded, rules, top)

@@ -390,3 +390,20 @@ def test_dispute_reads_the_table_from_a_photo(app: App) -> None:
     texts = _texts(app.page.controls)
     assert any(t.startswith("No 9-9 was read in the photo; took the 3-3 as the hub instead") for t in texts)
     assert b.layout.hub.low == 3 and len(b.layout.plays) == 14
+
+
+def test_check_the_table_opens_the_dispute_checker_on_this_round(app: App) -> None:
+    """From the scoreboard: the dispute checker with the match's own rules (options too), its set
+    and this round's double as the hub, so a photo of the table is read around it."""
+    m = app.ctx.store.create(["Ann", "Bob", "Cy", "Dee"], "pagat", {"toes": 2})
+    _go(app, f"/match/{m.id}")
+    _click(app, "Check the table")
+    assert app.page.route == "/dispute"
+    b = app.drafts["dispute"]
+    assert b.rules.toes == 2 and b.rules.name == "pagat"  # the match's rules, its option kept
+    assert b.top == 9 and b.layout is not None and str(b.layout.hub) == "9-9"
+    assert str(b.named_hub) == "9-9"
+    texts = _go(app, "/dispute")
+    assert "The 9-9 still needs 4 spokes before anything else." in texts
+    b.set_rules("double-chicken-foot")  # another preset chosen on the screen: its own rules
+    assert b.rules.toes == 3

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 import flet as ft
 import flet.canvas as cv
 
+from companion.app.dispute import DisputeBuilder
 from companion.app.match_session import MatchSession
 from companion.app.photo_review import PhotoReview, annotate, from_reading
 from companion.app.round_entry import Mode, RoundEntry
@@ -53,6 +54,9 @@ def build_scoreboard(app: App, mid: str) -> tuple[str, list[Any], str | None]:
                 app.button(f"Enter round {b.number}", lambda _: app.go(f"/match/{mid}/round"), icon=ft.Icons.EDIT_NOTE),
                 app.button("Round brief", lambda _: app.go(f"/match/{mid}/brief"), kind="outlined",
                            icon=ft.Icons.INFO_OUTLINE),
+                app.button("Check the table", bind(_dispute_round, app, m.rules, b.set_top, b.double),
+                           kind="outlined", icon=ft.Icons.GAVEL,
+                           tooltip=f"Dispute checker for this round: {m.rules.title}, hub {b.double_text}"),
             ], wrap=True, spacing=8, run_spacing=8)))
 
     # standings
@@ -160,6 +164,13 @@ def _domino(app: App, value: int) -> ft.Control:
         ft.Column([half, ft.Container(height=3, width=100, bgcolor=ft.Colors.BLACK), half], spacing=0,
                   horizontal_alignment=ft.CrossAxisAlignment.CENTER),
         bgcolor=ft.Colors.WHITE, border=ft.Border.all(3, ft.Colors.BLACK), border_radius=16, padding=6))
+
+
+def _dispute_round(app: App, rules: Any, top: int, double: int) -> None:
+    """Open the dispute checker on this round's table: the match's rules, set and double (so a
+    photo of the table is read around the right hub)."""
+    app.drafts["dispute"] = DisputeBuilder.for_round(rules, top, double)
+    app.go("/dispute")
 
 
 def build_brief(app: App, mid: str) -> tuple[str, list[Any], str | None]:
