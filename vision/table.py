@@ -26,7 +26,7 @@ from __future__ import annotations
 import heapq
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -61,6 +61,8 @@ GAP_LONG = (0.7, 1.45)
 GAP_WIDE = (0.6, 1.5)
 #: Rounds of looking: a tile found can close the next gap along the same line.
 LOOK_ROUNDS = 3
+#: A reader's candidate overlapping a gap's box this much (probabilistic IoU) lies in the gap.
+CANDIDATE_IOU = 0.3
 
 A, B = 0, 1  # the tile's ends: half a at the box's -length/2 end, half b at +length/2
 
@@ -448,7 +450,9 @@ def read_table(reading: Reading, hub: Tile | str | None = None, set: int | None 
     also breaks ties when the hub is guessed). ``look``: reads a tile at each given box (e.g.
     :meth:`vision.reader.Reader.look_at` on the photo); with it, a one-tile gap between an open
     end and a tile left out (:func:`gaps`) is read, and a tile showing the two numbers the gap
-    needs joins the layout, flagged for review. Raises :class:`TableError` when no double was
+    needs joins the layout, flagged for review. A possible tile the reader did not count
+    (``reading.candidates``) that lies in such a gap and shows those numbers joins the same way,
+    with or without ``look``. Raises :class:`TableError` when no double was
     read at all, so there is nothing to start from.
     """
     if set is not None and set not in SETS:
@@ -481,14 +485,19 @@ def read_table(reading: Reading, hub: Tile | str | None = None, set: int | None 
     # the same double read twice: the one that gathers more tiles
     h = _pick_hub(tiles, found_contacts, named or doubles, reading.image_size, rs)
     tree = _grow(tiles, found_contacts, h)
-    for _ in range(LOOK_ROUNDS if look is not None else 0):
+    for _ in range(LOOK_ROUNDS if look is not None or reading.candidates else 0):
         holes = gaps(tiles, tree, h, boxes)
         if not holes:
             break
-        seen = look([g.box for g in holes])  # type: ignore[misc]
+        # a possible tile the reader was too unsure to count, in the gap and showing what it
+        # needs, is taken as it is (the detector's box sits on the tile better than the gap's)
+        seen = [_candidate_in(g, reading.candidates) for g in holes]
+        todo = [k for k, t in enumerate(seen) if t is None] if look is not None else []
+        for k, t in zip(todo, look([holes[k].box for k in todo]) if todo else [], strict=True):  # type: ignore[misc]
+            seen[k] = t
         new: list[TileReading] = []
         for g, t in zip(holes, seen, strict=True):
-            if g.filled_by(t) and all(t.tile != n.tile for n in new):
+            if t is not None and g.filled_by(t) and all(t.tile != n.tile for n in new):
                 new.append(t)
         if not new:
             break
@@ -522,6 +531,26 @@ def read_table(reading: Reading, hub: Tile | str | None = None, set: int | None 
                         "joined through a tile that was not read): " + ", ".join(str(tiles[i].tile) for i in loose))
     return TableReading(reading, _layout(tiles, tree.parent, h, rules, set), h, tuple(tree.parent), loose,
                         tuple(warnings), tuple(found))
+
+
+def _candidate_in(gap: Gap, candidates: Sequence[TileReading]) -> TileReading | None:
+    """A reader's candidate lying in ``gap`` and showing its two numbers, turned so its half A
+    faces the open end (as :meth:`Gap.filled_by` reads it), flagged for review; else None."""
+    if not candidates:
+        return None
+    g = gap.box
+    near = probiou(np.array([[g.cx, g.cy, g.length, g.width, g.angle]]), _boxes(candidates))[0]
+    for k in np.argsort(-near):
+        if near[k] < CANDIDATE_IOU:
+            break
+        t = candidates[int(k)]
+        b = t.box
+        if (t.a, t.b) == (gap.near, gap.far):
+            return replace(t, needs_review=True)
+        if (t.b, t.a) == (gap.near, gap.far):  # the same tile, the other way round
+            return replace(t, a=t.b, b=t.a, needs_review=True, half_confidence=t.half_confidence[::-1],
+                           box=OrientedBox(b.cx, b.cy, b.length, b.width, b.angle + math.pi))
+    return None
 
 
 def _boxes(tiles: Sequence[TileReading]) -> np.ndarray:

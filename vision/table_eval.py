@@ -128,7 +128,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--data", type=Path, help="use table photos already written by datasets.table")
     ap.add_argument("--models", type=Path, help="models folder (default: the shipped models)")
     ap.add_argument("--truth-only", action="store_true", help="judge the layout step alone (no reader)")
-    ap.add_argument("--no-look", action="store_true", help="do not read the gaps where a tile was missed")
+    ap.add_argument("--no-look", action="store_true",
+                    help="do not read the gaps where a tile was missed (the reader's uncounted candidates in them still join)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
     from datasets.table import write_tables

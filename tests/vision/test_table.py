@@ -290,3 +290,17 @@ def test_a_table_is_read_with_its_own_zoom_and_hands_are_not():
     assert table.detector is reader.detector  # the same loaded models
     plain = reader.with_config(dataclasses.replace(reader.config, table_fine_trigger_px=0.0))
     assert plain.for_table() is plain
+
+
+def test_a_possible_tile_the_reader_did_not_count_fills_a_gap_it_lies_in():
+    """An uncounted candidate in a one-tile gap that shows the gap's numbers joins (turned to
+    face the open end if read the other way round); one showing other numbers does not."""
+    line = [_tile(9, 9, 500, 400, 0.0), _tile(9, 4, 500 + L, 400, 0.0), _tile(7, 2, 500 + 3 * L, 400, 0.0)]
+    backwards = TileReading(7, 4, 0.3, OrientedBox(500 + 2 * L, 400, L, W, 0.0), True, 0.4, (0.6, 0.5))
+    table = read_table(Reading(tuple(line), 0, 0, (), (1000, 800), candidates=(backwards,)))
+    assert [str(t.tile) for t in table.found] == ["4-7"]
+    assert (table.found[0].a, table.found[0].b) == (4, 7) and table.found[0].needs_review
+    assert _joints(table) == {("4-9", "9-9"), ("4-7", "4-9"), ("2-7", "4-7")} and table.loose == ()
+    other = TileReading(7, 5, 0.3, OrientedBox(500 + 2 * L, 400, L, W, 0.0), True, 0.4, (0.6, 0.5))
+    table = read_table(Reading(tuple(line), 0, 0, (), (1000, 800), candidates=(other,)))
+    assert table.found == () and table.loose == (2,)
