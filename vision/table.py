@@ -463,9 +463,13 @@ def read_table(reading: Reading, hub: Tile | str | None = None, set: int | None 
     tiles: list[TileReading] = list(reading.tiles)
     boxes = _boxes(tiles)
     found: list[TileReading] = []
-    if want is not None and look is not None and not any(t.tile == want for t in tiles):
-        seen = [t for t in look(hub_spots(tiles, boxes, want.low)) if t.tile == want]
-        if seen:  # the hub the detector missed, read against its spokes: the place most join
+    if want is not None and not any(t.tile == want for t in tiles):
+        # the hub the detector missed or did not count: among the candidates, else read against
+        # its spokes; of several places, the one most tiles join
+        seen = [replace(t, needs_review=True) for t in reading.candidates if t.tile == want]
+        if not seen and look is not None:
+            seen = [t for t in look(hub_spots(tiles, boxes, want.low)) if t.tile == want]
+        if seen:
 
             def joined(t: TileReading) -> tuple[int, float]:
                 trial = [*tiles, t]

@@ -304,3 +304,13 @@ def test_a_possible_tile_the_reader_did_not_count_fills_a_gap_it_lies_in():
     other = TileReading(7, 5, 0.3, OrientedBox(500 + 2 * L, 400, L, W, 0.0), True, 0.4, (0.6, 0.5))
     table = read_table(Reading(tuple(line), 0, 0, (), (1000, 800), candidates=(other,)))
     assert table.found == () and table.loose == (2,)
+
+
+def test_a_named_hub_the_reader_did_not_count_is_taken_from_its_candidates():
+    spokes = _plus()[1:5]
+    hub = TileReading(9, 9, 0.35, OrientedBox(500, 400, L, W, 0.0), True, 0.4, (0.6, 0.6))
+    table = read_table(Reading(tuple(spokes), 0, 0, (), (1000, 800), candidates=(hub,)), hub="9-9")
+    assert str(table.layout.hub) == "9-9" and len(table.layout.plays) == 4
+    assert [str(t.tile) for t in table.found] == ["9-9"] and table.found[0].needs_review
+    with pytest.raises(TableError, match="no double was read"):  # not named: a candidate is no hub
+        read_table(Reading(tuple(spokes), 0, 0, (), (1000, 800), candidates=(hub,)))
