@@ -135,17 +135,32 @@ def _text(names: list[str], readings: list[Reading], warnings: list[str]) -> str
     return "\n".join(lines)
 
 
+def decode_photos(paths: list[str], models: Path) -> list[LoadedImage]:
+    """Every photo decoded at the reader's working size, before any model loads: a bad file
+    fails at once, before any work or output."""
+    from vision.images import load_image
+    from vision.reader import ReaderConfig
+
+    config_path = models / "reader.json"
+    max_side = ReaderConfig.load(config_path).decode_max_side if config_path.exists() else 1600
+    return [load_image(p, max_side, name=p) for p in paths]
+
+
+def save_annotated(image: Any, out: str | Path) -> None:
+    """Write a drawn picture; a place it cannot go is a one-line :class:`AnnotateError`."""
+    try:
+        image.save(out)
+    except (OSError, ValueError, KeyError) as exc:
+        raise AnnotateError(f"cannot write {out}: {' '.join(str(exc).split())}") from None
+
+
 def run(args: argparse.Namespace) -> int:
     from vision.draw import annotate
-    from vision.images import load_image
-    from vision.reader import Reader, ReaderConfig, resolve_models_dir
+    from vision.reader import Reader, resolve_models_dir
 
     rules = _rules(args)
     models = resolve_models_dir(args.models)
-    config_path = models / "reader.json"
-    max_side = ReaderConfig.load(config_path).decode_max_side if config_path.exists() else 1600
-    # Decode everything first: a bad file fails before any work or output.
-    loaded: list[LoadedImage] = [load_image(p, max_side, name=p) for p in args.photos]
+    loaded = decode_photos(list(args.photos), models)
     reader = Reader.from_models_dir(models)
     readings = [reader.read(img, rules, args.top) for img in loaded]
     names = list(args.photos)
@@ -154,10 +169,7 @@ def run(args: argparse.Namespace) -> int:
     if args.annotate:
         for img, reading, out in zip(loaded, readings, annotate_paths(args.annotate, len(loaded)),
                                      strict=True):
-            try:
-                annotate(img.image, reading).save(out)
-            except (OSError, ValueError, KeyError) as exc:
-                raise AnnotateError(f"cannot write {out}: {' '.join(str(exc).split())}") from None
+            save_annotated(annotate(img.image, reading), out)
             written.append(str(out))
     data = {
         "rules": rules.name,
@@ -178,4 +190,4 @@ class AnnotateError(ChickenFootError):
     """The annotated picture could not be written."""
 
 
-__all__ = ["AnnotateError", "register", "run"]
+__all__ = ["AnnotateError", "decode_photos", "register", "run", "save_annotated"]

@@ -14,7 +14,7 @@ from functools import partial
 from typing import Any
 
 from companion.cli.main import EXIT_FAIL, EXIT_OK, emit
-from companion.cli.score_cmd import AnnotateError, _rules
+from companion.cli.score_cmd import _rules, decode_photos, save_annotated
 from companion.rules.errors import InputError
 from companion.rules.tiles import SETS, Tile
 
@@ -56,8 +56,7 @@ def run(args: argparse.Namespace) -> int:
     # imported here, not at the top: every command builds this module's parser
     from companion.rules.layout import NOT_IN_SET, UNKNOWN_TARGET, Layout, LayoutError
     from vision.draw import annotate_table
-    from vision.images import load_image
-    from vision.reader import Reader, ReaderConfig, resolve_models_dir
+    from vision.reader import Reader, resolve_models_dir
     from vision.table import read_table
 
     if (args.play is None) != (args.on is None):
@@ -66,9 +65,7 @@ def run(args: argparse.Namespace) -> int:
     hub = _hub(args.hub)
     rules = _rules(args)
     models = resolve_models_dir(args.models)
-    config_path = models / "reader.json"
-    max_side = ReaderConfig.load(config_path).decode_max_side if config_path.exists() else 1600
-    loaded = load_image(args.photo, max_side, name=args.photo)  # a bad file fails before any work
+    (loaded,) = decode_photos([args.photo], models)
     reader = Reader.from_models_dir(models).for_table()
     reading = reader.read(loaded, rules, args.top)
     table = read_table(reading, hub=hub, set=args.top, rules=rules.name,
@@ -100,10 +97,7 @@ def run(args: argparse.Namespace) -> int:
         lines.append(f"layout written to {args.save}")
     if args.annotate:
         verdict_word = "legal" if report.legal else f"{len(report.problems)} problem(s)"
-        try:
-            annotate_table(loaded.image, table, table.problem_tiles(report), verdict_word).save(args.annotate)
-        except (OSError, ValueError, KeyError) as exc:
-            raise AnnotateError(f"cannot write {args.annotate}: {' '.join(str(exc).split())}") from None
+        save_annotated(annotate_table(loaded.image, table, table.problem_tiles(report), verdict_word), args.annotate)
         data["annotated"] = args.annotate
     if play is not None:
         verdict = report.judge(*play)
