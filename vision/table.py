@@ -27,18 +27,20 @@ import heapq
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import Any
 
 import numpy as np
 
 from companion.rules.errors import ChickenFootError, InputError
-from companion.rules.layout import Layout, Placement, Report, check_layout
+from companion.rules.layout import NOT_IN_SET, Layout, Placement, Report, check_layout
 from companion.rules.ruleset import DEFAULT_PRESET, RuleSet, get_rules
 from companion.rules.tiles import SETS, Tile
 
 from .detections import probiou
 from .geometry import OrientedBox
-from .reader import Reading, TileReading
+from .images import LoadedImage
+from .reader import Reader, Reading, TileReading
 
 #: How far past a tile's end (in widths of that tile) a neighbour may lie and still touch it:
 #: players leave gaps, fanned toes sit off the double's corners, boxes are a little loose.
@@ -535,6 +537,24 @@ def read_table(reading: Reading, hub: Tile | str | None = None, set: int | None 
                         "joined through a tile that was not read): " + ", ".join(str(tiles[i].tile) for i in loose))
     return TableReading(reading, _layout(tiles, tree.parent, h, rules, set), h, tuple(tree.parent), loose,
                         tuple(warnings), tuple(found))
+
+
+def read_table_photo(reader: Reader, photo: LoadedImage, rules: RuleSet, top: int | None = None,
+                     hub: Tile | str | None = None, set: int | None = None) -> TableReading:
+    """A decoded photo of the table read into its layout, as ``chickenfoot table`` and the app
+    read one: the reader with its table settings (:meth:`Reader.for_table`), tiles missed
+    looked for in the photo itself; ``top`` as for :meth:`Reader.read`."""
+    reader = reader.for_table()
+    reading = reader.read(photo, rules, top)
+    return read_table(reading, hub=hub, set=set, rules=rules.name,
+                      look=partial(reader.look_at, photo, top=rules.set if top is None else top))
+
+
+def set_warning(report: Report) -> str | None:
+    """The tiles of a layout read from a photo that its set does not have (misreads, most
+    likely), in one sentence; None when there are none."""
+    odd = [str(p.tile) for p in report.problems if p.code == NOT_IN_SET and p.tile is not None]
+    return f"not in a double-{report.set} set: {', '.join(odd)}; misread?" if odd else None
 
 
 def _candidate_in(gap: Gap, candidates: Sequence[TileReading]) -> TileReading | None:

@@ -20,12 +20,11 @@ from __future__ import annotations
 
 import io
 from dataclasses import dataclass, field, replace
-from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from companion.rules import PRESETS, RuleSet, Tile, get_rules
 from companion.rules.errors import InputError
-from companion.rules.layout import NOT_IN_SET, Layout, OpenEnd, Report, Verdict, check_layout
+from companion.rules.layout import Layout, OpenEnd, Report, Verdict, check_layout
 from companion.rules.tiles import check_in_set
 
 if TYPE_CHECKING:
@@ -161,15 +160,12 @@ class DisputeBuilder:
         with no double (TableError) or no reader (ModelError) raises, and the table held
         before stays as it was."""
         from vision.images import load_image
-        from vision.table import read_table
+        from vision.table import read_table_photo
 
         preset, top, hub = self.preset, self.top, self.named_hub
         rules = self.rules
         loaded = load_image(data, reader.config.decode_max_side, name=name)
-        reader = reader.for_table()  # a table is shot from further off than a hand
-        reading = reader.read(loaded, rules, top)
-        table = read_table(reading, hub=hub, set=top, rules=preset,
-                           look=partial(reader.look_at, loaded, top=top))
+        table = read_table_photo(reader, loaded, rules, top, hub=hub, set=top)
         lay = Layout(table.layout.hub, table.layout.plays, preset, top, ordered=False)
         check_layout(lay, rules)  # anything the rules core cannot take fails here, not later
         # Only now, with everything read, does the table change.
@@ -212,9 +208,11 @@ class DisputeBuilder:
         if ph is None:
             return []
         out = list(ph.table.warnings)
-        odd = [p.tile for p in self.report().problems if p.code == NOT_IN_SET and p.tile is not None]
+        from vision.table import set_warning
+
+        odd = set_warning(self.report())
         if odd:
-            out.append(f"not in a double-{self.top} set: {', '.join(map(str, odd))}; misread?")
+            out.append(odd)
         out += [f"corrected by hand: {new} (read as {old})" for new, old in ph.renamed.items()]
         if ph.removed:
             out.append("removed by hand: " + ", ".join(map(str, ph.removed)))

@@ -10,7 +10,6 @@ writes the layout file to correct by hand or load into the app's dispute checker
 from __future__ import annotations
 
 import argparse
-from functools import partial
 from typing import Any
 
 from companion.cli.main import EXIT_FAIL, EXIT_OK, emit
@@ -57,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
     from companion.rules.layout import NOT_IN_SET, UNKNOWN_TARGET, Layout, LayoutError
     from vision.draw import annotate_table
     from vision.reader import Reader, resolve_models_dir
-    from vision.table import read_table
+    from vision.table import read_table_photo, set_warning
 
     if (args.play is None) != (args.on is None):
         raise InputError("--play and --on go together: --play 4-7 --on 9-4")
@@ -66,15 +65,13 @@ def run(args: argparse.Namespace) -> int:
     rules = _rules(args)
     models = resolve_models_dir(args.models)
     (loaded,) = decode_photos([args.photo], models)
-    reader = Reader.from_models_dir(models).for_table()
-    reading = reader.read(loaded, rules, args.top)
-    table = read_table(reading, hub=hub, set=args.top, rules=rules.name,
-                       look=partial(reader.look_at, loaded, top=args.top or rules.set))
+    table = read_table_photo(Reader.from_models_dir(models), loaded, rules, args.top, hub=hub, set=args.top)
+    reading = table.reading
     report = table.check(rules)
     warnings = list(table.warnings)
-    odd = [p for p in report.problems if p.code == NOT_IN_SET]
+    odd = set_warning(report)
     if odd:
-        warnings.append(f"not in a double-{report.set} set: {', '.join(str(p.tile) for p in odd)}; misread?")
+        warnings.append(odd)
     data: dict[str, Any] = {
         "photo": args.photo,
         "tiles_read": len(reading.tiles),

@@ -314,3 +314,11 @@ def test_a_named_hub_the_reader_did_not_count_is_taken_from_its_candidates():
     assert [str(t.tile) for t in table.found] == ["9-9"] and table.found[0].needs_review
     with pytest.raises(TableError, match="no double was read"):  # not named: a candidate is no hub
         read_table(Reading(tuple(spokes), 0, 0, (), (1000, 800), candidates=(hub,)))
+
+
+def test_set_warning_names_the_tiles_the_set_does_not_have():
+    from vision.table import set_warning
+
+    odd = check_layout(Layout.build("9-9", [("9-10", "9-9"), ("9-4", "9-9")], set=9, ordered=False))
+    assert set_warning(odd) == "not in a double-9 set: 9-10; misread?"
+    assert set_warning(check_layout(Layout.build("9-9", [("9-4", "9-9")], set=9))) is None
