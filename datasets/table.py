@@ -51,6 +51,17 @@ def round_layout(rules: RuleSet, players: int, seed: int, plays: int | None = No
     return Layout(full.hub, full.plays[:n], rules=rules.name, set=full.set, ordered=True)
 
 
+def part_played(rng: np.random.Generator, rules: str | None = None,
+                players: int | None = None) -> tuple[RuleSet, Layout]:
+    """A preset, a player count and a round drawn from ``rng`` (unless given), and the table
+    after a random number of its plays (at least one when it has any)."""
+    rs = get_rules(rules or str(rng.choice(sorted(PRESETS))))
+    n = players or int(rng.integers(rs.min_players, rs.max_players + 1))
+    full = round_layout(rs, n, int(rng.integers(2**31)))
+    k = int(rng.integers(1, len(full.plays) + 1)) if full.plays else 0
+    return rs, Layout(full.hub, full.plays[:k], rules=rs.name, set=full.set, ordered=True)
+
+
 def fan(start: np.ndarray, phi: float, side: float, n: int) -> list[tuple[np.ndarray, float, bool]]:
     """``n`` places along a tile side of length ``side`` centred on ``start``, facing ``phi``:
     the middle one straight out, the outer ones nearer the corners and turned away."""
@@ -182,21 +193,17 @@ def render_table(seed: int, width: int = 1280, height: int = 960, rules: str | N
     :class:`TablePlacer`)."""
     for attempt in range(20):  # clutter can take the middle of the table: draw the scene again
         rng = np.random.default_rng([seed, 7177, attempt])
-        name = rules or str(rng.choice(sorted(PRESETS)))
-        rs = get_rules(name)
-        n = players or int(rng.integers(rs.min_players, rs.max_players + 1))
-        full = round_layout(rs, n, int(rng.integers(2**31)))
-        k = int(rng.integers(1, len(full.plays) + 1)) if full.plays else 0
-        layout = Layout(full.hub, full.plays[:k], rules=rs.name, set=full.set, ordered=True)
+        rs, layout = part_played(rng, rules, players)
         placer = TablePlacer(layout, rs.spokes, rs.toes, max_gap=max_gap, max_jitter=max_jitter)
         # tiles as big as the table in the frame allows: a long round is photographed from further
+        k = len(layout.plays)
         hi = 0.09 if k < 15 else 0.07 if k < 30 else 0.055
-        cfg = SceneConfig(width=width, height=height, tile_frac=(hi * 0.75, hi), max_value=max(12, full.set or 12),
+        cfg = SceneConfig(width=width, height=height, tile_frac=(hi * 0.75, hi), max_value=max(12, layout.set or 12),
                           pip_contrast=100.0)
         img, labels = render_scene(rng, cfg, placer=placer)
         if placer.hub_placed:
             break
-    truth = Layout(layout.hub, tuple(placer.kept), rules=rs.name, set=full.set, ordered=False)
+    truth = Layout(layout.hub, tuple(placer.kept), rules=rs.name, set=layout.set, ordered=False)
     return img, TableScene(tuple(labels), truth, rs.spokes, rs.toes)
 
 
@@ -204,11 +211,8 @@ def table_scene(rng: np.random.Generator, cfg: SceneConfig) -> tuple[object, lis
     """A training photo of a table (``datasets.render --tables``): a round of a preset drawn
     from ``rng`` stopped part way and laid out, with tiles as big as ``cfg`` makes them (a
     table bigger than the frame shows part of itself), the rest of ``cfg`` as for any scene."""
-    rs = get_rules(str(rng.choice(sorted(PRESETS))))
-    full = round_layout(rs, int(rng.integers(rs.min_players, rs.max_players + 1)), int(rng.integers(2**31)))
-    k = int(rng.integers(1, len(full.plays) + 1)) if full.plays else 0
-    layout = Layout(full.hub, full.plays[:k], rules=rs.name, set=full.set, ordered=True)
-    cfg = replace(cfg, max_value=max(cfg.max_value, full.set or 12), tile_frac=TRAIN_TILE_FRAC)
+    rs, layout = part_played(rng)
+    cfg = replace(cfg, max_value=max(cfg.max_value, layout.set or 12), tile_frac=TRAIN_TILE_FRAC)
     placer = TablePlacer(layout, rs.spokes, rs.toes, max_gap=float(rng.uniform(0.04, 0.2)),
                          max_jitter=float(rng.uniform(0.05, 0.12)))
     return render_scene(rng, cfg, placer=placer)
