@@ -9,7 +9,7 @@ boolean mask returns a new :class:`Detections`.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -68,9 +68,8 @@ class Detections:
     def from_boxes(
         cls, boxes: list[OrientedBox], confidence: list[float] | np.ndarray, class_id: Any = 0
     ) -> Detections:
-        arr = np.array([[b.cx, b.cy, b.length, b.width, b.angle] for b in boxes], np.float32)
         ids = np.full(len(boxes), class_id, np.int64) if np.isscalar(class_id) else class_id
-        return cls(arr.reshape(-1, 5), np.asarray(confidence, np.float32), ids)
+        return cls(box_rows(boxes).astype(np.float32), np.asarray(confidence, np.float32), ids)
 
     def __len__(self) -> int:
         return int(self.boxes.shape[0])
@@ -103,6 +102,11 @@ class Detections:
     def corners(self) -> np.ndarray:
         """(N, 4, 2) corners in :meth:`OrientedBox.corners` order."""
         return obb_corners(self.boxes)
+
+
+def box_rows(boxes: Iterable[OrientedBox]) -> np.ndarray:
+    """``(N, 5)`` float64 rows ``cx, cy, length, width, angle`` of oriented boxes."""
+    return np.array([[b.cx, b.cy, b.length, b.width, b.angle] for b in boxes], np.float64).reshape(-1, 5)
 
 
 def obb_corners(boxes: np.ndarray) -> np.ndarray:

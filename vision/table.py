@@ -37,7 +37,7 @@ from companion.rules.layout import NOT_IN_SET, Layout, Placement, Report, check_
 from companion.rules.ruleset import DEFAULT_PRESET, RuleSet, get_rules
 from companion.rules.tiles import SETS, Tile
 
-from .detections import probiou
+from .detections import box_rows, probiou
 from .geometry import OrientedBox
 from .images import LoadedImage
 from .reader import Reader, Reading, TileReading
@@ -415,7 +415,7 @@ def _open_feet(tiles: Sequence[TileReading], tree: _Tree, in_tree: np.ndarray, p
         centre = c[j] + d * (ln[j] / 2 + wd[j] * 0.52)
         box = OrientedBox(float(centre[0]), float(centre[1]), float(ln[j]), float(wd[j]),
                           math.atan2(d[1], d[0]) + math.pi / 2)
-        test = np.vstack([boxes[loose], [[box.cx, box.cy, box.length, box.width, box.angle]]])
+        test = np.vstack([boxes[loose], box_rows([box])])
         touching = contacts(test, [tiles[i].tile.is_double for i in loose] + [True])
         if any(ct.other == len(loose) and _half(tiles[loose[ct.tile]], ct.end) == val for ct in touching):
             out.append(Gap(box, int(j), val, val))
@@ -439,8 +439,7 @@ def hub_spots(tiles: Sequence[TileReading], boxes: np.ndarray, value: int) -> li
                 out.append(OrientedBox(float(centre[0]), float(centre[1]), float(ln[i]), float(wd[i]), ang + turn))
     if not out or not len(boxes):
         return out
-    spots = np.array([[b.cx, b.cy, b.length, b.width, b.angle] for b in out])
-    return [b for b, ok in zip(out, probiou(spots, boxes).max(1) < 0.3, strict=True) if ok]
+    return [b for b, ok in zip(out, probiou(box_rows(out), boxes).max(1) < 0.3, strict=True) if ok]
 
 
 def read_table(reading: Reading, hub: Tile | str | None = None, set: int | None = None,
@@ -562,8 +561,7 @@ def _candidate_in(gap: Gap, candidates: Sequence[TileReading]) -> TileReading | 
     faces the open end (as :meth:`Gap.filled_by` reads it), flagged for review; else None."""
     if not candidates:
         return None
-    g = gap.box
-    near = probiou(np.array([[g.cx, g.cy, g.length, g.width, g.angle]]), _boxes(candidates))[0]
+    near = probiou(box_rows([gap.box]), _boxes(candidates))[0]
     for k in np.argsort(-near):
         if near[k] < CANDIDATE_IOU:
             break
@@ -578,5 +576,4 @@ def _candidate_in(gap: Gap, candidates: Sequence[TileReading]) -> TileReading | 
 
 
 def _boxes(tiles: Sequence[TileReading]) -> np.ndarray:
-    return np.array([[t.box.cx, t.box.cy, t.box.length, t.box.width, t.box.angle] for t in tiles],
-                    np.float64).reshape(-1, 5)
+    return box_rows(t.box for t in tiles)
