@@ -549,6 +549,11 @@ def read_table_photo(reader: Reader, photo: LoadedImage, rules: RuleSet, top: in
                       look=partial(reader.look_at, photo, top=rules.set if top is None else top))
 
 
+def verdict_word(report: Report) -> str:
+    """The rules core's word on a layout, short enough to head a picture of it."""
+    return "legal" if report.legal else f"{len(report.problems)} problem(s)"
+
+
 def set_warning(report: Report) -> str | None:
     """The tiles of a layout read from a photo that its set does not have (misreads, most
     likely), in one sentence; None when there are none."""

@@ -236,10 +236,10 @@ class DisputeBuilder:
         if ph is None:
             raise DisputeError("no photo of the table has been read")
         from vision.draw import annotate_table
+        from vision.table import verdict_word
 
-        rep = self.report()
         problems = self.photo_problem_tiles()
-        verdict = "legal" if rep.legal else f"{len(rep.problems)} problem(s)"
+        verdict = verdict_word(self.report())
         key = (tuple(problems), verdict)
         if ph._png is None or ph._png[0] != key:
             img = annotate_table(ph.image, ph.table, problems, verdict)

@@ -56,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
     from companion.rules.layout import NOT_IN_SET, UNKNOWN_TARGET, Layout, LayoutError
     from vision.draw import annotate_table
     from vision.reader import Reader, resolve_models_dir
-    from vision.table import read_table_photo, set_warning
+    from vision.table import read_table_photo, set_warning, verdict_word
 
     if (args.play is None) != (args.on is None):
         raise InputError("--play and --on go together: --play 4-7 --on 9-4")
@@ -93,8 +93,8 @@ def run(args: argparse.Namespace) -> int:
         data["saved"] = args.save
         lines.append(f"layout written to {args.save}")
     if args.annotate:
-        verdict_word = "legal" if report.legal else f"{len(report.problems)} problem(s)"
-        save_annotated(annotate_table(loaded.image, table, table.problem_tiles(report), verdict_word), args.annotate)
+        save_annotated(annotate_table(loaded.image, table, table.problem_tiles(report), verdict_word(report)),
+                       args.annotate)
         data["annotated"] = args.annotate
     if play is not None:
         verdict = report.judge(*play)
