@@ -90,8 +90,8 @@ class Contact:
 class TableReading:
     """What a table photo shows: the layout, and which read tile is which part of it.
 
-    ``tiles`` are the reader's tiles followed by ``found``: tiles the detector missed that were
-    read where the layout said one must lie (see :func:`read_table`'s ``look``). ``parent[i]``
+    ``tiles`` are the reader's tiles followed by ``found``: tiles the reader missed or did not
+    count, taken where the layout said one must lie (see :func:`read_table`). ``parent[i]``
     is the index (into ``tiles``) of the tile tile ``i`` is played on, None for the hub and for
     tiles not in the layout (``loose``).
     """
@@ -525,7 +525,8 @@ def read_table(reading: Reading, hub: Tile | str | None = None, set: int | None 
             warnings.append(f"{t.tile} touches the {tiles[p].tile} with its {tree.touching[i]}, not its "  # type: ignore[index]
                             f"{want_v}: laid the wrong way round, or misread?")
     if found:
-        warnings.append("found by looking where the layout needs a tile (the detector missed them), "
+        warnings.append("found by looking where the layout needs a tile (the reader missed them, or "
+                        "was too unsure to count them), "
                         "check them: " + ", ".join(str(t.tile) for t in found))
     unsure = [str(tiles[i].tile) for i in (h, *order) if tiles[i].needs_review and i < len(reading.tiles)]
     if unsure:
