@@ -17,7 +17,6 @@ from functools import lru_cache
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-from .detections import obb_corners
 from .reader import Reading
 from .table import TableReading
 
@@ -98,8 +97,7 @@ def annotate(image: Image.Image, reading: Reading, *, show_confidence: bool = Tr
     # candidates first, so a counted tile's outline is drawn over an overlapping candidate's
     for tile, counted in everything:
         b = tile.box
-        corners = obb_corners([[b.cx, b.cy, b.length, b.width, b.angle]])[0]
-        pts = [(float(x) * sx, float(y) * sy) for x, y in corners]
+        pts = [(float(x) * sx, float(y) * sy) for x, y in b.corners()]
         colour = CANDIDATE_COLOUR if not counted else REVIEW_COLOUR if tile.needs_review else OK_COLOUR
         width = line * 2 if counted and tile.needs_review else line
         draw.line([*pts, pts[0]], fill=colour, width=width, joint="curve")
@@ -174,9 +172,7 @@ def annotate_table(image: Image.Image, table: TableReading, problems: Iterable[i
     draw = ImageDraw.Draw(out)
 
     def outline(i: int, colour: tuple[int, int, int], grow: float, width: int) -> None:
-        bx = tiles[i].box
-        corners = obb_corners([[bx.cx, bx.cy, bx.length * grow, bx.width * grow, bx.angle]])[0]
-        pts = [(float(x) * sx, float(y) * sy) for x, y in corners]
+        pts = [(float(x) * sx, float(y) * sy) for x, y in tiles[i].box.padded(grow - 1.0).corners()]
         draw.line([*pts, pts[0]], fill=colour, width=width, joint="curve")
 
     outline(table.hub, HUB_COLOUR, 1.25, line * 2)
