@@ -425,6 +425,29 @@ def _layout_scatter(rng: np.random.Generator, board: _Board, out: list[Placement
             placed += 1
 
 
+def _mixed_layouts(rng: np.random.Generator, board: _Board, centre: np.ndarray, lo_pt: np.ndarray,
+                   hi_pt: np.ndarray, ln: float, wd: float, capacity: int) -> list[Placement]:
+    """The face-up tiles of an ordinary scene: none, a scatter, a Chicken Foot hub, a line or a
+    hand in rows, often with other tiles lying around; at most 40."""
+    placements: list[Placement] = []
+    mode = rng.random()
+    if mode < 0.04:
+        return placements  # no face-up tiles at all
+    if mode < 0.36:
+        _layout_scatter(rng, board, placements, lo_pt, hi_pt, ln, wd, int(rng.integers(1, min(30, capacity) + 1)))
+    elif mode < 0.58:
+        _layout_foot(rng, board, placements, centre, ln, wd, 12)
+    elif mode < 0.75:
+        _chain(rng, board, placements, centre, rng.uniform(0, 2 * math.pi), int(rng.integers(3, 12)),
+               ln, wd, int(rng.integers(0, 13)), 12, ln * rng.uniform(0, 0.04))
+    else:
+        _layout_rows(rng, board, placements, centre, ln, wd)
+    if rng.random() < 0.7:  # other tiles lying around the layout
+        extra = int(rng.integers(1, min(25, capacity) + 1))
+        _layout_scatter(rng, board, placements, lo_pt, hi_pt, ln, wd, max(0, extra - len(placements)))
+    return placements[:40]
+
+
 # ---------------------------------------------------------------- drawing
 
 def _rounded(ln: float, wd: float, r: float) -> np.ndarray:
@@ -700,30 +723,14 @@ def render_scene(rng: np.random.Generator, cfg: SceneConfig,
         for outline in draw_printed_matter(prt, canvas, int(prt.integers(1, 3)), ln):
             board.add(outline)
 
-    placements: list[Placement] = []
     margin = ln * 0.6
     lo_pt, hi_pt = np.array([margin, margin]), np.array([cw - margin, ch - margin])
     centre = lo_pt + rng.random(2) * (hi_pt - lo_pt) * 0.6 + (hi_pt - lo_pt) * 0.2
     capacity = max(1, int(cw * ch / (ln * wd * 3)))
-    mode = 1.0 if placer is not None else rng.random()
     if placer is not None:
         placements = placer(rng.spawn(1)[0], board, centre, ln, wd)
-    elif mode < 0.04:
-        pass  # no face-up tiles at all
-    elif mode < 0.36:
-        _layout_scatter(rng, board, placements, lo_pt, hi_pt, ln, wd, int(rng.integers(1, min(30, capacity) + 1)))
-    elif mode < 0.58:
-        _layout_foot(rng, board, placements, centre, ln, wd, 12)
-    elif mode < 0.75:
-        _chain(rng, board, placements, centre, rng.uniform(0, 2 * math.pi), int(rng.integers(3, 12)),
-               ln, wd, int(rng.integers(0, 13)), 12, ln * rng.uniform(0, 0.04))
     else:
-        _layout_rows(rng, board, placements, centre, ln, wd)
-    if placer is None and mode >= 0.04 and rng.random() < 0.7:  # other tiles lying around the layout
-        extra = int(rng.integers(1, min(25, capacity) + 1))
-        _layout_scatter(rng, board, placements, lo_pt, hi_pt, ln, wd, max(0, extra - len(placements)))
-    if placer is None:
-        placements = placements[:40]
+        placements = _mixed_layouts(rng, board, centre, lo_pt, hi_pt, ln, wd, capacity)
 
     values, _top = _sample_values(rng, len(placements), cfg)
     for p, (a, b) in zip(placements, values, strict=True):
