@@ -121,9 +121,10 @@ class TableReading:
         """The rules core's report on the layout (see :func:`companion.rules.layout.check_layout`)."""
         return check_layout(self.layout, rules)
 
-    def problem_tiles(self, report: Report) -> list[int]:
-        """The tiles (indices into ``tiles``) that ``report``'s problems are about."""
-        return sorted({i for p in report.problems if p.tile is not None for i in self.index_of(p.tile)})
+    def problem_tiles(self, report: Report, read_as: Callable[[Tile], Tile] = lambda t: t) -> list[int]:
+        """The tiles (indices into ``tiles``) that ``report``'s problems are about. ``read_as``:
+        the tile as read, for a layout corrected by hand since."""
+        return sorted({i for p in report.problems if p.tile is not None for i in self.index_of(read_as(p.tile))})
 
     def to_dict(self) -> dict[str, Any]:
         tiles = self.tiles

@@ -221,13 +221,7 @@ class DisputeBuilder:
     def photo_problem_tiles(self) -> list[int]:
         """The photo's tiles (indices into the reading) that the rules core's problems are about."""
         ph = self.photo
-        if ph is None:
-            return []
-        idx: set[int] = set()
-        for p in self.report().problems:
-            if p.tile is not None:
-                idx.update(ph.table.index_of(ph.read_as(p.tile)))
-        return sorted(idx)
+        return [] if ph is None else ph.table.problem_tiles(self.report(), ph.read_as)
 
     def photo_png(self) -> bytes:
         """The photo with the layout read from it drawn on (PNG): joints, the hub, and the tiles
