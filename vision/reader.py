@@ -91,6 +91,11 @@ class ReaderConfig:
     #: ``count_conf`` is not used).
     count_model: Mapping[str, Any] = field(default_factory=dict)
     count_score: float = 0.5
+    #: With a half reader that has the not-pips class (``x``: lettering, a printed back, a box
+    #: lid), a tile one of whose halves is at least this likely not pips is not counted (it
+    #: stays a candidate). The halves' confidences are their pip counts' probabilities among
+    #: pip counts alone, so ``count_conf`` keeps its meaning. 1 or more turns the veto off.
+    not_pips_max: float = 1.0
     decode_max_side: int = 1600
     max_det: int = 300
     #: Tiles longer than this (working pixels) are cut from a box-filtered smaller copy.
@@ -468,18 +473,33 @@ def crop_halves(
     return np.ascontiguousarray(batch.transpose(0, 3, 1, 2).astype(np.float32) / np.float32(255.0))
 
 
+#: The class name of "not a half of a face-up tile" (lettering, a printed back, a box lid):
+#: its value in :func:`class_values` is :data:`NOT_PIPS`, which no half is ever read as.
+NOT_PIPS_CLASS = "x"
+NOT_PIPS = -1
+
+
 def class_values(names: Mapping[int, str]) -> np.ndarray:
-    """Pip value of each classifier output index (class names are "0".."18", sorted as text)."""
+    """Pip value of each classifier output index (class names are "0".."18", sorted as text;
+    ``"x"``, not pips, gets :data:`NOT_PIPS`)."""
     if not names:
         raise ModelError("classifier has no class names")
-    values = np.full(max(names) + 1, -1, np.int64)
+    values = np.full(max(names) + 1, -2, np.int64)
     for idx, name in names.items():
+        text = str(name).strip()
+        if text == NOT_PIPS_CLASS:
+            values[int(idx)] = NOT_PIPS
+            continue
         try:
-            values[int(idx)] = int(str(name).strip())
+            values[int(idx)] = int(text)
         except ValueError:
             raise ModelError(f"classifier class {name!r} is not a pip count") from None
-    if np.any(values < 0):
+        if values[int(idx)] < 0:
+            raise ModelError(f"classifier class {name!r} is not a pip count")
+    if np.any(values == -2):
         raise ModelError("classifier class indices have gaps")
+    if not np.any(values >= 0):
+        raise ModelError("classifier has no pip-count class")
     return values
 
 
@@ -507,6 +527,12 @@ class TileReading:
     half_confidence: tuple[float, float]
     #: The count model's probability that this box is a face-up tile (None without one).
     tile_score: float | None = None
+    #: How likely its less tile-like half is not pips at all (print, a back; None when the half
+    #: reader has no such class).
+    not_pips: float | None = None
+    #: Why a candidate was not counted: "unsure" (confidence under ``count_conf``) or
+    #: "not pips" (a half looks like print or a back, not pips); "" for a counted tile.
+    uncounted: str = ""
 
     @property
     def tile(self) -> Tile:
@@ -522,6 +548,8 @@ class TileReading:
             "detection_confidence": round(self.detection_confidence, 4),
             "half_confidence": [round(c, 4) for c in self.half_confidence],
             **({} if self.tile_score is None else {"tile_score": round(self.tile_score, 4)}),
+            **({} if self.not_pips is None else {"not_pips": round(self.not_pips, 4)}),
+            **({"uncounted": self.uncounted} if self.uncounted else {}),
         }
 
 
@@ -570,10 +598,23 @@ def choose_values(probs: np.ndarray, values: np.ndarray, top: int | None = None)
     (Making the tiles of one photo unique - one set has one of each - was tried: on the rendered
     tuning set it changed more right readings than wrong ones, so it is not done.)
     """
-    p = np.asarray(probs)
+    p = np.where(values[None, :] >= 0, np.asarray(probs), -1.0)  # a half is never read as "not pips"
     if top is not None:
-        p = np.where(values[None, :] <= top, p, 0.0)
+        p = np.where(values[None, :] <= top, p, -1.0)
     return p.argmax(1)
+
+
+def split_not_pips(probs: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each half's probabilities over pip counts alone (the not-pips column zeroed, the rest
+    renormalised), and each half's probability of not being pips (0 for a half reader without
+    that class)."""
+    probs = np.asarray(probs, np.float64)
+    x = values == NOT_PIPS
+    if not np.any(x) or not len(probs):
+        return probs, np.zeros(len(probs))
+    p_x = probs[:, x].sum(1)
+    pips = np.where(x[None, :], 0.0, probs)
+    return pips / np.maximum(pips.sum(1, keepdims=True), 1e-12), p_x
 
 
 def assemble(
@@ -589,6 +630,8 @@ def assemble(
     count_conf: float = 0.0,
     choice: np.ndarray | None = None,
     tile_score: np.ndarray | None = None,
+    not_pips: np.ndarray | None = None,
+    not_pips_max: float = 1.0,
 ) -> Reading:
     """Turn tile detections (working-image pixels) and their half probabilities into a reading.
 
@@ -597,7 +640,9 @@ def assemble(
     become ``candidates``: shown for review, not counted. ``choice``: the class index of each
     half (default: the most likely; see :func:`choose_values`). ``tile_score``: the count
     model's probability per detection; when given, it (not the combined confidence) is what
-    ``count_conf`` tests.
+    ``count_conf`` tests. ``not_pips``: per half (two rows per detection, as ``probs``), the
+    probability that it is not a half of a tile; a tile with a half at ``not_pips_max`` or more
+    is a candidate whatever its confidence.
     """
     n = len(dets)
     if probs.shape[0] != 2 * n:
@@ -612,6 +657,7 @@ def assemble(
             det = float(dets.confidence[i])
             combined = det * pa * pb
             score = None if tile_score is None else float(tile_score[i])
+            px = None if not_pips is None else float(max(not_pips[2 * i], not_pips[2 * i + 1]))
             tiles.append(
                 TileReading(
                     a=int(half_vals[2 * i]),
@@ -622,15 +668,18 @@ def assemble(
                     detection_confidence=det,
                     half_confidence=(pa, pb),
                     tile_score=score,
+                    not_pips=px,
                 )
             )
     # Reading order: top to bottom, then left to right, so output is stable and easy to check.
     tiles.sort(key=lambda t: (round(t.box.cy / max(t.box.width, 1.0)), t.box.cx))
-    def counted(t: TileReading) -> bool:
-        return (t.confidence if t.tile_score is None else t.tile_score) >= count_conf
+    def uncounted(t: TileReading) -> str:
+        if t.not_pips is not None and t.not_pips >= not_pips_max:
+            return "not pips"
+        return "" if (t.confidence if t.tile_score is None else t.tile_score) >= count_conf else "unsure"
 
-    candidates = [t for t in tiles if not counted(t)]
-    tiles = [t for t in tiles if counted(t)]
+    candidates = [dataclasses.replace(t, uncounted=why) for t in tiles if (why := uncounted(t))]
+    tiles = [t for t in tiles if not uncounted(t)]
     tile_values = [t.tile for t in tiles]
     warnings: list[str] = []
     if not tiles:
@@ -638,8 +687,12 @@ def assemble(
     low = sum(t.needs_review for t in tiles)
     if low:
         warnings.append(f"{low} tile(s) read with low confidence: check them")
-    if candidates:
-        warnings.append(f"{len(candidates)} possible tile(s) too unsure to count: add any that is a tile")
+    unsure = sum(t.uncounted == "unsure" for t in candidates)
+    if unsure:
+        warnings.append(f"{unsure} possible tile(s) too unsure to count: add any that is a tile")
+    if len(candidates) > unsure:
+        warnings.append(f"{len(candidates) - unsure} possible tile(s) look like print or a back, not pips: "
+                        "not counted; add any that is a tile")
     for tile, count in sorted(Counter(tile_values).items()):
         if count > 1:
             warnings.append(f"{tile} read {count} times in this photo (one set has one of each)")
@@ -707,6 +760,11 @@ class HalfReader:
     def top(self) -> int:
         """The most pips it reads on a half."""
         return int(self.values.max())
+
+    @property
+    def has_not_pips(self) -> bool:
+        """Whether it also says how likely a crop is not a half of a tile (class ``x``)."""
+        return bool(np.any(self.values == NOT_PIPS))
 
     def classify(self, batch: np.ndarray) -> np.ndarray:
         if not len(batch):
@@ -982,6 +1040,7 @@ class Reader:
         top = rules.set if top is None else top
         halves = self.half_reader(top)
         tiles, probs, choice, backs = self._read_halves_of(loaded.image, dets, top, halves)
+        probs, not_pips = split_not_pips(probs, halves.values)
         score = None
         if self.count_model is not None:
             score = self.count_model.probability(self._evidence_of(loaded.image, tiles, probs, choice, halves.values))
@@ -998,6 +1057,8 @@ class Reader:
             count_conf=self.config.count_conf if score is None else self.config.count_score,
             choice=choice,
             tile_score=score,
+            not_pips=not_pips if halves.has_not_pips else None,
+            not_pips_max=self.config.not_pips_max,
         )
         timings = {"decode": (t1 - t0) * 1e3, "detect": (t2 - t1) * 1e3, "halves": (t3 - t2) * 1e3}
         warnings = reading.warnings
@@ -1022,11 +1083,13 @@ class Reader:
         probs = self.read_halves(crop_halves(loaded.image, dets, c.crop_size, c.crop_pad, h.imgsz,
                                              c.crop_max_source_px), h)
         choice = choose_values(probs, h.values, top)
+        probs, not_pips = split_not_pips(probs, h.values)
         out = []
         for i, box in enumerate(dets.oriented_boxes()):
             pa, pb = float(probs[2 * i, choice[2 * i]]), float(probs[2 * i + 1, choice[2 * i + 1]])
+            px = float(max(not_pips[2 * i], not_pips[2 * i + 1])) if h.has_not_pips else None
             out.append(TileReading(int(h.values[choice[2 * i]]), int(h.values[choice[2 * i + 1]]), pa * pb,
-                                   box.scaled(1.0 / s), True, 0.0, (pa, pb)))
+                                   box.scaled(1.0 / s), True, 0.0, (pa, pb), not_pips=px))
         return out
 
     def _read_halves_of(self, image: Image.Image, dets: Detections, top: int | None,
@@ -1046,7 +1109,8 @@ class Reader:
         if (c.blank_divider_min > 0 or c.divider_min > 0 or c.divider_span_min > 0) and len(tiles):
             # the divider threshold each tile must pass: 0-0 reads the stricter one
             need = np.full(len(tiles), c.divider_min)
-            need[h.values[probs.argmax(1)].reshape(-1, 2).max(1) == 0] = max(c.blank_divider_min, c.divider_min)
+            need[h.values[choose_values(probs, h.values)].reshape(-1, 2).max(1) == 0] = max(
+                c.blank_divider_min, c.divider_min)
             boxes = tiles.oriented_boxes()
             blank = [i for i in range(len(tiles))
                      if (need[i] > 0 and divider_contrast(image, boxes[i]) < need[i])
@@ -1068,6 +1132,7 @@ class Reader:
         tiles, probs, choice, _ = self._read_halves_of(loaded.image, self.detect(loaded.image), top)
         if not len(tiles):
             return None
+        probs = split_not_pips(probs, self.values)[0]
         return self._evidence_of(loaded.image, tiles, probs, choice), tiles.boxes.astype(np.float64)
 
     def _evidence_of(self, image: Image.Image, tiles: Detections, probs: np.ndarray,
@@ -1088,7 +1153,8 @@ class Reader:
         probs = self.classify(crop_halves(
             loaded.image, dets, self.config.crop_size, 0.0, self.cls_imgsz, self.config.crop_max_source_px
         ))
-        top = probs.argmax(1)
+        top = choose_values(probs, self.values)
+        probs = split_not_pips(probs, self.values)[0]
         conf = float(probs[0, top[0]] * probs[1, top[1]])
         return int(self.values[top[0]]), int(self.values[top[1]]), conf
 
@@ -1099,5 +1165,6 @@ class Reader:
             np.asarray(im.convert("RGB").resize((s, s), Image.Resampling.BILINEAR)) for im in images
         ]).transpose(0, 3, 1, 2).astype(np.float32) / np.float32(255.0)
         probs = self.classify(np.ascontiguousarray(batch))
-        top = probs.argmax(1)
+        top = choose_values(probs, self.values)
+        probs = split_not_pips(probs, self.values)[0]
         return [(int(self.values[k]), float(probs[i, k])) for i, k in enumerate(top)]

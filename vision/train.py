@@ -32,6 +32,8 @@ import numpy as np
 import yaml
 from PIL import Image
 
+from .reader import NOT_PIPS, NOT_PIPS_CLASS, class_values
+
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_CONFIG = REPO / "datasets" / "reader_train.yaml"
 SMOKE_CONFIG = REPO / "datasets" / "reader_smoke.yaml"
@@ -126,7 +128,7 @@ def _cls_session(path: Path) -> tuple[Any, list[int], int]:
     sess = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
     meta = sess.get_modelmeta().custom_metadata_map
     names = yaml.safe_load(meta["names"])
-    values = [int(names[i]) for i in range(len(names))]
+    values = class_values({int(k): str(v) for k, v in names.items()}).tolist()
     imgsz = yaml.safe_load(meta["imgsz"])
     return sess, values, int(imgsz[0] if isinstance(imgsz, list) else imgsz)
 
@@ -178,22 +180,26 @@ def mine_halves(miner: Path, train_dir: Path, below: float, keep_easy: float, se
 
 
 def eval_classifier(path: Path, root: Path, max_value: int) -> dict[str, Any]:
-    """Top-1, per-class accuracy and confusion of the ONNX classifier on ``root/<value>/*``."""
+    """Top-1, per-class accuracy and confusion of the ONNX classifier on ``root/<value>/*``
+    (and ``root/x/*``, not pips, when there is such a class; it is the confusion's last row
+    and column)."""
+    classes = [str(v) for v in range(max_value + 1)] + ([NOT_PIPS_CLASS] if (root / NOT_PIPS_CLASS).is_dir() else [])
     files, truth = [], []
-    for v in range(max_value + 1):
-        for f in sorted((root / str(v)).glob("*.*")):
+    for k, name in enumerate(classes):
+        for f in sorted((root / name).glob("*.*")):
             if f.suffix.lower() in (".png", ".jpg", ".jpeg"):
                 files.append(f)
-                truth.append(v)
+                truth.append(k)
     if not files:
         return {"n": 0}
     y = np.array(truth)
-    p = classify_files(path, files)
-    conf = np.zeros((max_value + 1, max_value + 1), int)
+    index = {int(name) if name != NOT_PIPS_CLASS else NOT_PIPS: k for k, name in enumerate(classes)}
+    p = np.array([index.get(int(v), -1) for v in classify_files(path, files)])
+    conf = np.zeros((len(classes), len(classes)), int)
     for t, q in zip(y, p, strict=True):
-        if q <= max_value:
+        if q >= 0:
             conf[t, q] += 1
-    per = {str(v): round(float((p[y == v] == v).mean()), 4) for v in range(max_value + 1) if (y == v).any()}
+    per = {name: round(float((p[y == k] == k).mean()), 4) for k, name in enumerate(classes) if (y == k).any()}
     return {"n": len(files), "top1": round(float((p == y).mean()), 4), "per_class": per, "confusion": conf.tolist()}
 
 
@@ -226,7 +232,8 @@ def write_reader_json(out: Path, cfg: dict[str, Any]) -> Path:
         "stage": cfg.get("stage", "interim"),
         # render seeds used for training (detector photos, classifier photos): keep eval sets off them
         "seeds": [int(cfg["seed"]), int(cfg["seed"]) + CLS_SEED_OFFSET]
-        + [int(f["seed"]) for f in (c.get("finetune") or [])]
+        + [int(f["seed"]) for f in (c.get("finetune") or []) if "seed" in f]
+        + [int(f["not_pips"]["seed"]) for f in (c.get("finetune") or []) if f.get("not_pips")]
         + [int(f["seed"]) for f in (cfg["detector"].get("finetune") or []) if "seed" in f]
         + [int(r["seed"]) for r in (cfg.get("count_model") or {}).get("renders", [])]
         + [int(x) for x in (cfg.get("refiner") or {}).get("seeds", [])]
@@ -382,6 +389,58 @@ def half_crop_data(fdir: Path, count: int, seed: int, cls: dict[str, Any], top: 
     return made
 
 
+def reuse_halves(src: Path, fdir: Path) -> dict[str, Any] | None:
+    """Train a pass on an earlier pass's half crops again: link each of ``src``'s class folders
+    into ``fdir`` (a pass that adds a class, such as not pips, keeps what the classifier learnt
+    on the same halves)."""
+    if (fdir / "done").exists():
+        return None
+    if not (src / "done").exists():
+        raise SystemExit(f"{src}: no finished half crops to reuse")
+    for split in ("train", "val"):
+        (fdir / split).mkdir(parents=True, exist_ok=True)
+        for d in sorted(p for p in (src / split).iterdir() if p.is_dir()):
+            if not (fdir / split / d.name).exists():
+                (fdir / split / d.name).symlink_to(d.resolve(), target_is_directory=True)
+    (fdir / "done").write_text((src / "done").read_text())
+    return {"reused": str(src)}
+
+
+def not_pips_data(np_cfg: dict[str, Any], work: Path, fdir: Path, best: Path, imgsz: int, out: Path) -> dict[str, Any]:
+    """Mine half crops of detections that are not tiles (:mod:`datasets.not_pips`) and link a
+    pick of them into ``fdir`` as class ``x``. The mining reader is the detector in ``out`` (else
+    the shipped one), the classifier as it stands before this pass, and the shipped reader
+    settings, so the same entry mines the same crops."""
+    from datasets.not_pips import mine, pick
+
+    seed, photos = int(np_cfg["seed"]), int(np_cfg["photos"])
+    mined = work / f"not_pips_{seed}"
+    st: dict[str, Any] = {}
+    if not (mined / "done").exists():
+        miner = fdir / "miner"
+        miner.mkdir(parents=True, exist_ok=True)
+        # "detector: shipped" mines with the repository's detector (the smoke run's one-epoch
+        # detector finds too little to mine)
+        det = out / "tile_obb.onnx"
+        if np_cfg.get("detector") == "shipped" or not det.exists():
+            det = REPO / "models" / "tile_obb.onnx"
+        shutil.copy(det, miner / "tile_obb.onnx")
+        _export(best, imgsz, True, miner / "half_cls.onnx")
+        rj = json.loads((REPO / "models" / "reader.json").read_text())
+        for key in ("classifier_wide", "wide_values", "refiner", "count_model"):
+            rj.pop(key, None)
+        rj |= {"detector": "tile_obb.onnx", "classifier": "half_cls.onnx",
+               "cls_values": _cls_session(miner / "half_cls.onnx")[1]}
+        (miner / "reader.json").write_text(json.dumps(rj, indent=1))
+        t0 = time.time()
+        st = mine(mined, photos, seed, miner, log_every=max(1, photos // 10))
+        st["seconds"] = round(time.time() - t0, 1)
+        (mined / "done").write_text(json.dumps(st))
+    picked = pick(mined, fdir, int(np_cfg["train"]), int(np_cfg["val"]), int(np_cfg.get("val_photos", 100)),
+                  int(np_cfg.get("shuffle_seed", seed)))
+    return {"mined": st or json.loads((mined / "done").read_text()), "picked": picked}
+
+
 def export_classifier(best: Path, imgsz: int, dest: Path, val_dir: Path, top: int, label: str) -> dict[str, Any]:
     """Export a trained half classifier to ``dest`` (ONNX) and check the exported file: on its
     own val halves, and on the real half crops when ``../shared/realdata`` is there."""
@@ -396,9 +455,13 @@ def export_classifier(best: Path, imgsz: int, dest: Path, val_dir: Path, top: in
 
 
 def last_classifier_run(work: Path, cls: dict[str, Any]) -> Path:
-    """The run folder of the classifier's last pass (its weights are the shipped classifier)."""
+    """The run folder of the classifier's last pass on pip counts alone: the wide classifier
+    starts there (passes that add the not-pips class come after it and are not its start)."""
     passes = cls.get("finetune") or []
-    n = len(passes) if isinstance(passes, list) else 1
+    passes = passes if isinstance(passes, list) else [passes]
+    n = len(passes)
+    while n and passes[n - 1].get("not_pips"):
+        n -= 1
     return work / "runs" / ("cls" if n == 0 else f"cls_ft{'' if n == 1 else n}")
 
 
@@ -530,10 +593,18 @@ def run(cfg: dict[str, Any], work: Path, out: Path, resume: bool = False, stages
             # further passes on fresh half-crop sets from a newer renderer (see the model card)
             sfx = "" if i == 0 else str(i + 1)
             fdir = work / f"cls_data_ft{sfx}"
-            made = half_crop_data(fdir, ft["halves"], int(ft["seed"]), cls, top, f"classifier pass {i + 2}",
-                                  float(ft.get("jitter", 1.0)), float(ft.get("pip_contrast", 0.0)))
+            if ft.get("halves_from"):
+                made = reuse_halves(work / str(ft["halves_from"]), fdir)
+            else:
+                made = half_crop_data(fdir, ft["halves"], int(ft["seed"]), cls, top, f"classifier pass {i + 2}",
+                                      float(ft.get("jitter", 1.0)), float(ft.get("pip_contrast", 0.0)))
             if made is not None:
                 metrics[f"cls_ft{sfx}_data"] = made
+            if ft.get("not_pips") and not (fdir / "not_pips_done").exists():
+                st = not_pips_data(ft["not_pips"], work, fdir, best, cls["imgsz"], out)
+                (fdir / "not_pips_done").write_text(json.dumps(st))
+                metrics[f"cls_ft{sfx}_not_pips"] = st
+                print("not-pips halves:", st, flush=True)
             mine = ft.get("mine")
             if mine and not (fdir / "mined").exists():
                 # judged by the classifier as it stands before this pass

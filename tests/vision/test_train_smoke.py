@@ -21,6 +21,7 @@ if importlib.util.find_spec("ultralytics") is None:
 ort = pytest.importorskip("onnxruntime")
 
 from vision.geometry import rectify, split_halves  # noqa: E402
+from vision.reader import NOT_PIPS, NOT_PIPS_CLASS  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -33,8 +34,12 @@ def test_smoke_training_exports_working_onnx(tmp_path: Path) -> None:
 
     reader = json.loads((out / "reader.json").read_text())
     assert reader["detector"] == "tile_obb.onnx" and reader["classifier"] == "half_cls.onnx"
-    assert sorted(reader["cls_values"]) == list(range(reader["max_value"] + 1))
-    assert reader["stage"] == "interim" and reader["seeds"] == [7, 1007, 11, 13, 17] and reader["finetuned_on"] == []
+    # pip counts 0-12 and x, not pips (the last pass adds it: its halves were mined on rendered photos)
+    assert sorted(reader["cls_values"]) == [NOT_PIPS, *range(reader["max_value"] + 1)]
+    metrics = json.loads((out / "train_metrics.json").read_text())
+    picked = metrics["cls_ft_not_pips"]["picked"]
+    assert picked["train"] > 0 and picked["val"] > 0 and metrics["cls_val"]["per_class"][NOT_PIPS_CLASS] >= 0
+    assert reader["stage"] == "interim" and reader["seeds"] == [7, 1007, 31026, 11, 13, 17] and reader["finetuned_on"] == []
     assert reader["refiner"] == "box_refine.onnx" and reader["refine_iters"] == 1
 
     det = ort.InferenceSession(str(out / reader["detector"]), providers=["CPUExecutionProvider"])
@@ -58,7 +63,7 @@ def test_smoke_training_exports_working_onnx(tmp_path: Path) -> None:
             crops.append(np.asarray(h, np.float32).transpose(2, 0, 1) / 255.0)
     cls = ort.InferenceSession(str(out / reader["classifier"]), providers=["CPUExecutionProvider"])
     (p,) = cls.run(None, {cls.get_inputs()[0].name: np.stack(crops)})
-    assert p.shape == (len(crops), reader["max_value"] + 1)  # dynamic batch
+    assert p.shape == (len(crops), reader["max_value"] + 2)  # dynamic batch; 13 counts and x
     assert np.allclose(p.sum(1), 1.0, atol=1e-3)
 
     # the box refiner: N views in, N corrections out, and the reader loads all three models

@@ -1,0 +1,141 @@
+"""Half crops of things the detector takes for face-up tiles and are not: class ``x``, not pips.
+
+Real photos show the reader's worst false reads on printed matter: a row of face-down tiles
+with a logo on each back read as 0-0 and 0-2, the lettering on a box lid read as 6-6. The half
+classifier had no way to say "this is not a half of a tile": its 13 classes are pip counts, so
+a letter became the nearest count, often with a confidence high enough to be counted.
+
+This module mines such crops. It renders photos with the hard cases and printed matter of
+:mod:`datasets.render` (boneyards of printed backs, box lids, score sheets, stone tops, hands),
+runs a reader's detector on each, and keeps every face-up detection that covers no rendered
+tile (less than ``MAX_COVER`` of its area). Its two halves are cut exactly as the reader cuts
+them (:func:`vision.reader.crop_halves`), plus two jittered cuts of the same box, since a
+detector's box wobbles. A box that overlaps a real tile more than that is left out: its halves
+may hold that tile's pips, and teaching "pips here are not pips" would cost true reads.
+
+``python -m datasets.not_pips --out DIR --count N --seed S [--models DIR]`` writes
+``DIR/x/<seed>_<photo>_<k>.png``. What it mines depends on the reader it runs (the shipped
+models by default), so the crops belong with the commands that made them (see the model card).
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import random
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+from PIL import Image
+
+from datasets.halves import jitter_box
+from datasets.render import _SIZES, SceneConfig, render_scene
+
+#: A detection counts as "not a tile" when rendered tiles cover less than this share of its box.
+MAX_COVER = 0.15
+#: Share of the mined photos that also carry printed matter (all carry the hard cases).
+PRINTED_SHARE = 0.7
+#: Cuts per box: the reader's own, then this many jittered ones.
+JITTERED_CUTS = 2
+
+
+def mine_photo(reader: object, seed: int, index: int, long_side: int = 1280) -> tuple[list[Image.Image], int, int]:
+    """Render photo ``index`` of ``seed`` and return the half crops of its detections that are
+    not tiles, with how many face-up detections there were and how many were not tiles."""
+    from vision.detections import Detections
+    from vision.evaluate import _area, _overlap_area
+    from vision.reader import Reader, crop_halves
+
+    assert isinstance(reader, Reader)
+    rng = np.random.default_rng([seed, index])
+    w, h = _SIZES[int(rng.integers(len(_SIZES)))]
+    k = long_side / 480
+    cfg = SceneConfig(width=int(w * k), height=int(h * k), max_value=12, hard_cases=True,
+                      pip_contrast=100, printed=bool(rng.random() < PRINTED_SHARE))
+    img, labels = render_scene(rng, cfg)
+    buf = io.BytesIO()
+    img.save(buf, "JPEG", quality=int(rng.integers(35, 96)))
+    loaded = reader.load(buf.getvalue())
+    tiles, _, _, _ = reader._read_halves_of(loaded.image, reader.detect(loaded.image), None)
+    if not len(tiles):
+        return [], 0, 0
+    quads = [np.asarray(t.quad, np.float64) * loaded.scale for t in labels]
+    keep = []
+    for j, box in enumerate(tiles.oriented_boxes()):
+        p = np.asarray(box.corners(), np.float64)
+        cover = max((_overlap_area(p, q) for q in quads), default=0.0) / max(_area(p), 1e-6)
+        if cover < MAX_COVER:
+            keep.append(j)
+    if not keep:
+        return [], len(tiles), 0
+    boxes = list(tiles[np.asarray(keep)].oriented_boxes())
+    cuts = boxes + [jitter_box(rng, b)[0] for b in boxes for _ in range(JITTERED_CUTS)]
+    c = reader.config
+    batch = crop_halves(loaded.image, Detections.from_boxes(cuts, np.ones(len(cuts))), c.crop_size, c.crop_pad,
+                        reader.halves.imgsz, c.crop_max_source_px)
+    arr = (np.clip(batch, 0, 1) * 255).round().astype(np.uint8).transpose(0, 2, 3, 1)
+    return [Image.fromarray(a) for a in arr], len(tiles), len(keep)
+
+
+def mine(out: Path, count: int, seed: int, models: Path | None = None, start: int = 0,
+         log_every: int = 0) -> dict[str, int]:
+    """Mine photos ``start`` .. ``start + count - 1`` of ``seed`` into ``out/x``."""
+    from vision.reader import Reader
+
+    reader = Reader.from_models_dir(models)
+    (out / "x").mkdir(parents=True, exist_ok=True)
+    st = {"photos": 0, "detections": 0, "not_tiles": 0, "crops": 0}
+    t0 = time.time()
+    for i in range(start, start + count):
+        crops, n_det, n_not = mine_photo(reader, seed, i)
+        for m, im in enumerate(crops):
+            im.save(out / "x" / f"{seed}_{i:06d}_{m:02d}.png", compress_level=1)
+        st["photos"] += 1
+        st["detections"] += n_det
+        st["not_tiles"] += n_not
+        st["crops"] += len(crops)
+        if log_every and st["photos"] % log_every == 0:
+            print(f"  {st['photos']}/{count} photos: {st['detections']} face-up detections, "
+                  f"{st['not_tiles']} not tiles ({time.time() - t0:.0f} s)", flush=True)
+    return st
+
+
+def pick(mined: Path, dest: Path, n_train: int, n_val: int, val_photos: int, shuffle_seed: int) -> dict[str, int]:
+    """Link a class ``x`` into an ultralytics classify dataset ``dest/{train,val}/x``: val crops
+    from the first ``val_photos`` photos only (so no box has cuts on both sides), train from the
+    rest, each a seeded random pick of the mined crops."""
+    files = sorted((mined / "x").glob("*.png"))
+    val = [f for f in files if int(f.name.split("_")[1]) < val_photos]
+    train = [f for f in files if int(f.name.split("_")[1]) >= val_photos]
+    rnd = random.Random(shuffle_seed)
+    rnd.shuffle(val)
+    rnd.shuffle(train)
+    got = {}
+    for split, chosen in (("train", train[:n_train]), ("val", val[:n_val])):
+        d = dest / split / "x"
+        d.mkdir(parents=True, exist_ok=True)
+        for f in chosen:
+            link = d / f.name
+            if not link.exists():
+                link.symlink_to(f.resolve())
+        got[split] = len(chosen)
+    return got
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m datasets.not_pips", description=__doc__.split("\n")[0])
+    ap.add_argument("--out", required=True, type=Path)
+    ap.add_argument("--count", type=int, default=100, help="photos to render and mine")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--start", type=int, default=0, help="first photo index (to split work between processes)")
+    ap.add_argument("--models", type=Path, default=None, help="the reader to mine with (default: the shipped one)")
+    args = ap.parse_args(argv)
+    st = mine(args.out, args.count, args.seed, args.models, args.start, log_every=max(1, args.count // 10))
+    print(st)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
