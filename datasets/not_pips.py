@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import io
+import json
 import random
 import sys
 import time
@@ -133,7 +134,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--models", type=Path, default=None, help="the reader to mine with (default: the shipped one)")
     args = ap.parse_args(argv)
     st = mine(args.out, args.count, args.seed, args.models, args.start, log_every=max(1, args.count // 10))
-    print(st)
+    print(json.dumps(st))
     return 0
 
 
