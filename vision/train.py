@@ -238,7 +238,7 @@ def write_reader_json(out: Path, cfg: dict[str, Any]) -> Path:
         + [int(r["seed"]) for r in (cfg.get("count_model") or {}).get("renders", [])]
         + [int(x) for x in (cfg.get("refiner") or {}).get("seeds", [])]
         + [int(w["seed"]) for w in ([cfg["classifier_wide"], *(cfg["classifier_wide"].get("finetune") or [])]
-                                    if cfg.get("classifier_wide") else [])],
+                                    if cfg.get("classifier_wide") else []) if "seed" in w],
         "finetuned_on": [],  # no real photo was trained on
     })
     cls_path = out / "half_cls.onnx"
@@ -389,6 +389,26 @@ def half_crop_data(fdir: Path, count: int, seed: int, cls: dict[str, Any], top: 
     return made
 
 
+def pass_data(ps: dict[str, Any], fdir: Path, work: Path, best: Path, cls: dict[str, Any], top: int, out: Path,
+              label: str, jitter: float, pip_contrast: float) -> dict[str, Any]:
+    """The half crops of one classifier pass in ``fdir``: fresh renders of its ``seed``, or an
+    earlier pass's halves again (``halves_from``), plus mined not-pips halves (``not_pips``).
+    Returns what was made now, for the metrics (``data``, ``not_pips``)."""
+    made: dict[str, Any] = {}
+    if ps.get("halves_from"):
+        data = reuse_halves(work / str(ps["halves_from"]), fdir)
+    else:
+        data = half_crop_data(fdir, int(ps["halves"]), int(ps["seed"]), cls, top, label, jitter, pip_contrast)
+    if data is not None:
+        made["data"] = data
+    if ps.get("not_pips") and not (fdir / "not_pips_done").exists():
+        st = not_pips_data(ps["not_pips"], work, fdir, best, cls["imgsz"], out)
+        (fdir / "not_pips_done").write_text(json.dumps(st))
+        made["not_pips"] = st
+        print(f"{label}, not-pips halves:", st, flush=True)
+    return made
+
+
 def reuse_halves(src: Path, fdir: Path) -> dict[str, Any] | None:
     """Train a pass on an earlier pass's half crops again: link each of ``src``'s class folders
     into ``fdir`` (a pass that adds a class, such as not pips, keeps what the classifier learnt
@@ -481,11 +501,10 @@ def wide_classifier_stage(cfg: dict[str, Any], work: Path, out: Path, resume: bo
     for i, ps in enumerate(passes):
         sfx = "" if i == 0 else f"_ft{i}"
         fdir = work / f"cls_wide_data{sfx}"
-        made = half_crop_data(fdir, int(ps["halves"]), int(ps["seed"]), cls, top, "wide classifier",
-                              float(ps.get("jitter", wide.get("jitter", 1.0))),
-                              float(ps.get("pip_contrast", wide.get("pip_contrast", 0.0))))
-        if made is not None:
-            metrics[f"data{sfx}"] = made
+        made = pass_data(ps, fdir, work, best, cls, top, out, "wide classifier",
+                         float(ps.get("jitter", wide.get("jitter", 1.0))),
+                         float(ps.get("pip_contrast", wide.get("pip_contrast", 0.0))))
+        metrics |= {f"{k}{sfx}": v for k, v in made.items()}
         args = _common_args(work, f"cls_wide{sfx}", int(cfg["seed"])) | {
             "epochs": ps.get("epochs", 20), "imgsz": cls["imgsz"], "batch": cls["batch"], "cache": cls.get("cache", "ram"),
         } | cls.get("hyp", {}) | {"lr0": ps.get("lr0", 0.001), "optimizer": "AdamW", "warmup_epochs": 0,
@@ -593,18 +612,9 @@ def run(cfg: dict[str, Any], work: Path, out: Path, resume: bool = False, stages
             # further passes on fresh half-crop sets from a newer renderer (see the model card)
             sfx = "" if i == 0 else str(i + 1)
             fdir = work / f"cls_data_ft{sfx}"
-            if ft.get("halves_from"):
-                made = reuse_halves(work / str(ft["halves_from"]), fdir)
-            else:
-                made = half_crop_data(fdir, ft["halves"], int(ft["seed"]), cls, top, f"classifier pass {i + 2}",
-                                      float(ft.get("jitter", 1.0)), float(ft.get("pip_contrast", 0.0)))
-            if made is not None:
-                metrics[f"cls_ft{sfx}_data"] = made
-            if ft.get("not_pips") and not (fdir / "not_pips_done").exists():
-                st = not_pips_data(ft["not_pips"], work, fdir, best, cls["imgsz"], out)
-                (fdir / "not_pips_done").write_text(json.dumps(st))
-                metrics[f"cls_ft{sfx}_not_pips"] = st
-                print("not-pips halves:", st, flush=True)
+            made = pass_data(ft, fdir, work, best, cls, top, out, f"classifier pass {i + 2}",
+                             float(ft.get("jitter", 1.0)), float(ft.get("pip_contrast", 0.0)))
+            metrics |= {f"cls_ft{sfx}_{k}": v for k, v in made.items()}
             mine = ft.get("mine")
             if mine and not (fdir / "mined").exists():
                 # judged by the classifier as it stands before this pass
