@@ -426,6 +426,40 @@ def test_missing_or_broken_model_files(tmp_path: Path):
 
 
 # ----------------------------------------------------------------------------- whole pipeline
+def test_a_half_reader_with_not_pips_leaves_print_uncounted_and_says_why(tmp_path: Path):
+    pytest.importorskip("onnx", reason="building the test models needs onnx (train extra)")
+    photo, models, _ = fake_models.scene(tmp_path)
+    # white halves (the 0-3's 0, both halves of the 0-0) now read as "not pips"
+    fake_models.write_classifier(models / "half_cls.onnx", 16, (3, 4, NOT_PIPS_CLASS),
+                                 sorted([*fake_models.CLASS_NAMES, NOT_PIPS_CLASS], key=str))
+    cfg = json.loads((models / "reader.json").read_text())
+    (models / "reader.json").write_text(json.dumps(cfg | {"not_pips_max": 0.9, "blank_divider_min": 0.0}))
+    reader = Reader.from_models_dir(models)
+    assert reader.halves.has_not_pips and reader.values[-1] == NOT_PIPS
+    reading = reader.read(photo)
+    assert [str(t.tile) for t in reading.tiles] == ["3-4"] and reading.pips == 7
+    assert reading.tiles[0].not_pips < 0.1 and reading.tiles[0].uncounted == ""
+    printed = [t for t in reading.candidates if t.uncounted == "not pips"]
+    assert len(printed) >= 2 and all(t.not_pips >= 0.9 for t in printed)
+    assert all(t.a != NOT_PIPS and t.b != NOT_PIPS for t in reading.candidates)  # never read as x
+    assert any("look like print or a back" in w for w in reading.warnings)
+    as_json = reading.to_dict()
+    assert as_json["tiles"][0]["not_pips"] < 0.1 and "uncounted" not in as_json["tiles"][0]
+    assert {c["uncounted"] for c in as_json["candidates"]} >= {"not pips"}
+    # with the veto off they are counted (these models count everything: count_conf 0) ...
+    off = Reader(dataclasses.replace(reader.config, not_pips_max=1.0), reader.detector, reader.classifier,
+                 models).read(photo)
+    assert len(off.tiles) == len(reading.tiles) + len(printed) and not off.candidates
+    # ... unless count_conf leaves them out as too unsure: their pip counts are guesses
+    unsure = Reader(dataclasses.replace(reader.config, not_pips_max=1.0, count_conf=0.5), reader.detector,
+                    reader.classifier, models).read(photo)
+    assert [str(t.tile) for t in unsure.tiles] == ["3-4"]
+    assert {t.uncounted for t in unsure.candidates} == {"unsure"}
+    # look_at (a tile the layout says must lie somewhere) reports the same not-pips share
+    seen = reader.look_at(photo, [t.box for t in printed[:1]])
+    assert seen[0].not_pips == pytest.approx(printed[0].not_pips, abs=0.05)
+
+
 def test_reader_end_to_end_through_onnxruntime(tmp_path: Path):
     pytest.importorskip("onnx", reason="building the test models needs onnx (train extra)")
     photo, models, truth = fake_models.scene(tmp_path)
