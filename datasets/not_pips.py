@@ -27,12 +27,16 @@ import random
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 from PIL import Image
 
 from datasets.halves import jitter_box
 from datasets.render import _SIZES, SceneConfig, render_scene
+
+if TYPE_CHECKING:
+    from vision.reader import Reader
 
 #: A detection counts as "not a tile" when rendered tiles cover less than this share of its box.
 MAX_COVER = 0.15
@@ -42,14 +46,13 @@ PRINTED_SHARE = 0.7
 JITTERED_CUTS = 2
 
 
-def mine_photo(reader: object, seed: int, index: int, long_side: int = 1280) -> tuple[list[Image.Image], int, int]:
+def mine_photo(reader: Reader, seed: int, index: int, long_side: int = 1280) -> tuple[list[Image.Image], int, int]:
     """Render photo ``index`` of ``seed`` and return the half crops of its detections that are
     not tiles, with how many face-up detections there were and how many were not tiles."""
     from vision.detections import Detections
-    from vision.evaluate import _area, _overlap_area
-    from vision.reader import Reader, crop_halves
+    from vision.evaluate import covered_share
+    from vision.reader import crop_halves
 
-    assert isinstance(reader, Reader)
     rng = np.random.default_rng([seed, index])
     w, h = _SIZES[int(rng.integers(len(_SIZES)))]
     k = long_side / 480
@@ -63,12 +66,8 @@ def mine_photo(reader: object, seed: int, index: int, long_side: int = 1280) -> 
     if not len(tiles):
         return [], 0, 0
     quads = [np.asarray(t.quad, np.float64) * loaded.scale for t in labels]
-    keep = []
-    for j, box in enumerate(tiles.oriented_boxes()):
-        p = np.asarray(box.corners(), np.float64)
-        cover = max((_overlap_area(p, q) for q in quads), default=0.0) / max(_area(p), 1e-6)
-        if cover < MAX_COVER:
-            keep.append(j)
+    keep = [j for j, box in enumerate(tiles.oriented_boxes())
+            if max((covered_share(np.asarray(box.corners()), q) for q in quads), default=0.0) < MAX_COVER]
     if not keep:
         return [], len(tiles), 0
     boxes = list(tiles[np.asarray(keep)].oriented_boxes())

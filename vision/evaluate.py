@@ -121,6 +121,13 @@ def polygon_iou(p: np.ndarray, q: np.ndarray) -> float:
     return ai / union if union > 0 else 0.0
 
 
+def covered_share(p: np.ndarray, q: np.ndarray) -> float:
+    """Share of convex polygon ``p``'s area that lies inside convex polygon ``q`` (any winding)."""
+    p, q = _ccw(p), _ccw(q)
+    whole = abs(_area(p))
+    return _overlap_area(p, q) / whole if whole > 0 else 0.0
+
+
 def aabb_iou(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> float:
     iw = min(a[2], b[2]) - max(a[0], b[0])
     ih = min(a[3], b[3]) - max(a[1], b[1])
@@ -181,10 +188,7 @@ def half_pairs(gt: tuple[int, int], pred: tuple[int, int], oriented: bool) -> li
 def _quad_in_rect(quad: np.ndarray, rect: tuple[float, float, float, float]) -> float:
     """Share of ``quad``'s area inside the axis-aligned ``rect`` (x0, y0, x1, y1)."""
     x0, y0, x1, y1 = rect
-    q = _ccw(quad)
-    whole = abs(_area(q))
-    corners = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], float)
-    return _overlap_area(q, corners) / whole if whole > 0 else 0.0
+    return covered_share(quad, np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], float))
 
 
 def closeup_crop(labels: list[dict[str, Any]], size: tuple[int, int], rng: np.random.Generator,
