@@ -604,17 +604,17 @@ def choose_values(probs: np.ndarray, values: np.ndarray, top: int | None = None)
     return p.argmax(1)
 
 
-def split_not_pips(probs: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def split_not_pips(probs: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
     """Each half's probabilities over pip counts alone (the not-pips column zeroed, the rest
-    renormalised), and each half's probability of not being pips (0 for a half reader without
-    that class)."""
+    renormalised), and each tile's probability that its less tile-like half is not pips (one
+    per tile: ``probs`` has two rows per tile; None for a half reader without that class)."""
     probs = np.asarray(probs, np.float64)
     x = values == NOT_PIPS
-    if not np.any(x) or not len(probs):
-        return probs, np.zeros(len(probs))
+    if not np.any(x):
+        return probs, None
     p_x = probs[:, x].sum(1)
     pips = np.where(x[None, :], 0.0, probs)
-    return pips / np.maximum(pips.sum(1, keepdims=True), 1e-12), p_x
+    return pips / np.maximum(pips.sum(1, keepdims=True), 1e-12), p_x.reshape(-1, 2).max(1)
 
 
 def assemble(
@@ -640,9 +640,9 @@ def assemble(
     become ``candidates``: shown for review, not counted. ``choice``: the class index of each
     half (default: the most likely; see :func:`choose_values`). ``tile_score``: the count
     model's probability per detection; when given, it (not the combined confidence) is what
-    ``count_conf`` tests. ``not_pips``: per half (two rows per detection, as ``probs``), the
-    probability that it is not a half of a tile; a tile with a half at ``not_pips_max`` or more
-    is a candidate whatever its confidence.
+    ``count_conf`` tests. ``not_pips``: per detection, the probability that its less tile-like
+    half is not a half of a tile (see :func:`split_not_pips`); a tile at ``not_pips_max`` or
+    more is a candidate whatever its confidence.
     """
     n = len(dets)
     if probs.shape[0] != 2 * n:
@@ -657,7 +657,7 @@ def assemble(
             det = float(dets.confidence[i])
             combined = det * pa * pb
             score = None if tile_score is None else float(tile_score[i])
-            px = None if not_pips is None else float(max(not_pips[2 * i], not_pips[2 * i + 1]))
+            px = None if not_pips is None else float(not_pips[i])
             tiles.append(
                 TileReading(
                     a=int(half_vals[2 * i]),
@@ -678,8 +678,9 @@ def assemble(
             return "not pips"
         return "" if (t.confidence if t.tile_score is None else t.tile_score) >= count_conf else "unsure"
 
-    candidates = [dataclasses.replace(t, uncounted=why) for t in tiles if (why := uncounted(t))]
-    tiles = [t for t in tiles if not uncounted(t)]
+    judged = [dataclasses.replace(t, uncounted=uncounted(t)) for t in tiles]
+    candidates = [t for t in judged if t.uncounted]
+    tiles = [t for t in judged if not t.uncounted]
     tile_values = [t.tile for t in tiles]
     warnings: list[str] = []
     if not tiles:
@@ -1057,7 +1058,7 @@ class Reader:
             count_conf=self.config.count_conf if score is None else self.config.count_score,
             choice=choice,
             tile_score=score,
-            not_pips=not_pips if halves.has_not_pips else None,
+            not_pips=not_pips,
             not_pips_max=self.config.not_pips_max,
         )
         timings = {"decode": (t1 - t0) * 1e3, "detect": (t2 - t1) * 1e3, "halves": (t3 - t2) * 1e3}
@@ -1087,9 +1088,9 @@ class Reader:
         out = []
         for i, box in enumerate(dets.oriented_boxes()):
             pa, pb = float(probs[2 * i, choice[2 * i]]), float(probs[2 * i + 1, choice[2 * i + 1]])
-            px = float(max(not_pips[2 * i], not_pips[2 * i + 1])) if h.has_not_pips else None
             out.append(TileReading(int(h.values[choice[2 * i]]), int(h.values[choice[2 * i + 1]]), pa * pb,
-                                   box.scaled(1.0 / s), True, 0.0, (pa, pb), not_pips=px))
+                                   box.scaled(1.0 / s), True, 0.0, (pa, pb),
+                                   not_pips=None if not_pips is None else float(not_pips[i])))
         return out
 
     def _read_halves_of(self, image: Image.Image, dets: Detections, top: int | None,
