@@ -21,7 +21,13 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
-from datasets.render import DEFAULT_PIP_CONTRAST, SceneConfig, jpeg_roundtrip, render_scene
+from datasets.render import (
+    DEFAULT_GRAY_CONTRAST,
+    DEFAULT_PIP_CONTRAST,
+    SceneConfig,
+    jpeg_roundtrip,
+    render_scene,
+)
 from vision.geometry import OrientedBox, rectify, split_halves
 
 _SIZES = ((960, 720), (960, 540), (720, 960), (800, 800), (640, 480))
@@ -42,11 +48,12 @@ def jitter_box(rng: np.random.Generator, box: OrientedBox, strength: float = 1.0
 
 def scene_halves(rng: np.random.Generator, crop_size: int, pad: float, max_value: int,
                  tile_px: tuple[float, float] = (28.0, 220.0), jitter: float = 1.0,
-                 pip_contrast: float = 0.0) -> list[tuple[Image.Image, int]]:
+                 pip_contrast: float = 0.0, gray_contrast: float = 0.0) -> list[tuple[Image.Image, int]]:
     """Render one photo and return its half crops with their pip counts."""
     w, h = _SIZES[int(rng.integers(len(_SIZES)))]
     img, labels = render_scene(rng, SceneConfig(width=w, height=h, tile_px=tile_px, max_value=max_value,
-                                                uniform_values=True, pip_contrast=pip_contrast))
+                                                uniform_values=True, pip_contrast=pip_contrast,
+                                                gray_contrast=gray_contrast))
     img = jpeg_roundtrip(img, int(rng.integers(35, 96)))
     out: list[tuple[Image.Image, int]] = []
     for t in labels:
@@ -62,7 +69,7 @@ def scene_halves(rng: np.random.Generator, crop_size: int, pad: float, max_value
 
 def render_halves(out: Path, count: int, seed: int, crop_size: int = 64, pad: float = 0.06,
                   max_value: int = 12, val_frac: float = 0.1, log_every: int = 0,
-                  jitter: float = 1.0, pip_contrast: float = 0.0) -> dict[str, object]:
+                  jitter: float = 1.0, pip_contrast: float = 0.0, gray_contrast: float = 0.0) -> dict[str, object]:
     """Write at least ``count`` half crops (train + val); val comes from separate photos."""
     out = Path(out)
     for split in ("train", "val"):
@@ -75,7 +82,7 @@ def render_halves(out: Path, count: int, seed: int, crop_size: int = 64, pad: fl
         split = "val" if written < n_val_target else "train"
         rng = np.random.default_rng([seed, scene])
         for k, (img, v) in enumerate(scene_halves(rng, crop_size, pad, max_value, jitter=jitter,
-                                                              pip_contrast=pip_contrast)):
+                                                  pip_contrast=pip_contrast, gray_contrast=gray_contrast)):
             img.save(out / split / str(v) / f"{seed}_{scene:06d}_{k:02d}.png", compress_level=1)
             per_class[split][v] += 1
             written += 1
@@ -96,10 +103,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--pip-contrast", type=float, default=DEFAULT_PIP_CONTRAST, metavar="D",
                     help="least RGB distance between pips and the tile face (default %(default)s; "
                          "0 renders as the shipped classifier's training data)")
+    ap.add_argument("--gray-contrast", type=float, default=DEFAULT_GRAY_CONTRAST, metavar="L",
+                    help="least luma difference between pips and the face in photos that go grayscale "
+                         "(default %(default)s; 0 renders as the shipped classifier's training data)")
     args = ap.parse_args(argv)
     t0 = time.time()
     stats = render_halves(args.out, args.count, args.seed, args.crop_size, args.pad, args.max_value, log_every=50,
-                          pip_contrast=args.pip_contrast)
+                          pip_contrast=args.pip_contrast, gray_contrast=args.gray_contrast)
     print(json.dumps({**stats, "seconds": round(time.time() - t0, 1)}))
     return 0
 

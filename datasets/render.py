@@ -18,6 +18,7 @@ a dataset is the same whatever else is rendered.
 from __future__ import annotations
 
 import argparse
+import copy
 import io
 import json
 import math
@@ -192,6 +193,13 @@ class SceneConfig:
     # the table, and runs of face-down tiles inside the layout, next to face-up ones. Off, a seed
     # renders exactly as before this option existed (its draws come from their own stream).
     printed: bool = False
+    # Least luma difference (Rec. 601, 0-255) between a pip or the divider and the face, in
+    # photos that go grayscale. pip_contrast is a distance in colour: a yellow or grey pip on
+    # ivory is plain in colour and vanishes once the photo is grey (a 0-2 read as 0-0 by anyone).
+    # A scene that goes grey with such a pip is drawn again from the same draws with that colour
+    # swapped, so every colour photo, and every grey one that needed nothing, renders exactly as
+    # with 0 (which is what the shipped models' data used).
+    gray_contrast: float = 0.0
     # Every scene's tiles come from one double-N set (max_value is raised to N). 0: a set is
     # drawn per scene (double-6 to double-18, as far as max_value allows; double-15 and 18 are
     # rare), which leaves too few 13-18 halves to judge a reader of big sets by.
@@ -203,6 +211,15 @@ class SceneConfig:
 
 #: What ``python -m datasets.render`` uses unless told otherwise: every pip readable.
 DEFAULT_PIP_CONTRAST = 100.0
+#: ... in grey photos too (about what grey pips on white keep; see ``SceneConfig.gray_contrast``).
+DEFAULT_GRAY_CONTRAST = 60.0
+#: Share of photos that go grayscale (``_photometric``).
+GRAY_SHARE = 0.12
+
+
+def luma(c: tuple[int, int, int]) -> float:
+    """Rec. 601 luma, as PIL's ``convert("L")`` computes it."""
+    return 0.299 * c[0] + 0.587 * c[1] + 0.114 * c[2]
 
 
 def readable_pips(style: TileStyle, min_distance: float) -> TileStyle:
@@ -227,6 +244,26 @@ def readable_pips(style: TileStyle, min_distance: float) -> TileStyle:
     if math.dist(divider, style.body) < min_distance:
         divider = pips[0] if math.dist(pips[0], style.body) >= min_distance else far[0]
     return replace(style, pip_colours=tuple(pips), divider=divider)
+
+
+def gray_readable(style: TileStyle, min_luma: float) -> TileStyle:
+    """``style`` with every pip colour and the divider at least ``min_luma`` from the face in
+    luma, so they still show once the photo is grey (the same value keeps one colour).
+
+    Like :func:`readable_pips`, the swaps come from a stream seeded by the style itself.
+    """
+    if min_luma <= 0:
+        return style
+    face = luma(style.body)
+    far = [c for c in [*_PIP_PALETTE, (20, 20, 20), (245, 245, 245)] if abs(luma(c) - face) >= min_luma]
+    rng = np.random.default_rng([7, *style.body, *style.pip_colours[1]])
+    swap: dict[tuple[int, int, int], tuple[int, int, int]] = {}
+    pips = tuple(swap.setdefault(c, far[int(rng.integers(len(far)))]) if abs(luma(c) - face) < min_luma else c
+                 for c in style.pip_colours)
+    divider = style.divider
+    if abs(luma(divider) - face) < min_luma:
+        divider = swap.get(divider) or far[int(rng.integers(len(far)))]
+    return replace(style, pip_colours=pips, divider=divider)
 
 
 # ---------------------------------------------------------------- geometry helpers
@@ -681,6 +718,19 @@ def render_scene(rng: np.random.Generator, cfg: SceneConfig,
     """One photo and its face-up tiles. ``placer`` lays the face-up tiles instead of the mixed
     layouts (see :mod:`datasets.table`); no loose face-up tiles are added and none stand up, so
     the photo shows exactly what it laid."""
+    # Whether the photo goes grey is drawn last, so a scene that needs grey-readable pips is
+    # drawn again from a copy of the generator: the colour swap draws nothing from it, so the
+    # second pass makes the same draws and leaves ``rng`` where the first left it.
+    again = copy.deepcopy(rng) if cfg.gray_contrast > 0 else None
+    photo, labels, style, gray = _render_scene(rng, cfg, placer, 0.0)
+    if again is not None and gray and gray_readable(style, cfg.gray_contrast) != style:
+        photo, labels, _, _ = _render_scene(again, cfg, placer, cfg.gray_contrast)
+    return photo, labels
+
+
+def _render_scene(rng: np.random.Generator, cfg: SceneConfig, placer: Placer | None,
+                  gray_contrast: float) -> tuple[Image.Image, list[TileLabel], TileStyle, bool]:
+    """:func:`render_scene`'s one pass; also the tiles' final style and whether the photo went grey."""
     w, h = cfg.width, cfg.height
     tilt = 1.0 if rng.random() < 0.35 else rng.uniform(1.0, 1.55)
     keystone = rng.uniform(0, 0.22) * min(1.0, (tilt - 1.0) / 0.6 + 0.15)
@@ -773,6 +823,7 @@ def render_scene(rng: np.random.Generator, cfg: SceneConfig,
     canvas = Image.composite(Image.new("RGB", (cw, ch), 0), canvas,
                              mask.point(lambda v: int(v * shadow_k)))
 
+    style = gray_readable(style, gray_contrast)
     draw = ImageDraw.Draw(canvas)
     if neg is not None and neg.random() < 0.25:
         _draw_hand(draw, neg, cw, ch, ln)
@@ -795,17 +846,19 @@ def render_scene(rng: np.random.Generator, cfg: SceneConfig,
         quad = _apply_h(hmat, p.quad) / 2.0
         labels.append(TileLabel(p.a, p.b, tuple((float(x), float(y)) for x, y in quad)))
 
+    gray = False
     if cfg.photometric:
-        photo = _photometric(rng, photo)
+        photo, gray = _photometric(rng, photo)
     if cfg.photometric and rng.random() < 0.5:
         photo = photo.transpose(Image.Transpose.FLIP_LEFT_RIGHT)
         # mirroring swaps left and right corners but keeps which end is A
         labels = [TileLabel(t.a, t.b, tuple((w - x, y) for x, y in (t.quad[3], t.quad[2], t.quad[1], t.quad[0])))
                   for t in labels]
-    return photo, labels
+    return photo, labels, style, gray
 
 
-def _photometric(rng: np.random.Generator, img: Image.Image) -> Image.Image:
+def _photometric(rng: np.random.Generator, img: Image.Image) -> tuple[Image.Image, bool]:
+    """The photo with light, glare, blur and noise, and whether it went grayscale."""
     w, h = img.size
     if rng.random() < 0.35:
         img = img.filter(ImageFilter.GaussianBlur(rng.uniform(0.3, 1.4)))
@@ -828,9 +881,10 @@ def _photometric(rng: np.random.Generator, img: Image.Image) -> Image.Image:
     if rng.random() < 0.6:
         a += rng.normal(0, rng.uniform(1, 9), a.shape).astype(np.float32)
     out = Image.fromarray(np.clip(a, 0, 255).astype(np.uint8), "RGB")
-    if rng.random() < 0.12:
+    gray = bool(rng.random() < GRAY_SHARE)
+    if gray:
         out = out.convert("L").convert("RGB")
-    return out
+    return out, gray
 
 
 def jpeg_roundtrip(img: Image.Image, quality: int) -> Image.Image:
@@ -858,7 +912,7 @@ def obb_label_lines(labels: list[TileLabel], w: int, h: int) -> list[str]:
 def render_dataset(out: Path, count: int, seed: int, val_frac: float = 0.1, max_value: int = 12,
                    long_side: int = 480, log_every: int = 0, hard_cases: bool = False,
                    pip_contrast: float = 0.0, printed: bool = False, set_top: int = 0,
-                   tables: float = 0.0) -> dict[str, int]:
+                   tables: float = 0.0, gray_contrast: float = 0.0) -> dict[str, int]:
     """Write ``count`` images (the last ``val_frac`` of them as the val split); ``set_top``:
     every photo shows one double-``set_top`` set (see :class:`SceneConfig`); ``tables``: this
     share of them shows a Chicken Foot table as :mod:`datasets.table` lays one out (0: every
@@ -876,7 +930,8 @@ def render_dataset(out: Path, count: int, seed: int, val_frac: float = 0.1, max_
         w, h = _SIZES[int(rng.integers(len(_SIZES)))]
         k = long_side / 480
         cfg = SceneConfig(width=int(w * k), height=int(h * k), max_value=max_value, hard_cases=hard_cases,
-                          pip_contrast=pip_contrast, printed=printed, set_top=set_top)
+                          pip_contrast=pip_contrast, printed=printed, set_top=set_top,
+                          gray_contrast=gray_contrast)
         if tables > 0 and rng.random() < tables:
             from datasets.table import table_scene  # datasets.table draws with this module
 
@@ -919,12 +974,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--pip-contrast", type=float, default=DEFAULT_PIP_CONTRAST, metavar="D",
                     help="least RGB distance between pips and the tile face (default %(default)s; "
                          "0 renders as the shipped models' training data, where a few pips match the face)")
+    ap.add_argument("--gray-contrast", type=float, default=DEFAULT_GRAY_CONTRAST, metavar="L",
+                    help="least luma difference between pips (and divider) and the face in photos that go "
+                         "grayscale (default %(default)s; 0 renders as the shipped models' training data)")
     args = ap.parse_args(argv)
     t0 = time.time()
     stats = render_dataset(args.out, args.count, args.seed, args.val_frac, args.max_value, args.long_side,
                            log_every=max(1, args.count // 10), hard_cases=args.hard_cases,
                            pip_contrast=args.pip_contrast, printed=args.printed, set_top=args.set_top,
-                           tables=args.tables)
+                           tables=args.tables, gray_contrast=args.gray_contrast)
     dt = time.time() - t0
     print(json.dumps({**stats, "seconds": round(dt, 1), "ms_per_image": round(1000 * dt / max(1, args.count))}))
     return 0

@@ -65,6 +65,9 @@ ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_REALDATA = ROOT.parent / "shared" / "realdata"
 DEFAULT_RENDER_SEED = 90210
 IOU_THRESHOLD = 0.5
+#: Why a true tile was not read exactly: a counted read with a wrong value; a read left
+#: uncounted as too unsure, or as print rather than pips (``TileReading.uncounted``); no read.
+LOST_REASONS = ("misread", "unsure", "not pips", "not found")
 
 
 # --------------------------------------------------------------------------- geometry
@@ -245,6 +248,10 @@ class Tally:
     notes: list[str] = field(default_factory=list)
     #: (tile length bucket) -> [true tiles, found, read exactly]; rendered sets only.
     by_length: dict[str, list[int]] = field(default_factory=dict)
+    #: Why true tiles were not read exactly (see :data:`LOST_REASONS`); rendered sets only.
+    lost: Counter[str] = field(default_factory=Counter)
+    #: "colour" / "grey" photo -> [true tiles, read exactly]; rendered sets only.
+    by_colour: dict[str, list[int]] = field(default_factory=dict)
     #: Counted reads that are wrong (misread, or no tile there) and how many of them the reader
     #: flagged for review; right reads and how many were flagged anyway (the review burden).
     wrong: int = 0
@@ -428,6 +435,12 @@ def _gray(loaded: LoadedImage) -> LoadedImage:
     return LoadedImage(loaded.image.convert("L").convert("RGB"), loaded.original_size, loaded.name)
 
 
+def is_grey(image: Image.Image, tol: float = 1.5) -> bool:
+    """Whether a photo is grey (its channels agree to within JPEG's rounding, on average)."""
+    a = np.asarray(image.convert("RGB"), np.int16)
+    return bool(np.abs(a[..., 0] - a[..., 1]).mean() < tol and np.abs(a[..., 1] - a[..., 2]).mean() < tol)
+
+
 def _pad_canvas(image: Image.Image, factor: float = 3.0) -> tuple[Image.Image, tuple[int, int]]:
     """The crop centred on a larger canvas of its own border colour, so the tile is photo-sized."""
     arr = np.asarray(image)
@@ -480,7 +493,11 @@ class Evaluator:
             gt_boxes = [OrientedBox(*(float(v) for v in lab["box"])) for lab in labels]
             gt = [(int(lab["a"]), int(lab["b"])) for lab in labels]
             reading = self.reader.read(loaded, self.rules, self.top)
-            self._score_oriented("rendered", "colour", gt, gt_boxes, reading)
+            exact = self._score_oriented("rendered", "colour", gt, gt_boxes, reading)
+            row = self.tally("rendered", "colour").by_colour.setdefault(
+                "grey" if is_grey(loaded.image) else "colour", [0, 0])
+            row[0] += len(gt)
+            row[1] += exact
         return len(jsons)
 
     def closeups(self, folder: Path, seed: int, limit: int | None = None) -> int:
@@ -510,7 +527,8 @@ class Evaluator:
         return n
 
     def _score_oriented(self, source: str, mode: str, gt: list[tuple[int, int]],
-                        gt_boxes: list[OrientedBox], reading: Reading) -> None:
+                        gt_boxes: list[OrientedBox], reading: Reading) -> int:
+        """Score one photo's reading against its true tiles; how many were read exactly."""
         pred = list(reading.tiles)
         gt_c = obb_corners([[b.cx, b.cy, b.length, b.width, b.angle] for b in gt_boxes])
         pr_c = obb_corners([[t.box.cx, t.box.cy, t.box.length, t.box.width, t.box.angle] for t in pred])
@@ -518,6 +536,13 @@ class Evaluator:
         tile_pairs, flags = [], []
         t = self.tally(source, mode)
         found = dict(pairs)
+        # a true tile no counted read matched may still be among the reads left uncounted
+        free = [i for i in range(len(gt)) if i not in found]
+        cands = list(reading.candidates)
+        ca_c = obb_corners([[c.box.cx, c.box.cy, c.box.length, c.box.width, c.box.angle] for c in cands])
+        seen = {free[i]: cands[j].uncounted or "unsure"
+                for i, j in greedy_match(len(free), len(cands), lambda i, j: polygon_iou(gt_c[free[i]], ca_c[j]))}
+        exact = 0
         for i, box in enumerate(gt_boxes):
             row = t.by_length.setdefault(length_bucket(box.length), [0, 0, 0])
             row[0] += 1
@@ -532,11 +557,17 @@ class Evaluator:
                 flags.append(pred[j].needs_review)
                 row[1] += 1
                 row[2] += p == gt[i]
+                exact += p == gt[i]
+                if p != gt[i]:
+                    t.lost["misread"] += 1
+            else:
+                t.lost[seen.get(i, "not found")] += 1
         t.photos += 1
         used = set(found.values())
         t.add_tiles(tile_pairs, True, len(gt), len(pred), flags,
                     [x.needs_review for j, x in enumerate(pred) if j not in used])
         t.add_total(sum(a + b for a, b in gt), reading.pips)
+        return exact
 
     # -- real
     def real(self, samples: Iterable[Sample]) -> None:
@@ -673,7 +704,7 @@ def confusion_table(conf: Counter[tuple[int, int]], title: str) -> str:
 
 def render_validation(seed: int, count: int, max_value: int, out: Path, long_side: int = 1280,
                       hard_cases: bool = False, pip_contrast: float | None = None, printed: bool = False,
-                      set_top: int = 0) -> Path:
+                      set_top: int = 0, gray_contrast: float | None = None) -> Path:
     """Render a validation set with the project's renderer (a separate process: it is data
     making, not reading). The scenes are the training scenes' layouts; 1280 px on the long side
     gives tiles of 38-384 px, as in phone photos (at the detector's 480 px training size the
@@ -683,6 +714,8 @@ def render_validation(seed: int, count: int, max_value: int, out: Path, long_sid
            "--long-side", str(long_side)] + (["--hard-cases"] if hard_cases else []) + (["--printed"] if printed else [])
     if pip_contrast is not None:
         cmd += ["--pip-contrast", str(pip_contrast)]
+    if gray_contrast is not None:
+        cmd += ["--gray-contrast", str(gray_contrast)]
     if set_top:
         cmd += ["--set", str(set_top)]
     subprocess.run(cmd, cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
@@ -715,6 +748,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--render-pip-contrast", type=float, default=None, metavar="D",
                     help="least RGB distance between pips and face (datasets.render --pip-contrast; "
                          "default: the renderer's, 100)")
+    ap.add_argument("--render-gray-contrast", type=float, default=None, metavar="L",
+                    help="least luma difference between pips and face in grey photos (datasets.render "
+                         "--gray-contrast; default: the renderer's, 60; 0: as rendered before session 12)")
     ap.add_argument("--set", type=int, default=None, choices=(6, 9, 12, 15, 18), metavar="N", dest="top",
                     help="render photos of one double-N set each and tell the reader so; 15 and 18 "
                          "are read by the wide-set classifier when the models have one")
@@ -758,7 +794,7 @@ def main(argv: list[str] | None = None) -> int:
                   f"{f', one double-{args.top} set per photo' if args.top else ''} -> {folder}")
             render_validation(args.render_seed, args.render_count, args.top or reader.config.max_value, folder,
                               args.render_long_side, args.render_hard_cases, args.render_pip_contrast,
-                              args.render_printed, args.top or 0)
+                              args.render_printed, args.top or 0, args.render_gray_contrast)
         n = ev.rendered(folder, args.limit)
         rt = ev.tallies.get(("rendered", "colour"), Tally("rendered"))
         told = "" if args.top is None else (f", read as a double-{args.top} set (halves read up to "
@@ -769,9 +805,15 @@ def main(argv: list[str] | None = None) -> int:
         print("by true tile length:  " + " | ".join(
             f"{name}: {row[0]} tiles, found {_pct(row[1] / row[0]).strip()}, exact {_pct(row[2] / row[0]).strip()}"
             for _, name in LENGTH_BUCKETS if (row := rt.by_length.get(name))))
+        print("true tiles not read exactly:  " + ", ".join(f"{why} {rt.lost[why]}" for why in LOST_REASONS)
+              + "  (unsure / not pips: read but left uncounted)")
+        print("exact tile by photo colour:  " + " | ".join(
+            f"{name}: {row[0]} tiles, exact {_pct(row[1] / row[0]).strip()}"
+            for name in ("colour", "grey") if (row := rt.by_colour.get(name)) and row[0]))
         print()
         print(confusion_table(rt.confusion, "Half values, rendered"))
-        report["rendered"] = {"folder": str(folder), **rt.figures(), "by_length": rt.by_length}
+        report["rendered"] = {"folder": str(folder), **rt.figures(), "by_length": rt.by_length,
+                              "lost": {why: rt.lost[why] for why in LOST_REASONS}, "by_colour": rt.by_colour}
         if args.closeups:
             m = ev.closeups(folder, args.render_seed, args.limit)
             ct = ev.tallies.get(("close-ups", "colour"), Tally("close-ups"))

@@ -373,7 +373,7 @@ def refine_stage(cfg: dict[str, Any], work: Path, out: Path) -> dict[str, Any]:
 
 
 def half_crop_data(fdir: Path, count: int, seed: int, cls: dict[str, Any], top: int, label: str,
-                   jitter: float = 1.0, pip_contrast: float = 0.0) -> dict[str, Any] | None:
+                   jitter: float = 1.0, pip_contrast: float = 0.0, gray_contrast: float = 0.0) -> dict[str, Any] | None:
     """Render a half-crop dataset for a classifier pass into ``fdir`` (cut as ``cls`` says), unless
     an earlier run finished it; its stats and seconds, or None when it was already there."""
     from datasets.halves import render_halves
@@ -382,7 +382,7 @@ def half_crop_data(fdir: Path, count: int, seed: int, cls: dict[str, Any], top: 
         return None
     t0 = time.time()
     st = render_halves(fdir, count, seed, cls["crop_size"], cls["crop_pad"], top, cls.get("val_frac", 0.1),
-                       log_every=100, jitter=jitter, pip_contrast=pip_contrast)
+                       log_every=100, jitter=jitter, pip_contrast=pip_contrast, gray_contrast=gray_contrast)
     (fdir / "done").write_text(json.dumps(st))
     made = {**st, "seconds": round(time.time() - t0, 1)}
     print(f"{label} data:", {k: v for k, v in made.items() if k != "per_class"}, flush=True)
@@ -398,7 +398,8 @@ def pass_data(ps: dict[str, Any], fdir: Path, work: Path, best: Path, cls: dict[
     if ps.get("halves_from"):
         data = reuse_halves(work / str(ps["halves_from"]), fdir)
     else:
-        data = half_crop_data(fdir, int(ps["halves"]), int(ps["seed"]), cls, top, label, jitter, pip_contrast)
+        data = half_crop_data(fdir, int(ps["halves"]), int(ps["seed"]), cls, top, label, jitter, pip_contrast,
+                              float(ps.get("gray_contrast", 0.0)))
     if data is not None:
         made["data"] = data
     if ps.get("not_pips") and not (fdir / "not_pips_done").exists():
@@ -517,7 +518,8 @@ def wide_classifier_stage(cfg: dict[str, Any], work: Path, out: Path, resume: bo
 
 def _fresh_det_data(fdir: Path, base: Path, count: int, seed: int, val_frac: float, top: int, long_side: int,
                     metrics: dict[str, Any], name: str, hard_cases: bool = False,
-                    pip_contrast: float = 0.0, printed: bool = False, tables: float = 0.0) -> Path:
+                    pip_contrast: float = 0.0, printed: bool = False, tables: float = 0.0,
+                    gray_contrast: float = 0.0) -> Path:
     """Render ``count`` more detector photos into ``fdir``; its data.yaml trains on them plus every
     training folder of ``base`` (so earlier renders stay in the mix) and validates on the new ones."""
     from datasets.render import render_dataset
@@ -525,7 +527,8 @@ def _fresh_det_data(fdir: Path, base: Path, count: int, seed: int, val_frac: flo
     if not (fdir / "data.yaml").exists():
         t0 = time.time()
         st = render_dataset(fdir / "new", count, seed, val_frac, top, long_side, log_every=max(1, count // 5),
-                            hard_cases=hard_cases, pip_contrast=pip_contrast, printed=printed, tables=tables)
+                            hard_cases=hard_cases, pip_contrast=pip_contrast, printed=printed, tables=tables,
+                            gray_contrast=gray_contrast)
         metrics[f"{name}_data"] = {**st, "seconds": round(time.time() - t0, 1)}
         print(f"{name} data:", metrics[f"{name}_data"], flush=True)
         base_yaml = (base / "data.yaml").read_text()
@@ -577,7 +580,8 @@ def run(cfg: dict[str, Any], work: Path, out: Path, resume: bool = False, stages
                 data = _fresh_det_data(work / f"{name}_data", ddir, int(ft["images"]), int(ft["seed"]),
                                        det.get("val_frac", 0.1), top, det.get("long_side", 480), metrics, name,
                                        bool(ft.get("hard_cases", False)), float(ft.get("pip_contrast", 0.0)),
-                                       bool(ft.get("printed", False)), float(ft.get("tables", 0.0)))
+                                       bool(ft.get("printed", False)), float(ft.get("tables", 0.0)),
+                                       float(ft.get("gray_contrast", 0.0)))
             fargs = args | {"epochs": ft.get("epochs", 20), "lr0": ft.get("lr0", 0.0005), "optimizer": "AdamW",
                             "warmup_epochs": 0, "name": name, "pretrained": True} | ft.get("hyp", {})
             t0 = time.time()

@@ -685,6 +685,22 @@ def test_evaluate_scores_a_rendered_folder_and_skips_absent_realdata(tmp_path: P
     # the 0-0 (detector score 0.3) was right but flagged; nothing was wrong
     assert fig["right_reads_flagged"] == pytest.approx(1 / 3, abs=1e-4) and fig["wrong_reads_flagged"] is None
     assert "flagged wrong/right" in out
+    assert fig["lost"] == {"misread": 0, "unsure": 0, "not pips": 0, "not found": 0}
+    assert fig["by_colour"] == {"colour": [3, 3]}
+    # a label where no tile lies is "not found"; a grey copy of the photo is counted as grey
+    Image.open(photo).convert("L").convert("RGB").save(folder / "images" / "val" / "y.jpg", quality=95)
+    far = OrientedBox(5, 5, 4, 2, 0.0)
+    (folder / "tiles" / "val" / "y.json").write_text(json.dumps(
+        [*labels, {"tile": "6-6", "a": 6, "b": 6, "box": [far.cx, far.cy, far.length, far.width, far.angle]}]))
+    assert evaluate.main(["--models", str(models), "--rendered", str(folder), "--skip-real",
+                          "--json", str(tmp_path / "r2.json")]) == 0
+    assert "not found 1" in capsys.readouterr().out
+    fig = json.loads((tmp_path / "r2.json").read_text())["rendered"]
+    # (the fake classifier reads colour, so the grey copy's tiles are misread: causes still add up)
+    assert fig["lost"]["not found"] == 1 and fig["by_colour"]["colour"] == [3, 3] and fig["by_colour"]["grey"][0] == 4
+    assert sum(fig["lost"].values()) == 7 - 3 - fig["by_colour"]["grey"][1]
+    (folder / "images" / "val" / "y.jpg").unlink()
+    (folder / "tiles" / "val" / "y.json").unlink()
     # --set 18: the reader is told the set, so the wide-set classifier reads the halves (red 15
     # to it, where the labels say 3: the 3-4 and 0-3 are now misread)
     fake_models.write_classifier(models / "half_cls18.onnx", 16, (15, 4, 0), fake_models.WIDE_NAMES)
@@ -695,6 +711,28 @@ def test_evaluate_scores_a_rendered_folder_and_skips_absent_realdata(tmp_path: P
     assert code == 0 and "read as a double-18 set (halves read up to 18)" in capsys.readouterr().out
     fig = json.loads((tmp_path / "r18.json").read_text())["rendered"]
     assert fig["recall"] == 1.0 and fig["exact_tile"] == pytest.approx(1 / 3, abs=1e-4)
+    assert fig["lost"]["misread"] == 2
+
+
+def test_evaluator_says_why_a_true_tile_was_lost():
+    """Misread, left uncounted (with the reader's reason) or never read: each true tile that
+    was not read exactly is put down to one cause."""
+    from vision.evaluate import Evaluator
+    from vision.reader import Reading, TileReading
+
+    def read(a, b, box, uncounted=""):
+        return TileReading(a, b, 0.9, box, False, 0.9, (0.9, 0.9), uncounted=uncounted)
+
+    boxes = [OrientedBox(100 + 150 * k, 100, 80, 40, 0.0) for k in range(5)]
+    gt = [(1, 2), (3, 4), (5, 6), (0, 1), (2, 2)]
+    reading = Reading(tiles=(read(1, 2, boxes[0]), read(3, 5, boxes[1])), pips=11, penalty=11, warnings=(),
+                      image_size=(1000, 300),
+                      candidates=(read(5, 6, boxes[2], "not pips"), read(0, 1, boxes[3], "unsure")))
+    ev = Evaluator(None)  # type: ignore[arg-type]  # scoring a reading never calls the reader
+    assert ev._score_oriented("rendered", "colour", gt, boxes, reading) == 1
+    t = ev.tally("rendered", "colour")
+    assert dict(t.lost) == {"misread": 1, "not pips": 1, "unsure": 1, "not found": 1}
+    assert t.exact == 1 and t.matched == 2
 
 
 def test_closeup_crops_frame_one_tile_and_never_cut_another():
