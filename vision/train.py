@@ -241,6 +241,11 @@ def write_reader_json(out: Path, cfg: dict[str, Any]) -> Path:
                                     if cfg.get("classifier_wide") else []) if "seed" in w],
         "finetuned_on": [],  # no real photo was trained on
     })
+    # a stage that starts from an ONNX file inherits the seeds that file was trained on
+    for start in (cfg["detector"].get("start"), c.get("start"), (cfg.get("classifier_wide") or {}).get("start")):
+        rj = (REPO / str(start)).parent / "reader.json" if start else None
+        if rj is not None and rj.exists():
+            data["seeds"] = list(dict.fromkeys([*json.loads(rj.read_text()).get("seeds", []), *data["seeds"]]))
     cls_path = out / "half_cls.onnx"
     if cls_path.exists():
         # class index -> pip count; ultralytics orders class folders as strings ("10" before "2")
@@ -446,7 +451,10 @@ def not_pips_data(np_cfg: dict[str, Any], work: Path, fdir: Path, best: Path, im
         if np_cfg.get("detector") == "shipped" or not det.exists():
             det = REPO / "models" / "tile_obb.onnx"
         shutil.copy(det, miner / "tile_obb.onnx")
-        _export(best, imgsz, True, miner / "half_cls.onnx")
+        if best.suffix == ".onnx":  # a stage that starts from an ONNX file: that file, as it is
+            shutil.copy(best, miner / "half_cls.onnx")
+        else:
+            _export(best, imgsz, True, miner / "half_cls.onnx")
         rj = json.loads((REPO / "models" / "reader.json").read_text())
         for key in ("classifier_wide", "wide_values", "refiner", "count_model"):
             rj.pop(key, None)
@@ -494,12 +502,20 @@ def wide_classifier_stage(cfg: dict[str, Any], work: Path, out: Path, resume: bo
     classifier, so nothing it was measured on changes."""
     cls, wide = cfg["classifier"], cfg["classifier_wide"]
     top = int(wide["max_value"])
-    best = last_classifier_run(work, cls) / "weights" / "best.pt"
-    if not best.exists():
-        raise SystemExit(f"{best}: no trained classifier to start from (run --stage cls first)")
-    metrics: dict[str, Any] = {}
+    # "start: models/half_cls18.onnx" begins from that file: only the finetune entries train
+    wstart = wide.get("start")
     passes = [wide, *(wide.get("finetune") or [])]
-    for i, ps in enumerate(passes):
+    first = 1 if wstart else 0
+    if wstart:
+        if len(passes) < 2:
+            raise SystemExit("classifier_wide.start needs a finetune pass: the data it trains on")
+        best = REPO / str(wstart)
+    else:
+        best = last_classifier_run(work, cls) / "weights" / "best.pt"
+        if not best.exists():
+            raise SystemExit(f"{best}: no trained classifier to start from (run --stage cls first)")
+    metrics: dict[str, Any] = {}
+    for i, ps in enumerate(passes[first:], start=first):
         sfx = "" if i == 0 else f"_ft{i}"
         fdir = work / f"cls_wide_data{sfx}"
         made = pass_data(ps, fdir, work, best, cls, top, out, "wide classifier",
@@ -510,18 +526,38 @@ def wide_classifier_stage(cfg: dict[str, Any], work: Path, out: Path, resume: bo
             "epochs": ps.get("epochs", 20), "imgsz": cls["imgsz"], "batch": cls["batch"], "cache": cls.get("cache", "ram"),
         } | cls.get("hyp", {}) | {"lr0": ps.get("lr0", 0.001), "optimizer": "AdamW", "warmup_epochs": 0,
                                   "pretrained": True} | ps.get("hyp", {})
+        if best.suffix == ".onnx":
+            best = warm_start(str(wstart), REPO / cls["model"], work / "runs" / "cls_wide_start", cls["imgsz"],
+                              fdir / "train", args, metrics, "start")
         t0 = time.time()
         best = _train(best, str(fdir), work / "runs" / f"cls_wide{sfx}", args, resume)
         metrics[f"train{sfx}_seconds"] = round(time.time() - t0, 1)
     return metrics | export_classifier(best, cls["imgsz"], out / WIDE_CLS_FILE, fdir / "val", top, "wide classifier")
 
 
-def _fresh_det_data(fdir: Path, base: Path, count: int, seed: int, val_frac: float, top: int, long_side: int,
+def warm_start(onnx_file: str, model_yaml: Path, run_dir: Path, imgsz: int, calib: Path,
+               hyp: dict[str, Any], metrics: dict[str, Any], name: str) -> Path:
+    """A stage's ``start``: the checkpoint rebuilt from that ONNX file (:mod:`vision.warmstart`),
+    its BatchNorm statistics measured on ``calib`` (the first pass's training data, as training
+    augments it), in place of the stage's first pass."""
+    from .warmstart import checkpoint_from_onnx
+
+    best = run_dir / "weights" / "best.pt"
+    if not (run_dir / "done").exists():
+        report = checkpoint_from_onnx(REPO / onnx_file, model_yaml, best, imgsz, 512, 0, hyp, calib)
+        (run_dir / "done").write_text(json.dumps(report))
+        metrics[name] = report
+        print(f"{name}:", report, flush=True)
+    return best
+
+
+def _fresh_det_data(fdir: Path, base: Path | None, count: int, seed: int, val_frac: float, top: int, long_side: int,
                     metrics: dict[str, Any], name: str, hard_cases: bool = False,
                     pip_contrast: float = 0.0, printed: bool = False, tables: float = 0.0,
                     gray_contrast: float = 0.0) -> Path:
     """Render ``count`` more detector photos into ``fdir``; its data.yaml trains on them plus every
-    training folder of ``base`` (so earlier renders stay in the mix) and validates on the new ones."""
+    training folder of ``base`` (so earlier renders stay in the mix; None: a stage that starts
+    from an ONNX file has none) and validates on the new ones."""
     from datasets.render import render_dataset
 
     if not (fdir / "data.yaml").exists():
@@ -531,13 +567,13 @@ def _fresh_det_data(fdir: Path, base: Path, count: int, seed: int, val_frac: flo
                             gray_contrast=gray_contrast)
         metrics[f"{name}_data"] = {**st, "seconds": round(time.time() - t0, 1)}
         print(f"{name} data:", metrics[f"{name}_data"], flush=True)
-        base_yaml = (base / "data.yaml").read_text()
+        base_yaml = (base / "data.yaml").read_text() if base is not None else ""
         train = [str((fdir / "new" / "images" / "train").resolve())]
         # a base made by an earlier fresh pass lists its own training folders
         for line in base_yaml.splitlines():
             if line.startswith("  - "):
                 train.append(line[4:].strip())
-        if not any(line.startswith("  - ") for line in base_yaml.splitlines()):
+        if base is not None and not any(line.startswith("  - ") for line in base_yaml.splitlines()):
             train.append(str((base / "images" / "train").resolve()))
         (fdir / "data.yaml").write_text(
             "train:\n" + "".join(f"  - {t}\n" for t in train)
@@ -557,8 +593,12 @@ def run(cfg: dict[str, Any], work: Path, out: Path, resume: bool = False, stages
     if stages in ("all", "det"):
         from datasets.render import render_dataset
 
-        ddir = work / "det_data"
-        if not (ddir / "data.yaml").exists():
+        # "start: models/tile_obb.onnx" begins from that file instead of a first pass (see warm_start)
+        start = det.get("start")
+        ddir: Path | None = None if start else work / "det_data"
+        if start and "seed" not in ((det.get("finetune") or [{}])[0]):
+            raise SystemExit("detector.start needs a first finetune pass with its own seed: the data it trains on")
+        if ddir is not None and not (ddir / "data.yaml").exists():
             t0 = time.time()
             metrics["det_data"] = render_dataset(ddir, det["images"], seed, det.get("val_frac", 0.1), top,
                                                  det.get("long_side", 480), log_every=max(1, det["images"] // 5))
@@ -567,15 +607,17 @@ def run(cfg: dict[str, Any], work: Path, out: Path, resume: bool = False, stages
         args = _common_args(work, "det", seed) | {"epochs": det["epochs"], "imgsz": det["imgsz"],
                                                    "batch": det["batch"], "cache": det.get("cache", "ram")}
         args |= det.get("hyp", {})
-        t0 = time.time()
-        best = _train(REPO / det["model"], str(ddir / "data.yaml"), work / "runs" / "det", args, resume)
-        metrics["det_train_seconds"] = round(time.time() - t0, 1)
+        best: Path | None = None
+        if ddir is not None:
+            t0 = time.time()
+            best = _train(REPO / det["model"], str(ddir / "data.yaml"), work / "runs" / "det", args, resume)
+            metrics["det_train_seconds"] = round(time.time() - t0, 1)
         for i, ft in enumerate(det.get("finetune") or []):
             # more epochs from the trained weights at a lower learning rate (the first pass was cut
             # short by its time budget; see the model card); a pass with its own "seed" also adds
             # "images" fresh renders to the training set and is validated on their val split
             name = f"det_ft{'' if i == 0 else i + 1}"
-            data = ddir / "data.yaml"
+            data = ddir / "data.yaml" if ddir is not None else Path()
             if "seed" in ft:
                 data = _fresh_det_data(work / f"{name}_data", ddir, int(ft["images"]), int(ft["seed"]),
                                        det.get("val_frac", 0.1), top, det.get("long_side", 480), metrics, name,
@@ -584,6 +626,9 @@ def run(cfg: dict[str, Any], work: Path, out: Path, resume: bool = False, stages
                                        float(ft.get("gray_contrast", 0.0)))
             fargs = args | {"epochs": ft.get("epochs", 20), "lr0": ft.get("lr0", 0.0005), "optimizer": "AdamW",
                             "warmup_epochs": 0, "name": name, "pretrained": True} | ft.get("hyp", {})
+            if best is None:
+                best = warm_start(str(start), REPO / det["model"], work / "runs" / "det_start", det["imgsz"], data,
+                                  fargs, metrics, "det_start")
             t0 = time.time()
             best = _train(best, str(data), work / "runs" / name, fargs, resume)
             ddir = data.parent
@@ -601,16 +646,24 @@ def run(cfg: dict[str, Any], work: Path, out: Path, resume: bool = False, stages
         _export(best, det["imgsz"], True, out / "tile_obb.onnx")
 
     if stages in ("all", "cls"):
+        # "start: models/half_cls.onnx" begins from that file instead of a first pass (see warm_start)
+        cstart = cls.get("start")
         cdir = work / "cls_data"
-        made = half_crop_data(cdir, cls["halves"], seed + CLS_SEED_OFFSET, cls, top, "classifier")
-        if made is not None:
-            metrics["cls_data"] = made
         args = _common_args(work, "cls", seed) | {"epochs": cls["epochs"], "imgsz": cls["imgsz"],
                                                    "batch": cls["batch"], "cache": cls.get("cache", "ram")}
         args |= cls.get("hyp", {})
-        t0 = time.time()
-        best = _train(REPO / cls["model"], str(cdir), work / "runs" / "cls", args, resume)
-        metrics["cls_train_seconds"] = round(time.time() - t0, 1)
+        if cstart:
+            if not cls.get("finetune"):
+                raise SystemExit("classifier.start needs a finetune pass: the data it trains on")
+            # the classifier as it stands before the first pass (what a not-pips pass mines with)
+            best = REPO / str(cstart)
+        else:
+            made = half_crop_data(cdir, cls["halves"], seed + CLS_SEED_OFFSET, cls, top, "classifier")
+            if made is not None:
+                metrics["cls_data"] = made
+            t0 = time.time()
+            best = _train(REPO / cls["model"], str(cdir), work / "runs" / "cls", args, resume)
+            metrics["cls_train_seconds"] = round(time.time() - t0, 1)
         passes = cls.get("finetune") or []
         for i, ft in enumerate(passes if isinstance(passes, list) else [passes]):
             # further passes on fresh half-crop sets from a newer renderer (see the model card)
@@ -622,7 +675,7 @@ def run(cfg: dict[str, Any], work: Path, out: Path, resume: bool = False, stages
             mine = ft.get("mine")
             if mine and not (fdir / "mined").exists():
                 # judged by the classifier as it stands before this pass
-                miner = _export(best, cls["imgsz"], True, fdir / "miner.onnx")
+                miner = best if best.suffix == ".onnx" else _export(best, cls["imgsz"], True, fdir / "miner.onnx")
                 st = mine_halves(miner, fdir / "train", float(mine.get("below", 0.9)),
                                  float(mine.get("keep_easy", 0.25)), int(ft["seed"]))
                 (fdir / "mined").write_text(json.dumps(st))
@@ -633,6 +686,9 @@ def run(cfg: dict[str, Any], work: Path, out: Path, resume: bool = False, stages
                             # pretrained=True keeps the loaded weights: with False, ultralytics' classify
                             # trainer resets every layer (the first pass of the shipped model did)
                             "pretrained": bool(ft.get("from_weights", True))} | ft.get("hyp", {})
+            if best.suffix == ".onnx":
+                best = warm_start(str(cstart), REPO / cls["model"], work / "runs" / "cls_start", cls["imgsz"],
+                                  fdir / "train", fargs, metrics, "cls_start")
             t0 = time.time()
             best = _train(best, str(fdir), work / "runs" / f"cls_ft{sfx}", fargs, resume)
             metrics[f"cls_ft{sfx}_train_seconds"] = round(time.time() - t0, 1)

@@ -1,0 +1,82 @@
+"""Training from the shipped ONNX files (``vision.warmstart``, a stage's ``start`` in the training
+yaml): the rebuilt checkpoint computes what the ONNX file computes, a bad pairing is refused,
+and a continuation run trains from it and exports. Needs the ``train`` extra; runs in
+subprocesses, as the smoke training does (importing ultralytics patches PIL for the process)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+
+if importlib.util.find_spec("ultralytics") is None:
+    pytest.skip("training extra not installed: pip install -e '.[train]'", allow_module_level=True)
+ort = pytest.importorskip("onnxruntime")
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _run(*args: str, timeout: int = 600) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, *args], cwd=ROOT, capture_output=True, text=True, timeout=timeout)
+
+
+@pytest.mark.parametrize(("onnx_file", "model_yaml", "classes"), [
+    ("half_cls.onnx", "half_cls.yaml", 14), ("tile_obb.onnx", "tile_obb.yaml", 1), ("half_cls18.onnx", "half_cls.yaml", 20),
+])
+def test_checkpoint_rebuilt_from_the_shipped_onnx_computes_the_same(tmp_path: Path, onnx_file: str, model_yaml: str,
+                                                                    classes: int) -> None:
+    out = tmp_path / "start.pt"
+    done = _run("-m", "vision.warmstart", "--onnx", f"models/{onnx_file}", "--yaml", f"vision/model_yaml/{model_yaml}",
+                "--out", str(out), "--count", "8")
+    assert done.returncode == 0, done.stderr[-2000:]
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    assert report["classes"] == classes and report["calibration_inputs"] == 8
+    assert report["relative_max_diff"] < 1e-4 and out.stat().st_size > 100_000
+
+
+def test_a_yaml_that_does_not_match_the_onnx_file_is_refused(tmp_path: Path) -> None:
+    done = _run("-m", "vision.warmstart", "--onnx", "models/half_cls.onnx", "--yaml", "vision/model_yaml/tile_obb.yaml",
+                "--out", str(tmp_path / "x.pt"))
+    assert done.returncode == 2 and done.stderr.startswith("error: ")
+    assert not (tmp_path / "x.pt").exists()
+    done = _run("-m", "vision.warmstart", "--onnx", str(tmp_path / "absent.onnx"), "--yaml", "vision/model_yaml/half_cls.yaml",
+                "--out", str(tmp_path / "x.pt"))
+    assert done.returncode == 2 and "absent.onnx" in done.stderr
+
+
+def test_a_continuation_run_trains_from_the_shipped_files_and_exports(tmp_path: Path) -> None:
+    """Both stages start from the shipped files: no first pass, one short pass on fresh data
+    each; the exported files load, and reader.json keeps the shipped models' seeds too."""
+    cfg = yaml.safe_load((ROOT / "datasets" / "reader_smoke.yaml").read_text())
+    cfg["detector"] |= {"start": "models/tile_obb.onnx", "imgsz": 160,
+                        "finetune": [{"images": 8, "seed": 41, "epochs": 1, "lr0": 0.0001}]}
+    cfg["classifier"] |= {"start": "models/half_cls.onnx", "finetune": [{"halves": 60, "seed": 43, "epochs": 1, "lr0": 0.0001}]}
+    for key in ("classifier_wide", "refiner"):
+        cfg.pop(key)
+    config = tmp_path / "continue.yaml"
+    config.write_text(yaml.safe_dump(cfg))
+    out, work = tmp_path / "models", tmp_path / "work"
+    done = _run("-m", "vision.train", "--config", str(config), "--work", str(work), "--out", str(out), timeout=900)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    # no first pass was rendered or trained
+    assert not (work / "det_data").exists() and not (work / "cls_data").exists()
+    assert not (work / "runs" / "det").exists() and not (work / "runs" / "cls").exists()
+    for start in ("det_start", "cls_start"):
+        assert json.loads((work / "runs" / start / "done").read_text())["relative_max_diff"] < 1e-4
+    metrics = json.loads((out / "train_metrics.json").read_text())
+    assert metrics["cls_start"]["calibration_inputs"] > 0 and metrics["det_start"]["task"] == "obb"
+    reader = json.loads((out / "reader.json").read_text())
+    shipped = json.loads((ROOT / "models" / "reader.json").read_text())
+    assert set(shipped["seeds"]) | {41, 43} <= set(reader["seeds"])
+    det = ort.InferenceSession(str(out / "tile_obb.onnx"), providers=["CPUExecutionProvider"])
+    (y,) = det.run(None, {det.get_inputs()[0].name: np.zeros((1, 3, 160, 160), np.float32)})
+    assert y.shape[:2] == (1, 6)
+    cls = ort.InferenceSession(str(out / "half_cls.onnx"), providers=["CPUExecutionProvider"])
+    (p,) = cls.run(None, {cls.get_inputs()[0].name: np.zeros((2, 3, 64, 64), np.float32)})
+    assert p.shape == (2, 13) and np.allclose(p.sum(1), 1.0, atol=1e-3)  # this pass's halves: 0-12, no x
