@@ -437,10 +437,12 @@ def not_pips_data(np_cfg: dict[str, Any], work: Path, fdir: Path, best: Path, im
     pick of them into ``fdir`` as class ``x``. The mining reader is the detector in ``out`` (else
     the shipped one), the classifier as it stands before this pass, and the shipped reader
     settings, so the same entry mines the same crops."""
-    from datasets.not_pips import mine, pick
+    from datasets.not_pips import mine, pick, pick_tiles
 
     seed, photos = int(np_cfg["seed"]), int(np_cfg["photos"])
-    mined = work / f"not_pips_{seed}"
+    # "tiles": also the halves of the detections that are true tiles, cut from the detector's boxes
+    tiles = np_cfg.get("tiles")
+    mined = work / f"not_pips_{seed}{'_tiles' if tiles else ''}"
     st: dict[str, Any] = {}
     if not (mined / "done").exists():
         miner = fdir / "miner"
@@ -462,12 +464,16 @@ def not_pips_data(np_cfg: dict[str, Any], work: Path, fdir: Path, best: Path, im
                "cls_values": _cls_session(miner / "half_cls.onnx")[1]}
         (miner / "reader.json").write_text(json.dumps(rj, indent=1))
         t0 = time.time()
-        st = mine(mined, photos, seed, miner, log_every=max(1, photos // 10))
+        st = mine(mined, photos, seed, miner, log_every=max(1, photos // 10), tiles=bool(tiles))
         st["seconds"] = round(time.time() - t0, 1)
         (mined / "done").write_text(json.dumps(st))
     picked = pick(mined, fdir, int(np_cfg["train"]), int(np_cfg["val"]), int(np_cfg.get("val_photos", 100)),
                   int(np_cfg.get("shuffle_seed", seed)))
-    return {"mined": st or json.loads((mined / "done").read_text()), "picked": picked}
+    made = {"mined": st or json.loads((mined / "done").read_text()), "picked": picked}
+    if tiles:
+        made["picked_tiles"] = pick_tiles(mined, fdir, int(tiles["train"]), int(tiles["val"]),
+                                          int(np_cfg.get("val_photos", 100)), int(np_cfg.get("shuffle_seed", seed)))
+    return made
 
 
 def export_classifier(best: Path, imgsz: int, dest: Path, val_dir: Path, top: int, label: str) -> dict[str, Any]:
@@ -590,7 +596,10 @@ def run(cfg: dict[str, Any], work: Path, out: Path, resume: bool = False, stages
     metrics: dict[str, Any] = {"config": cfg}
     t_all = time.time()
 
-    if stages in ("all", "det"):
+    if stages in ("all", "det") and det.get("start") and not det.get("finetune"):
+        # a start with no passes is that file as it is (a continuation that trains the classifier only)
+        shutil.copy(REPO / str(det["start"]), out / "tile_obb.onnx")
+    elif stages in ("all", "det"):
         from datasets.render import render_dataset
 
         # "start: models/tile_obb.onnx" begins from that file instead of a first pass (see warm_start)

@@ -10,7 +10,16 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from datasets.not_pips import JITTERED_CUTS, MAX_COVER, main, mine, mine_photo, pick
+from datasets.not_pips import (
+    JITTERED_CUTS,
+    MAX_COVER,
+    main,
+    mine,
+    mine_photo,
+    mine_photo_with_tiles,
+    pick,
+    pick_tiles,
+)
 from vision.reader import MODELS_DIR, Reader
 
 pytestmark = pytest.mark.skipif(not (MODELS_DIR / "reader.json").exists(), reason="no shipped models")
@@ -62,3 +71,28 @@ def test_mine_writes_named_crops_and_pick_splits_by_photo(tmp_path: Path, capsys
 def test_mine_reports_its_progress(tmp_path: Path, capsys):
     st = mine(tmp_path, 1, 31026, start=0, log_every=1)
     assert "1/1 photos" in capsys.readouterr().out and st["photos"] == 1
+
+
+def test_true_tiles_give_their_halves_with_their_pips_and_change_nothing_else(tmp_path: Path):
+    """The halves of detections on true tiles, labelled in the detector's own orientation: the
+    classifier reads (nearly) all of them as their labels; the not-pips crops are unchanged."""
+    reader = Reader.from_models_dir()
+    crops, n_det, n_not, tiles = mine_photo_with_tiles(reader, 31026, 3)
+    plain, _, _ = mine_photo(reader, 31026, 3)
+    assert all(np.array_equal(np.asarray(a), np.asarray(b)) for a, b in zip(crops, plain, strict=True))
+    assert len(tiles) % 2 == 0 and 0 < len(tiles) // 2 <= n_det - n_not
+    batch = np.stack([np.asarray(im, np.float32).transpose(2, 0, 1) / 255 for im, _ in tiles])
+    probs = reader.halves.classify(np.ascontiguousarray(batch))
+    read = reader.halves.values[probs.argmax(1)]
+    labels = np.array([v for _, v in tiles])
+    # turned the wrong way round, a half's label would be its partner's: most would disagree
+    assert float(np.mean(read == labels)) > 0.9
+
+    assert main(["--out", str(tmp_path / "m"), "--count", "1", "--seed", "31026", "--start", "3", "--tiles"]) == 0
+    files = sorted((tmp_path / "m" / "tiles").glob("*/*.png"))
+    assert len(files) == len(tiles)
+    assert sorted(int(f.parent.name) for f in files) == sorted(int(v) for v in labels)
+    got = pick_tiles(tmp_path / "m", tmp_path / "data", n_train=4, n_val=100, val_photos=4, shuffle_seed=1)
+    linked = sorted((tmp_path / "data" / "val").glob("*/*.png"))
+    assert got == {"train": 0, "val": len(files)} and len(linked) == len(files)
+    assert all(f.is_symlink() and f.name.startswith("tile_") for f in linked)
