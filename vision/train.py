@@ -543,10 +543,10 @@ def wide_classifier_stage(cfg: dict[str, Any], work: Path, out: Path, resume: bo
 
 def warm_start(onnx_file: str, model_yaml: Path, run_dir: Path, imgsz: int, calib: Path,
                hyp: dict[str, Any], metrics: dict[str, Any], name: str) -> Path:
-    """A stage's ``start``: the checkpoint rebuilt from that ONNX file (:mod:`vision.warmstart`),
+    """A stage's ``start``: the checkpoint rebuilt from that ONNX file (:mod:`vision.train_warmstart`),
     its BatchNorm statistics measured on ``calib`` (the first pass's training data, as training
     augments it), in place of the stage's first pass."""
-    from .warmstart import checkpoint_from_onnx
+    from .train_warmstart import checkpoint_from_onnx
 
     best = run_dir / "weights" / "best.pt"
     if not (run_dir / "done").exists():

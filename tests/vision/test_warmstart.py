@@ -1,4 +1,4 @@
-"""Training from the shipped ONNX files (``vision.warmstart``, a stage's ``start`` in the training
+"""Training from the shipped ONNX files (``vision.train_warmstart``, a stage's ``start`` in the training
 yaml): the rebuilt checkpoint computes what the ONNX file computes, a bad pairing is refused,
 and a continuation run trains from it and exports. Needs the ``train`` extra; runs in
 subprocesses, as the smoke training does (importing ultralytics patches PIL for the process)."""
@@ -32,7 +32,7 @@ def _run(*args: str, timeout: int = 600) -> subprocess.CompletedProcess[str]:
 def test_checkpoint_rebuilt_from_the_shipped_onnx_computes_the_same(tmp_path: Path, onnx_file: str, model_yaml: str,
                                                                     classes: int) -> None:
     out = tmp_path / "start.pt"
-    done = _run("-m", "vision.warmstart", "--onnx", f"models/{onnx_file}", "--yaml", f"vision/model_yaml/{model_yaml}",
+    done = _run("-m", "vision.train_warmstart", "--onnx", f"models/{onnx_file}", "--yaml", f"vision/model_yaml/{model_yaml}",
                 "--out", str(out), "--count", "8")
     assert done.returncode == 0, done.stderr[-2000:]
     report = json.loads(done.stdout.strip().splitlines()[-1])
@@ -41,11 +41,11 @@ def test_checkpoint_rebuilt_from_the_shipped_onnx_computes_the_same(tmp_path: Pa
 
 
 def test_a_yaml_that_does_not_match_the_onnx_file_is_refused(tmp_path: Path) -> None:
-    done = _run("-m", "vision.warmstart", "--onnx", "models/half_cls.onnx", "--yaml", "vision/model_yaml/tile_obb.yaml",
+    done = _run("-m", "vision.train_warmstart", "--onnx", "models/half_cls.onnx", "--yaml", "vision/model_yaml/tile_obb.yaml",
                 "--out", str(tmp_path / "x.pt"))
     assert done.returncode == 2 and done.stderr.startswith("error: ")
     assert not (tmp_path / "x.pt").exists()
-    done = _run("-m", "vision.warmstart", "--onnx", str(tmp_path / "absent.onnx"), "--yaml", "vision/model_yaml/half_cls.yaml",
+    done = _run("-m", "vision.train_warmstart", "--onnx", str(tmp_path / "absent.onnx"), "--yaml", "vision/model_yaml/half_cls.yaml",
                 "--out", str(tmp_path / "x.pt"))
     assert done.returncode == 2 and "absent.onnx" in done.stderr
 

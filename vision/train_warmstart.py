@@ -1,7 +1,7 @@
 """Rebuild a trainable ultralytics checkpoint from a shipped ONNX file.
 
-    python -m vision.warmstart --onnx models/half_cls.onnx --yaml vision/model_yaml/half_cls.yaml --out cls.pt
-    python -m vision.warmstart --onnx models/tile_obb.onnx --yaml vision/model_yaml/tile_obb.yaml --out det.pt
+    python -m vision.train_warmstart --onnx models/half_cls.onnx --yaml vision/model_yaml/half_cls.yaml --out cls.pt
+    python -m vision.train_warmstart --onnx models/tile_obb.onnx --yaml vision/model_yaml/tile_obb.yaml --out det.pt
 
 Why: ``vision.train`` keeps its checkpoints in a work folder that does not outlive the machine,
 and the shipped models took about eight hours of passes on the 2-core CPU. Without this, the
@@ -232,7 +232,7 @@ def checkpoint_from_onnx(onnx_path: Path, model_yaml: Path, dest: Path, imgsz: i
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m vision.warmstart", description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m vision.train_warmstart", description=__doc__.split("\n")[0])
     ap.add_argument("--onnx", required=True, type=Path, help="a detector or half classifier this project exported")
     ap.add_argument("--yaml", required=True, type=Path, help="the model yaml it was trained from")
     ap.add_argument("--out", required=True, type=Path, help="checkpoint to write (.pt)")
