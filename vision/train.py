@@ -219,7 +219,7 @@ def eval_real_halves(path: Path) -> dict[str, Any] | None:
             "errors": [f"{f.name}: true {t} read {q}" for f, t, q in zip(files, y, p0, strict=True) if t != q]}
 
 
-def write_reader_json(out: Path, cfg: dict[str, Any]) -> Path:
+def write_reader_json(out: Path, cfg: dict[str, Any], work: Path | None = None) -> Path:
     """Write our keys into ``reader.json``, keeping any keys the reader side added."""
     path = out / "reader.json"
     data: dict[str, Any] = json.loads(path.read_text()) if path.exists() else {}
@@ -241,11 +241,18 @@ def write_reader_json(out: Path, cfg: dict[str, Any]) -> Path:
                                     if cfg.get("classifier_wide") else []) if "seed" in w],
         "finetuned_on": [],  # no real photo was trained on
     })
-    # a stage that starts from an ONNX file inherits the seeds that file was trained on
+    # a stage that starts from an ONNX file inherits the seeds that file was trained on (from the
+    # reader.json beside it, at the same revision)
     for start in (cfg["detector"].get("start"), c.get("start"), (cfg.get("classifier_wide") or {}).get("start")):
-        rj = (REPO / str(start)).parent / "reader.json" if start else None
-        if rj is not None and rj.exists():
-            data["seeds"] = list(dict.fromkeys([*json.loads(rj.read_text()).get("seeds", []), *data["seeds"]]))
+        if not start:
+            continue
+        onnx_path, _, rev = str(start).partition("@")
+        rj = str(Path(onnx_path).parent / "reader.json") + (f"@{rev}" if rev else "")
+        try:
+            seeds = json.loads(start_file(rj, work or out).read_text()).get("seeds", [])
+        except (SystemExit, OSError):
+            seeds = []
+        data["seeds"] = list(dict.fromkeys([*seeds, *data["seeds"]]))
     cls_path = out / "half_cls.onnx"
     if cls_path.exists():
         # class index -> pip count; ultralytics orders class folders as strings ("10" before "2")
@@ -515,7 +522,7 @@ def wide_classifier_stage(cfg: dict[str, Any], work: Path, out: Path, resume: bo
     if wstart:
         if len(passes) < 2:
             raise SystemExit("classifier_wide.start needs a finetune pass: the data it trains on")
-        best = REPO / str(wstart)
+        best = start_file(str(wstart), work)
     else:
         best = last_classifier_run(work, cls) / "weights" / "best.pt"
         if not best.exists():
@@ -533,7 +540,7 @@ def wide_classifier_stage(cfg: dict[str, Any], work: Path, out: Path, resume: bo
         } | cls.get("hyp", {}) | {"lr0": ps.get("lr0", 0.001), "optimizer": "AdamW", "warmup_epochs": 0,
                                   "pretrained": True} | ps.get("hyp", {})
         if best.suffix == ".onnx":
-            best = warm_start(str(wstart), REPO / cls["model"], work / "runs" / "cls_wide_start", cls["imgsz"],
+            best = warm_start(best, REPO / cls["model"], work / "runs" / "cls_wide_start", cls["imgsz"],
                               fdir / "train", args, metrics, "start")
         t0 = time.time()
         best = _train(best, str(fdir), work / "runs" / f"cls_wide{sfx}", args, resume)
@@ -541,7 +548,26 @@ def wide_classifier_stage(cfg: dict[str, Any], work: Path, out: Path, resume: bo
     return metrics | export_classifier(best, cls["imgsz"], out / WIDE_CLS_FILE, fdir / "val", top, "wide classifier")
 
 
-def warm_start(onnx_file: str, model_yaml: Path, run_dir: Path, imgsz: int, calib: Path,
+def start_file(spec: str, work: Path) -> Path:
+    """The ONNX file a stage's ``start`` names: a path in the repository, or ``path@rev`` for
+    that file as it was at git revision ``rev`` (so a continuation stays reproducible after its
+    output replaced the file); the revision's copy is written into ``work``."""
+    if "@" not in spec:
+        return REPO / spec
+    path, rev = spec.rsplit("@", 1)
+    dest = work / "starts" / rev / path
+    if not dest.exists():
+        import subprocess
+
+        done = subprocess.run(["git", "-C", str(REPO), "show", f"{rev}:{path}"], capture_output=True)
+        if done.returncode != 0:
+            raise SystemExit(f"start {spec}: git cannot show it ({done.stderr.decode(errors='replace').strip()})")
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        dest.write_bytes(done.stdout)
+    return dest
+
+
+def warm_start(onnx_file: Path, model_yaml: Path, run_dir: Path, imgsz: int, calib: Path,
                hyp: dict[str, Any], metrics: dict[str, Any], name: str) -> Path:
     """A stage's ``start``: the checkpoint rebuilt from that ONNX file (:mod:`vision.train_warmstart`),
     its BatchNorm statistics measured on ``calib`` (the first pass's training data, as training
@@ -550,7 +576,7 @@ def warm_start(onnx_file: str, model_yaml: Path, run_dir: Path, imgsz: int, cali
 
     best = run_dir / "weights" / "best.pt"
     if not (run_dir / "done").exists():
-        report = checkpoint_from_onnx(REPO / onnx_file, model_yaml, best, imgsz, 512, 0, hyp, calib)
+        report = checkpoint_from_onnx(onnx_file, model_yaml, best, imgsz, 512, 0, hyp, calib)
         (run_dir / "done").write_text(json.dumps(report))
         metrics[name] = report
         print(f"{name}:", report, flush=True)
@@ -598,7 +624,7 @@ def run(cfg: dict[str, Any], work: Path, out: Path, resume: bool = False, stages
 
     if stages in ("all", "det") and det.get("start") and not det.get("finetune"):
         # a start with no passes is that file as it is (a continuation that trains the classifier only)
-        shutil.copy(REPO / str(det["start"]), out / "tile_obb.onnx")
+        shutil.copy(start_file(str(det["start"]), work), out / "tile_obb.onnx")
     elif stages in ("all", "det"):
         from datasets.render import render_dataset
 
@@ -636,7 +662,8 @@ def run(cfg: dict[str, Any], work: Path, out: Path, resume: bool = False, stages
             fargs = args | {"epochs": ft.get("epochs", 20), "lr0": ft.get("lr0", 0.0005), "optimizer": "AdamW",
                             "warmup_epochs": 0, "name": name, "pretrained": True} | ft.get("hyp", {})
             if best is None:
-                best = warm_start(str(start), REPO / det["model"], work / "runs" / "det_start", det["imgsz"], data,
+                best = warm_start(start_file(str(start), work), REPO / det["model"], work / "runs" / "det_start",
+                                  det["imgsz"], data,
                                   fargs, metrics, "det_start")
             t0 = time.time()
             best = _train(best, str(data), work / "runs" / name, fargs, resume)
@@ -665,7 +692,7 @@ def run(cfg: dict[str, Any], work: Path, out: Path, resume: bool = False, stages
             if not cls.get("finetune"):
                 raise SystemExit("classifier.start needs a finetune pass: the data it trains on")
             # the classifier as it stands before the first pass (what a not-pips pass mines with)
-            best = REPO / str(cstart)
+            best = start_file(str(cstart), work)
         else:
             made = half_crop_data(cdir, cls["halves"], seed + CLS_SEED_OFFSET, cls, top, "classifier")
             if made is not None:
@@ -696,7 +723,7 @@ def run(cfg: dict[str, Any], work: Path, out: Path, resume: bool = False, stages
                             # trainer resets every layer (the first pass of the shipped model did)
                             "pretrained": bool(ft.get("from_weights", True))} | ft.get("hyp", {})
             if best.suffix == ".onnx":
-                best = warm_start(str(cstart), REPO / cls["model"], work / "runs" / "cls_start", cls["imgsz"],
+                best = warm_start(best, REPO / cls["model"], work / "runs" / "cls_start", cls["imgsz"],
                                   fdir / "train", fargs, metrics, "cls_start")
             t0 = time.time()
             best = _train(best, str(fdir), work / "runs" / f"cls_ft{sfx}", fargs, resume)
@@ -707,7 +734,7 @@ def run(cfg: dict[str, Any], work: Path, out: Path, resume: bool = False, stages
 
     if stages in ("all", "wide") and cfg.get("classifier_wide"):
         metrics["classifier_wide"] = wide_classifier_stage(cfg, work, out, resume)
-    write_reader_json(out, cfg)
+    write_reader_json(out, cfg, work)
     if stages in ("all", "refine") and cfg.get("refiner"):
         metrics["refiner"] = refine_stage(cfg, work, out)
     if stages in ("all", "count") and cfg.get("count_model"):

@@ -80,3 +80,13 @@ def test_a_continuation_run_trains_from_the_shipped_files_and_exports(tmp_path: 
     cls = ort.InferenceSession(str(out / "half_cls.onnx"), providers=["CPUExecutionProvider"])
     (p,) = cls.run(None, {cls.get_inputs()[0].name: np.zeros((2, 3, 64, 64), np.float32)})
     assert p.shape == (2, 13) and np.allclose(p.sum(1), 1.0, atol=1e-3)  # this pass's halves: 0-12, no x
+
+
+def test_a_start_may_name_a_file_as_it_was_at_a_git_revision(tmp_path: Path) -> None:
+    from vision.train import start_file
+
+    assert start_file("models/tile_obb.onnx", tmp_path) == ROOT / "models" / "tile_obb.onnx"
+    old = start_file("models/tile_obb.onnx@HEAD", tmp_path)
+    assert old.is_relative_to(tmp_path) and old.read_bytes() == (ROOT / "models" / "tile_obb.onnx").read_bytes()
+    with pytest.raises(SystemExit, match="git cannot show it"):
+        start_file("models/no_such.onnx@HEAD", tmp_path)
