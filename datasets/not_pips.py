@@ -141,16 +141,21 @@ def mine(out: Path, count: int, seed: int, models: Path | None = None, start: in
     return st
 
 
+def _split(files: list[Path], val_photos: int, rnd: random.Random) -> tuple[list[Path], list[Path]]:
+    """Crops of the first ``val_photos`` photos (val) and of the rest (train), each shuffled by ``rnd``:
+    no box has cuts on both sides."""
+    val = [f for f in files if int(f.name.split("_")[1]) < val_photos]
+    train = [f for f in files if int(f.name.split("_")[1]) >= val_photos]
+    rnd.shuffle(val)
+    rnd.shuffle(train)
+    return val, train
+
+
 def pick(mined: Path, dest: Path, n_train: int, n_val: int, val_photos: int, shuffle_seed: int) -> dict[str, int]:
     """Link a class ``x`` into an ultralytics classify dataset ``dest/{train,val}/x``: val crops
     from the first ``val_photos`` photos only (so no box has cuts on both sides), train from the
     rest, each a seeded random pick of the mined crops."""
-    files = sorted((mined / "x").glob("*.png"))
-    val = [f for f in files if int(f.name.split("_")[1]) < val_photos]
-    train = [f for f in files if int(f.name.split("_")[1]) >= val_photos]
-    rnd = random.Random(shuffle_seed)
-    rnd.shuffle(val)
-    rnd.shuffle(train)
+    val, train = _split(sorted((mined / "x").glob("*.png")), val_photos, random.Random(shuffle_seed))
     got = {}
     for split, chosen in (("train", train[:n_train]), ("val", val[:n_val])):
         d = dest / split / "x"
@@ -166,12 +171,7 @@ def pick(mined: Path, dest: Path, n_train: int, n_val: int, val_photos: int, shu
 def pick_tiles(mined: Path, dest: Path, n_train: int, n_val: int, val_photos: int, shuffle_seed: int) -> dict[str, int]:
     """Link a seeded pick of the mined true-tile halves (``mined/tiles/<pips>``) into
     ``dest/{train,val}/<pips>``, split by photo as :func:`pick` splits the not-pips crops."""
-    files = sorted((mined / "tiles").glob("*/*.png"))
-    val = [f for f in files if int(f.name.split("_")[1]) < val_photos]
-    train = [f for f in files if int(f.name.split("_")[1]) >= val_photos]
-    rnd = random.Random(shuffle_seed + 1)
-    rnd.shuffle(val)
-    rnd.shuffle(train)
+    val, train = _split(sorted((mined / "tiles").glob("*/*.png")), val_photos, random.Random(shuffle_seed + 1))
     got = {}
     for split, chosen in (("train", train[:n_train]), ("val", val[:n_val])):
         for f in chosen:
