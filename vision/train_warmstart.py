@@ -39,7 +39,12 @@ def _initializers(onnx_path: Path) -> tuple[dict[str, np.ndarray], Any]:
     import onnx
     from onnx import numpy_helper
 
-    m = onnx.load(str(onnx_path))
+    if not Path(onnx_path).is_file():
+        raise ValueError(f"{onnx_path}: no such file")
+    try:
+        m = onnx.load(str(onnx_path))
+    except Exception as exc:  # protobuf's DecodeError and friends: not an ONNX file
+        raise ValueError(f"{onnx_path}: not an ONNX file ({type(exc).__name__})") from exc
     return {i.name: numpy_helper.to_array(i).copy() for i in m.graph.initializer}, m
 
 

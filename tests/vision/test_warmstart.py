@@ -48,6 +48,12 @@ def test_a_yaml_that_does_not_match_the_onnx_file_is_refused(tmp_path: Path) -> 
     done = _run("-m", "vision.train_warmstart", "--onnx", str(tmp_path / "absent.onnx"), "--yaml", "vision/model_yaml/half_cls.yaml",
                 "--out", str(tmp_path / "x.pt"))
     assert done.returncode == 2 and "absent.onnx" in done.stderr
+    junk = tmp_path / "junk.onnx"
+    junk.write_bytes(b"\x00not a model at all" * 10)
+    done = _run("-m", "vision.train_warmstart", "--onnx", str(junk), "--yaml", "vision/model_yaml/half_cls.yaml",
+                "--out", str(tmp_path / "x.pt"))
+    assert done.returncode == 2 and "not an ONNX file" in done.stderr and len(done.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "x.pt").exists()
 
 
 def test_a_continuation_run_trains_from_the_shipped_files_and_exports(tmp_path: Path) -> None:
