@@ -222,6 +222,21 @@ def luma(c: tuple[int, int, int]) -> float:
     return 0.299 * c[0] + 0.587 * c[1] + 0.114 * c[2]
 
 
+def _swap_close_pips(style: TileStyle, close: Callable[[tuple[int, int, int]], bool], stream: tuple[int, ...]
+                     ) -> tuple[tuple[tuple[int, int, int], ...], list[tuple[int, int, int]],
+                                dict[tuple[int, int, int], tuple[int, int, int]], np.random.Generator]:
+    """``style``'s pip colours with each one ``close`` to the face swapped for a palette colour
+    that is not (one colour per value: equal values stay equal), the colours far enough, the
+    swaps made, and the stream they were drawn from (seeded by ``stream`` and the style itself,
+    so the scene's own draws are untouched)."""
+    far = [c for c in [*_PIP_PALETTE, (20, 20, 20), (245, 245, 245)] if not close(c)]
+    rng = np.random.default_rng([*stream, *style.body, *style.pip_colours[1]])
+    swap: dict[tuple[int, int, int], tuple[int, int, int]] = {}
+    # one draw per close pip, kept or not: the stream the first data was rendered with
+    pips = tuple(swap.setdefault(c, far[int(rng.integers(len(far)))]) if close(c) else c for c in style.pip_colours)
+    return pips, far, swap, rng
+
+
 def readable_pips(style: TileStyle, min_distance: float) -> TileStyle:
     """``style`` with every pip colour at least ``min_distance`` from the face.
 
@@ -231,19 +246,15 @@ def readable_pips(style: TileStyle, min_distance: float) -> TileStyle:
     """
     if min_distance <= 0:
         return style
-    far = [c for c in [*_PIP_PALETTE, (20, 20, 20), (245, 245, 245)] if math.dist(c, style.body) >= min_distance]
-    rng = np.random.default_rng([*style.body, *style.pip_colours[1]])
-    swap: dict[tuple[int, int, int], tuple[int, int, int]] = {}
-    pips = []
-    for c in style.pip_colours:
-        if math.dist(c, style.body) < min_distance:
-            # one draw per close pip, kept or not: the stream the first data was rendered with
-            c = swap.setdefault(c, far[int(rng.integers(len(far)))])
-        pips.append(c)
+
+    def close(c: tuple[int, int, int]) -> bool:
+        return math.dist(c, style.body) < min_distance
+
+    pips, far, _, _ = _swap_close_pips(style, close, ())
     divider = style.divider
-    if math.dist(divider, style.body) < min_distance:
-        divider = pips[0] if math.dist(pips[0], style.body) >= min_distance else far[0]
-    return replace(style, pip_colours=tuple(pips), divider=divider)
+    if close(divider):
+        divider = pips[0] if not close(pips[0]) else far[0]
+    return replace(style, pip_colours=pips, divider=divider)
 
 
 def gray_readable(style: TileStyle, min_luma: float) -> TileStyle:
@@ -255,13 +266,13 @@ def gray_readable(style: TileStyle, min_luma: float) -> TileStyle:
     if min_luma <= 0:
         return style
     face = luma(style.body)
-    far = [c for c in [*_PIP_PALETTE, (20, 20, 20), (245, 245, 245)] if abs(luma(c) - face) >= min_luma]
-    rng = np.random.default_rng([7, *style.body, *style.pip_colours[1]])
-    swap: dict[tuple[int, int, int], tuple[int, int, int]] = {}
-    pips = tuple(swap.setdefault(c, far[int(rng.integers(len(far)))]) if abs(luma(c) - face) < min_luma else c
-                 for c in style.pip_colours)
+
+    def close(c: tuple[int, int, int]) -> bool:
+        return abs(luma(c) - face) < min_luma
+
+    pips, far, swap, rng = _swap_close_pips(style, close, (7,))
     divider = style.divider
-    if abs(luma(divider) - face) < min_luma:
+    if close(divider):
         divider = swap.get(divider) or far[int(rng.integers(len(far)))]
     return replace(style, pip_colours=pips, divider=divider)
 
