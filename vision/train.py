@@ -663,8 +663,7 @@ def run(cfg: dict[str, Any], work: Path, out: Path, resume: bool = False, stages
                             "warmup_epochs": 0, "name": name, "pretrained": True} | ft.get("hyp", {})
             if best is None:
                 best = warm_start(start_file(str(start), work), REPO / det["model"], work / "runs" / "det_start",
-                                  det["imgsz"], data,
-                                  fargs, metrics, "det_start")
+                                  det["imgsz"], data, fargs, metrics, "det_start")
             t0 = time.time()
             best = _train(best, str(data), work / "runs" / name, fargs, resume)
             ddir = data.parent

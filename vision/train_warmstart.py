@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import ast
 import json
+import random
 import sys
 from pathlib import Path
 from typing import Any
@@ -48,6 +49,11 @@ def _initializers(onnx_path: Path) -> tuple[dict[str, np.ndarray], Any]:
     return {i.name: numpy_helper.to_array(i).copy() for i in m.graph.initializer}, m
 
 
+def _metadata(m: Any) -> dict[str, str]:
+    """The metadata ultralytics writes into an exported file (``task``, ``names``, ...)."""
+    return {p.key: p.value for p in m.metadata_props}
+
+
 def build(onnx_path: Path, model_yaml: Path) -> tuple[Any, str, list[str]]:
     """The ultralytics model of ``model_yaml`` with the ONNX file's weights (BatchNorm as the
     identity plus the fused bias), its task, and its class names."""
@@ -56,7 +62,7 @@ def build(onnx_path: Path, model_yaml: Path) -> tuple[Any, str, list[str]]:
     from ultralytics.nn.tasks import ClassificationModel, OBBModel
 
     init, m = _initializers(onnx_path)
-    meta = {p.key: p.value for p in m.metadata_props}
+    meta = _metadata(m)
     task = meta.get("task", "")
     names_meta = meta.get("names", "")
     names = ast.literal_eval(names_meta) if names_meta else {}
@@ -176,8 +182,6 @@ def _detector_batches(data_yaml: Path, imgsz: int, count: int, seed: int, hyp: d
     from ultralytics.data.utils import check_det_dataset
 
     torch.manual_seed(seed)
-    import random
-
     random.seed(seed)
     np.random.seed(seed)  # ultralytics' mosaic and affine draw from the global generators
     cfg = get_cfg(overrides={k: v for k, v in hyp.items() if k not in ("time", "patience", "nbs", "warmup_epochs")}
@@ -250,7 +254,7 @@ def main(argv: list[str] | None = None) -> int:
     setup_offline(args.out.parent / "yolo_config")
     try:
         _, m = _initializers(args.onnx)
-        task = {p.key: p.value for p in m.metadata_props}.get("task", "")
+        task = _metadata(m).get("task", "")
         imgsz = args.imgsz or (64 if task == "classify" else 416)
         report = checkpoint_from_onnx(args.onnx, args.yaml, args.out, imgsz, args.count, args.seed)
     except (OSError, ValueError) as exc:
