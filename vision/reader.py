@@ -123,6 +123,11 @@ class ReaderConfig:
     #: the tiles' size, not the photo's; it needs a detector exported with dynamic shape.
     fine_mode: str = "windows"
     fine_min_zoom: float = 2.0
+    #: The zoom searches only the part of the photo around what the whole-photo pass saw (at
+    #: ``fine_seed_conf`` or more), this many median tile lengths beyond it on each side: a
+    #: hand or a table covers part of the frame, and the zoom's cost follows its pixels. 0
+    #: zooms the whole photo.
+    fine_roi_margin: float = 0.0
     #: ``fine_trigger_px`` for photos of the whole table (:meth:`Reader.for_table`; 0: the same
     #: as for hands). A table is photographed from further off, and one tile missed there cuts
     #: off every tile played beyond it, so a stronger zoom is worth its time.
@@ -921,12 +926,39 @@ class Reader:
         median = float(np.median(seen.boxes[:, 2])) * gain
         return float(np.clip(self.config.fine_trigger_px / max(median, 1e-6), self.config.fine_min_zoom, top))
 
-    def detect_zoomed(self, image: Image.Image, zoom: float) -> Detections:
+    def detect_zoomed(self, image: Image.Image, zoom: float,
+                      region: tuple[int, int, int, int] | None = None) -> Detections:
         """Detections from one pass over the whole photo at ``zoom`` x the detector's input size
-        (never more than the photo's own pixels)."""
+        (never more than the photo's own pixels), or over ``region`` of it at the same scale."""
         stride = self.det_stride or 32
-        size = min(math.ceil(self.det_imgsz * zoom / stride) * stride, max(image.size))
-        return self._run_detector(image, size, self.config.det_conf)
+        long_side = max(image.size)
+        part = image if region is None else image.crop(region)
+        scale = max(part.size) / long_side
+        # a multiple of the stride: ultralytics' rectangular letterbox pads to one only then
+        cap = max(stride, max(part.size) // stride * stride)
+        size = min(math.ceil(self.det_imgsz * zoom * scale / stride) * stride, cap)
+        dets = self._run_detector(part, size, self.config.det_conf)
+        if region is None or not len(dets):
+            return dets
+        boxes = dets.boxes.astype(np.float64)
+        boxes[:, 0] += region[0]
+        boxes[:, 1] += region[1]
+        return Detections(boxes, dets.confidence, dets.class_id)
+
+    def zoom_region(self, seen: Detections, size: tuple[int, int]) -> tuple[int, int, int, int] | None:
+        """The part of the photo the zoom searches (``fine_roi_margin``): the corners of every box
+        seen, ``fine_roi_margin`` median tile lengths wider on each side; None for the whole photo."""
+        margin = self.config.fine_roi_margin
+        if margin <= 0 or not len(seen):
+            return None
+        corners = obb_corners(seen.boxes.astype(np.float64)).reshape(-1, 2)
+        pad = margin * float(np.median(seen.boxes[:, 2]))
+        w, h = size
+        x0, y0 = (max(0, math.floor(v - pad)) for v in corners.min(0))
+        x1, y1 = min(w, math.ceil(corners[:, 0].max() + pad)), min(h, math.ceil(corners[:, 1].max() + pad))
+        if x1 <= x0 or y1 <= y0 or (x1 - x0) * (y1 - y0) >= 0.9 * w * h:
+            return None
+        return (x0, y0, x1, y1)
 
     def detect_closeup(self, image: Image.Image, zoom: float) -> Detections:
         """Detections from one pass over ``image`` shrunk to 1/``zoom`` of the detector's input,
@@ -998,7 +1030,7 @@ class Reader:
         found = [dets]
         gain = self.det_imgsz / max(image.size)
         if c.fine_mode == "zoom" and self.det_stride:
-            found.append(self.detect_zoomed(image, self.zoom_factor(seen, gain)))
+            found.append(self.detect_zoomed(image, self.zoom_factor(seen, gain), self.zoom_region(seen, image.size)))
             return merge_detections(found, c.det_iou, c.max_det, c.fast_nms)
         doubtful = seen.boxes[(seen.confidence <= c.det_conf) | (seen.boxes[:, 2] * gain < c.fine_trigger_px)]
         # skip bare table, and tiles the whole-photo pass saw clearly

@@ -828,7 +828,8 @@ def test_zoom_pass_runs_the_whole_photo_once_at_the_least_zoom_that_lifts_small_
             assert window is None, "zoom mode searches no windows"
             return self.first[self.first.confidence > (conf or 0)]
 
-        def detect_zoomed(self, image, zoom):
+        def detect_zoomed(self, image, zoom, region=None):
+            assert region is None, "fine_roi_margin 0 zooms the whole photo"
             self.zooms.append(zoom)
             return Detections(np.array([[1500.0, 1100.0, 40.0, 20.0, 0.0]]), [0.95], [0])
 
@@ -847,6 +848,71 @@ def test_zoom_pass_runs_the_whole_photo_once_at_the_least_zoom_that_lifts_small_
     assert reader.zoom_factor(Detections.empty(), gain) == 3
     with pytest.raises(ValueError, match="fine_mode"):
         ReaderConfig(fine_mode="tiles")
+
+
+def test_zoom_pass_input_stays_a_multiple_of_the_stride_when_the_photo_caps_it(tmp_path: Path):
+    """A zoom larger than the photo's own pixels is capped at them, rounded down to the stride:
+    a 1000 px photo zoomed 3x (416 px input) once asked a stride-32 detector for a 1000 px input, and the real
+    detector failed mid-read on it (its feature maps no longer lined up)."""
+    pytest.importorskip("onnx", reason="building the test models needs onnx (train extra)")
+    _, models, _ = fake_models.scene(tmp_path, dynamic=True)
+    sizes: list[int] = []
+
+    class Recording(Reader):
+        def _run_detector(self, image, size, conf):
+            sizes.append(size)
+            return super()._run_detector(image, size, conf)
+
+    base = Reader.from_models_dir(models)
+    reader = Recording(base.config, base.detector, base.classifier, models)
+    photo = Image.new("RGB", (1000, 750), (60, 110, 60))
+    reader.detect_zoomed(photo, 4.0)  # 4 x 320 = 1280 > 1000
+    assert sizes[-1] == 992 and sizes[-1] % reader.det_stride == 0
+    # a region is searched at the whole photo's scale, capped at its own pixels too
+    reader.detect_zoomed(photo, 1.0, (100, 100, 600, 475))
+    assert sizes[-1] == math.ceil(reader.det_imgsz * 0.5 / 32) * 32
+    reader.detect_zoomed(photo, 4.0, (100, 100, 600, 475))
+    assert sizes[-1] == 480
+
+
+def test_zoom_pass_searches_only_around_what_the_whole_photo_pass_saw(tmp_path: Path):
+    """``fine_roi_margin``: the zoom runs on the part of the photo around every box seen (at
+    the seed confidence), that many median tile lengths wider, and its boxes come back in the
+    photo's pixels; nothing seen, or a region near the whole photo, zooms the whole photo."""
+    pytest.importorskip("onnx", reason="building the test models needs onnx (train extra)")
+    _, models, _ = fake_models.scene(tmp_path)
+    base = Reader.from_models_dir(models)
+    cfg = dataclasses.replace(base.config, det_conf=0.3, fine_grid=3, fine_trigger_px=40.0, fine_mode="zoom",
+                              fine_seed_conf=0.05, fine_roi_margin=1.0)
+    searched: list[tuple[int, int, int, int] | None] = []
+
+    class Recording(Reader):
+        first: Detections = Detections.empty()
+
+        def detect_window(self, image, window=None, conf=None):
+            return self.first[self.first.confidence > (conf or 0)]
+
+        def _run_detector(self, image, size, conf):
+            searched.append(image.size)
+            # one tile at the middle of whatever part it is shown
+            return Detections(np.array([[image.width / 2, image.height / 2, 40.0, 20.0, 0.0]]), [0.95], [0])
+
+    reader = Recording(cfg, base.detector, base.classifier, models)
+    reader.det_stride = 32
+    image = Image.new("RGB", (1600, 1200))
+    # two small tiles (50 px long: the median) and an unsure one, all in the top left
+    reader.first = Detections(np.array([[200, 200, 50, 25, 0.0], [400, 300, 50, 25, 0.0],
+                                        [300, 400, 50, 25, 0.0]]), [0.9, 0.9, 0.1], [0, 0, 0])
+    region = reader.zoom_region(reader.first, image.size)
+    assert region == (125, 137, 475, 463)  # corners 175..425 x 187.5..412.5, 50 px wider each side
+    dets = reader.detect(image)
+    assert searched == [(350, 326)]
+    assert any(abs(b[0] - 300) < 1 and abs(b[1] - 300) < 1 for b in dets.boxes)  # back in photo pixels
+    assert reader.zoom_region(Detections.empty(), image.size) is None
+    spread = Detections(np.array([[30, 30, 50, 25, 0.0], [1570, 1170, 50, 25, 0.0]]), [0.9, 0.9], [0, 0])
+    assert reader.zoom_region(spread, image.size) is None
+    reader.config = dataclasses.replace(cfg, fine_roi_margin=0.0)
+    assert reader.zoom_region(reader.first, image.size) is None
 
 
 def test_det_input_runs_a_dynamic_detector_at_another_size_and_refuses_a_fixed_one(tmp_path: Path):
