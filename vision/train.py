@@ -250,7 +250,7 @@ def write_reader_json(out: Path, cfg: dict[str, Any], work: Path | None = None) 
         rj = str(Path(onnx_path).parent / "reader.json") + (f"@{rev}" if rev else "")
         try:
             seeds = json.loads(start_file(rj, work or out).read_text()).get("seeds", [])
-        except (SystemExit, OSError):
+        except (MissingStart, OSError):
             seeds = []
         data["seeds"] = list(dict.fromkeys([*seeds, *data["seeds"]]))
     cls_path = out / "half_cls.onnx"
@@ -402,7 +402,7 @@ def half_crop_data(fdir: Path, count: int, seed: int, cls: dict[str, Any], top: 
 
 
 def pass_data(ps: dict[str, Any], fdir: Path, work: Path, best: Path, cls: dict[str, Any], top: int, out: Path,
-              label: str, jitter: float, pip_contrast: float) -> dict[str, Any]:
+              label: str, jitter: float, pip_contrast: float, gray_contrast: float) -> dict[str, Any]:
     """The half crops of one classifier pass in ``fdir``: fresh renders of its ``seed``, or an
     earlier pass's halves again (``halves_from``), plus mined not-pips halves (``not_pips``).
     Returns what was made now, for the metrics (``data``, ``not_pips``)."""
@@ -411,7 +411,7 @@ def pass_data(ps: dict[str, Any], fdir: Path, work: Path, best: Path, cls: dict[
         data = reuse_halves(work / str(ps["halves_from"]), fdir)
     else:
         data = half_crop_data(fdir, int(ps["halves"]), int(ps["seed"]), cls, top, label, jitter, pip_contrast,
-                              float(ps.get("gray_contrast", 0.0)))
+                              gray_contrast)
     if data is not None:
         made["data"] = data
     if ps.get("not_pips") and not (fdir / "not_pips_done").exists():
@@ -533,7 +533,8 @@ def wide_classifier_stage(cfg: dict[str, Any], work: Path, out: Path, resume: bo
         fdir = work / f"cls_wide_data{sfx}"
         made = pass_data(ps, fdir, work, best, cls, top, out, "wide classifier",
                          float(ps.get("jitter", wide.get("jitter", 1.0))),
-                         float(ps.get("pip_contrast", wide.get("pip_contrast", 0.0))))
+                         float(ps.get("pip_contrast", wide.get("pip_contrast", 0.0))),
+                         float(ps.get("gray_contrast", wide.get("gray_contrast", 0.0))))
         metrics |= {f"{k}{sfx}": v for k, v in made.items()}
         args = _common_args(work, f"cls_wide{sfx}", int(cfg["seed"])) | {
             "epochs": ps.get("epochs", 20), "imgsz": cls["imgsz"], "batch": cls["batch"], "cache": cls.get("cache", "ram"),
@@ -546,6 +547,11 @@ def wide_classifier_stage(cfg: dict[str, Any], work: Path, out: Path, resume: bo
         best = _train(best, str(fdir), work / "runs" / f"cls_wide{sfx}", args, resume)
         metrics[f"train{sfx}_seconds"] = round(time.time() - t0, 1)
     return metrics | export_classifier(best, cls["imgsz"], out / WIDE_CLS_FILE, fdir / "val", top, "wide classifier")
+
+
+class MissingStart(SystemExit):
+    """A stage's ``start`` (or the reader.json beside it) cannot be had at the revision named:
+    the command stops with this message, and a caller that can do without it catches it alone."""
 
 
 def start_file(spec: str, work: Path) -> Path:
@@ -561,7 +567,7 @@ def start_file(spec: str, work: Path) -> Path:
 
         done = subprocess.run(["git", "-C", str(REPO), "show", f"{rev}:{path}"], capture_output=True)
         if done.returncode != 0:
-            raise SystemExit(f"start {spec}: git cannot show it ({done.stderr.decode(errors='replace').strip()})")
+            raise MissingStart(f"start {spec}: git cannot show it ({done.stderr.decode(errors='replace').strip()})")
         dest.parent.mkdir(parents=True, exist_ok=True)
         dest.write_bytes(done.stdout)
     return dest
@@ -705,7 +711,8 @@ def run(cfg: dict[str, Any], work: Path, out: Path, resume: bool = False, stages
             sfx = "" if i == 0 else str(i + 1)
             fdir = work / f"cls_data_ft{sfx}"
             made = pass_data(ft, fdir, work, best, cls, top, out, f"classifier pass {i + 2}",
-                             float(ft.get("jitter", 1.0)), float(ft.get("pip_contrast", 0.0)))
+                             float(ft.get("jitter", 1.0)), float(ft.get("pip_contrast", 0.0)),
+                             float(ft.get("gray_contrast", 0.0)))
             metrics |= {f"cls_ft{sfx}_{k}": v for k, v in made.items()}
             mine = ft.get("mine")
             if mine and not (fdir / "mined").exists():

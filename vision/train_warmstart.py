@@ -132,6 +132,10 @@ def calibrate(model: Any, x: np.ndarray) -> None:
             bn.bias.copy_(mu + fused_bias)
 
 
+#: The training settings ultralytics' classifier augmentation reads.
+CLASSIFY_AUGMENT_KEYS = ("scale", "fliplr", "flipud", "erasing", "auto_augment", "hsv_h", "hsv_s", "hsv_v")
+
+
 def calibration_inputs(task: str, imgsz: int, count: int, seed: int,
                        hyp: dict[str, Any] | None = None, folder: Path | None = None) -> np.ndarray:
     """Rendered inputs: half crops for the classifier, photos for the detector. With ``hyp``
@@ -161,14 +165,16 @@ def calibration_inputs(task: str, imgsz: int, count: int, seed: int,
     images = images[:count]
     if task == "classify" and hyp is not None:
         import torch
+        from ultralytics.cfg import get_cfg
         from ultralytics.data.augment import classify_augmentations
 
         torch.manual_seed(seed)
-        aug = classify_augmentations(size=imgsz, scale=(1.0 - float(hyp.get("scale", 0.5)), 1.0),
-                                     hflip=float(hyp.get("fliplr", 0.5)), vflip=float(hyp.get("flipud", 0.0)),
-                                     erasing=float(hyp.get("erasing", 0.4)), auto_augment=hyp.get("auto_augment"),
-                                     hsv_h=float(hyp.get("hsv_h", 0.015)), hsv_s=float(hyp.get("hsv_s", 0.4)),
-                                     hsv_v=float(hyp.get("hsv_v", 0.4)))
+        # ultralytics' own defaults for any key the yaml leaves out (randaugment, say), as its
+        # ClassificationDataset builds the same transforms from the same settings
+        a = get_cfg(overrides={k: v for k, v in hyp.items() if k in CLASSIFY_AUGMENT_KEYS})
+        aug = classify_augmentations(size=imgsz, scale=(1.0 - float(a.scale), 1.0), hflip=a.fliplr, vflip=a.flipud,
+                                     erasing=a.erasing, auto_augment=a.auto_augment, hsv_h=a.hsv_h, hsv_s=a.hsv_s,
+                                     hsv_v=a.hsv_v)
         return np.stack([aug(im).numpy() for im in images]).astype(np.float32)
     return (np.stack([np.asarray(im.convert("RGB"), np.float32) for im in images]) / 255.0).transpose(0, 3, 1, 2).copy()
 

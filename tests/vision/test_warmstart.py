@@ -89,10 +89,30 @@ def test_a_continuation_run_trains_from_the_shipped_files_and_exports(tmp_path: 
 
 
 def test_a_start_may_name_a_file_as_it_was_at_a_git_revision(tmp_path: Path) -> None:
-    from vision.train import start_file
+    from vision.train import MissingStart, start_file
 
     assert start_file("models/tile_obb.onnx", tmp_path) == ROOT / "models" / "tile_obb.onnx"
     old = start_file("models/tile_obb.onnx@HEAD", tmp_path)
     assert old.is_relative_to(tmp_path) and old.read_bytes() == (ROOT / "models" / "tile_obb.onnx").read_bytes()
-    with pytest.raises(SystemExit, match="git cannot show it"):
+    with pytest.raises(MissingStart, match="git cannot show it"):
         start_file("models/no_such.onnx@HEAD", tmp_path)
+
+
+def test_calibration_augments_with_ultralytics_defaults_for_keys_the_yaml_leaves_out():
+    """The classifier's calibration crops go through ultralytics' own training transforms: a key
+    missing from the yaml's ``hyp`` takes ultralytics' default (randaugment, say), not a guess."""
+    code = """
+import numpy as np
+from ultralytics.cfg import DEFAULT_CFG_DICT
+from vision.train_warmstart import CLASSIFY_AUGMENT_KEYS, calibration_inputs
+defaults = {k: DEFAULT_CFG_DICT[k] for k in CLASSIFY_AUGMENT_KEYS}
+assert defaults["auto_augment"], defaults
+left_out = calibration_inputs("classify", 32, 6, 3, hyp={"time": 0.5})
+spelled_out = calibration_inputs("classify", 32, 6, 3, hyp=defaults)
+assert np.array_equal(left_out, spelled_out)
+other = calibration_inputs("classify", 32, 6, 3, hyp=defaults | {"auto_augment": None})
+assert not np.array_equal(left_out, other)
+print("ok")
+"""
+    done = _run("-c", code)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-2000:]
