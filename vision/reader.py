@@ -736,6 +736,16 @@ def _imgsz(meta: Mapping[str, Any], default: int) -> int:
     return int(v)
 
 
+def _offset(dets: Detections, window: tuple[int, int, int, int]) -> Detections:
+    """``dets`` found in a crop at ``window``, in the whole image's pixels."""
+    if not len(dets):
+        return dets
+    boxes = dets.boxes.astype(np.float64)
+    boxes[:, 0] += window[0]
+    boxes[:, 1] += window[1]
+    return Detections(boxes, dets.confidence, dets.class_id)
+
+
 def resolve_models_dir(models_dir: str | os.PathLike[str] | None = None) -> Path:
     """``models_dir``, else ``$CHICKENFOOT_MODELS``, else the shipped ``models/``."""
     return Path(models_dir or os.environ.get("CHICKENFOOT_MODELS") or MODELS_DIR)
@@ -903,12 +913,7 @@ class Reader:
         """Detections in ``image`` pixels from one detector pass over ``window`` (whole image if None)."""
         part = image if window is None else image.crop(window)
         dets = self._run_detector(part, self.det_imgsz, self.config.det_conf if conf is None else conf)
-        if window is None or not len(dets):
-            return dets
-        boxes = dets.boxes.astype(np.float64)
-        boxes[:, 0] += window[0]
-        boxes[:, 1] += window[1]
-        return Detections(boxes, dets.confidence, dets.class_id)
+        return dets if window is None else _offset(dets, window)
 
     def _run_detector(self, image: Image.Image, size: int, conf: float) -> Detections:
         """Detections in ``image`` pixels from the detector fed ``image`` letterboxed to ``size``."""
@@ -938,12 +943,7 @@ class Reader:
         cap = max(stride, max(part.size) // stride * stride)
         size = min(math.ceil(self.det_imgsz * zoom * scale / stride) * stride, cap)
         dets = self._run_detector(part, size, self.config.det_conf)
-        if region is None or not len(dets):
-            return dets
-        boxes = dets.boxes.astype(np.float64)
-        boxes[:, 0] += region[0]
-        boxes[:, 1] += region[1]
-        return Detections(boxes, dets.confidence, dets.class_id)
+        return dets if region is None else _offset(dets, region)
 
     def zoom_region(self, seen: Detections, size: tuple[int, int]) -> tuple[int, int, int, int] | None:
         """The part of the photo the zoom searches (``fine_roi_margin``): the corners of every box
