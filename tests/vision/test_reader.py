@@ -850,12 +850,8 @@ def test_zoom_pass_runs_the_whole_photo_once_at_the_least_zoom_that_lifts_small_
         ReaderConfig(fine_mode="tiles")
 
 
-def test_zoom_pass_input_stays_a_multiple_of_the_stride_when_the_photo_caps_it(tmp_path: Path):
-    """A zoom larger than the photo's own pixels is capped at them, rounded down to the stride:
-    a 1000 px photo zoomed 3x (416 px input) once asked a stride-32 detector for a 1000 px input, and the real
-    detector failed mid-read on it (its feature maps no longer lined up)."""
-    pytest.importorskip("onnx", reason="building the test models needs onnx (train extra)")
-    _, models, _ = fake_models.scene(tmp_path, dynamic=True)
+def _noting_detector_sizes(models: Path) -> tuple[Reader, list[int]]:
+    """The reader of ``models``, and the list it appends each detector run's input size to."""
     sizes: list[int] = []
 
     class Recording(Reader):
@@ -864,7 +860,16 @@ def test_zoom_pass_input_stays_a_multiple_of_the_stride_when_the_photo_caps_it(t
             return super()._run_detector(image, size, conf)
 
     base = Reader.from_models_dir(models)
-    reader = Recording(base.config, base.detector, base.classifier, models)
+    return Recording(base.config, base.detector, base.classifier, models), sizes
+
+
+def test_zoom_pass_input_stays_a_multiple_of_the_stride_when_the_photo_caps_it(tmp_path: Path):
+    """A zoom larger than the photo's own pixels is capped at them, rounded down to the stride:
+    a 1000 px photo zoomed 3x (416 px input) once asked a stride-32 detector for a 1000 px input, and the real
+    detector failed mid-read on it (its feature maps no longer lined up)."""
+    pytest.importorskip("onnx", reason="building the test models needs onnx (train extra)")
+    _, models, _ = fake_models.scene(tmp_path, dynamic=True)
+    reader, sizes = _noting_detector_sizes(models)
     photo = Image.new("RGB", (1000, 750), (60, 110, 60))
     reader.detect_zoomed(photo, 4.0)  # 4 x 320 = 1280 > 1000
     assert sizes[-1] == 992 and sizes[-1] % reader.det_stride == 0
@@ -924,16 +929,8 @@ def test_det_input_runs_a_dynamic_detector_at_another_size_and_refuses_a_fixed_o
     photo, models, _ = fake_models.scene(tmp_path / "dyn", dynamic=True)
     data = json.loads((models / "reader.json").read_text())
     (models / "reader.json").write_text(json.dumps(data | {"det_input": 480}))
-    sizes: list[int] = []
-
-    class Recording(Reader):
-        def _run_detector(self, image, size, conf):
-            sizes.append(size)
-            return super()._run_detector(image, size, conf)
-
-    base = Reader.from_models_dir(models)
-    assert base.det_imgsz == 480
-    reader = Recording(base.config, base.detector, base.classifier, models)
+    reader, sizes = _noting_detector_sizes(models)
+    assert reader.det_imgsz == 480
     reader.read(photo)
     assert sizes and set(sizes) == {480}
     reader.detect_zoomed(Image.new("RGB", (2000, 1500)), 2)
