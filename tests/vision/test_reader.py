@@ -19,6 +19,7 @@ from PIL import Image
 from companion.rules import Tile, get_rules
 from vision.detections import Detections, obb_corners, probiou
 from vision.geometry import OrientedBox
+from vision.images import LoadedImage
 from vision.reader import (
     MODELS_DIR,
     NOT_PIPS,
@@ -26,6 +27,8 @@ from vision.reader import (
     ModelError,
     Reader,
     ReaderConfig,
+    Reading,
+    TileReading,
     as_probabilities,
     assemble,
     choose_values,
@@ -35,6 +38,7 @@ from vision.reader import (
     drop_contained,
     drop_implausible,
     grid_windows,
+    half_sureness,
     letterbox,
     letterbox_geometry,
     merge_detections,
@@ -413,6 +417,12 @@ def test_reader_config_loading(tmp_path: Path):
     assert cfg.det_imgsz == 416 and cfg.review_conf == 0.7 and cfg.extra == {"note": "x"}
     with pytest.raises(ModelError, match=r"reader\.json"):
         Reader.from_models_dir(tmp_path)
+    good.write_text(json.dumps({"search_below": 0.9, "search_shifts": [-0.08, 0.04]}))
+    assert ReaderConfig.load(good).search_shifts == (-0.08, 0.04)
+    for shifts in ([0.6], ["left"], 0.1, [float("nan")]):
+        bad.write_text(json.dumps({"search_shifts": shifts}))
+        with pytest.raises(ModelError, match=r"search_shifts|bad value"):
+            ReaderConfig.load(bad)
 
 
 def test_missing_or_broken_model_files(tmp_path: Path):
@@ -621,6 +631,50 @@ def test_final_models_read_a_double_18_hand_with_the_wide_set_classifier():
     # told nothing, the reader keeps to the shipped 0-12 classifier
     plain = reader.read(TEST_DATA / label["image"])
     assert all(t.high <= 12 for t in plain.tile_list) and plain.pips < label["pips"]
+
+
+@needs_shipped[0]
+@needs_shipped[1]
+def test_box_search_moves_shifted_boxes_back_onto_their_tiles():
+    """The true boxes of the shipped test photo, each pushed a fifteenth of its length along its
+    axis (about the detector's worst errors), read with and without the box search."""
+    label = json.loads((TEST_DATA / "hand.json").read_text())
+    shipped = Reader.from_models_dir()
+    loaded = shipped.load(TEST_DATA / label["image"])
+    truth = [OrientedBox(*b["box"]).scaled(loaded.scale) for b in label["boxes"]]
+    values = [(b["a"], b["b"]) for b in label["boxes"]]
+    pushed = []
+    for k, t in enumerate(truth):
+        u, _ = t.axes()
+        step = (1 if k % 2 else -1) * t.length / 15
+        pushed.append(OrientedBox(t.cx + u[0] * step, t.cy + u[1] * step, t.length, t.width, t.angle))
+    dets = Detections.from_boxes(pushed, np.full(len(pushed), 0.9))
+    h = shipped.half_reader(None)
+    probs = shipped.read_halves(crop_halves(loaded.image, dets, shipped.config.crop_size, shipped.config.crop_pad,
+                                            h.imgsz, shipped.config.crop_max_source_px), h)
+
+    def outcome(reader: Reader):
+        tiles, p, choice = reader.search_boxes(loaded.image, dets, probs, None, h)
+        sure, _ = half_sureness(p, choice, h.values)
+        read = [tuple(int(v) for v in h.values[choice[2 * i : 2 * i + 2]]) for i in range(len(tiles))]
+        off = [abs(float(np.dot(np.subtract(b[:2], (t.cx, t.cy)), t.axes()[0]))) / t.length
+               for b, t in zip(tiles.boxes, truth, strict=True)]
+        return tiles, sure, read, off
+
+    off_cfg = dataclasses.replace(shipped.config, search_below=0.0)
+    tiles0, sure0, read0, off0 = outcome(shipped.with_config(off_cfg))
+    assert np.array_equal(tiles0.boxes, dets.boxes)  # off: nothing moves
+    on_cfg = dataclasses.replace(shipped.config, search_below=1.01, search_shifts=(-0.08, -0.04, 0.04, 0.08))
+    tiles1, sure1, read1, off1 = outcome(shipped.with_config(on_cfg))
+    assert np.all(sure1 >= sure0 - 1e-9)  # a box moves only when its halves read surer
+    assert np.array_equal(tiles1.confidence, dets.confidence)  # the detector's word is kept
+    moved = [i for i in range(len(truth)) if not np.array_equal(tiles1.boxes[i], dets.boxes[i])]
+    assert len(moved) >= len(truth) // 2
+    assert np.mean([off1[i] for i in moved]) < np.mean([off0[i] for i in moved])
+    right = [sum(r in (v, v[::-1]) for r, v in zip(read, values, strict=True)) for read in (read0, read1)]
+    assert right[1] >= right[0]
+    # and through read(): the shipped settings read the photo with the search as configured
+    assert shipped.config.search_below > 0 and shipped.config.search_shifts
 
 
 def test_the_training_config_writes_the_shipped_reader_settings():
@@ -878,6 +932,65 @@ def test_zoom_pass_input_stays_a_multiple_of_the_stride_when_the_photo_caps_it(t
     assert sizes[-1] == math.ceil(reader.det_imgsz * 0.5 / 32) * 32
     reader.detect_zoomed(photo, 4.0, (100, 100, 600, 475))
     assert sizes[-1] == 480
+
+
+def test_second_look_goes_where_the_reading_is_in_doubt(tmp_path: Path):
+    """``doubt_below``: the region around tiles counted unsurely and possible tiles left unsure,
+    padded by ``doubt_pad`` median lengths, enlarged so they reach ``doubt_tile_px``, capped."""
+    pytest.importorskip("onnx", reason="building the test models needs onnx (train extra)")
+    _, models, _ = fake_models.scene(tmp_path, dynamic=True)
+    base = Reader.from_models_dir(models)
+    loaded = LoadedImage(Image.new("RGB", (1000, 800)), (2000, 1600), "photo")  # working = half size
+
+    def tile(box: OrientedBox, conf: float, uncounted: str = "") -> TileReading:
+        return TileReading(3, 4, conf, box, conf < 0.8, conf, (1.0, 1.0), uncounted=uncounted)
+
+    sure = tile(OrientedBox(1800, 1400, 80, 40, 0.0), 0.95)
+    doubtful = tile(OrientedBox(400, 300, 80, 40, 0.0), 0.6)
+    unsure = tile(OrientedBox(600, 300, 80, 40, 0.0), 0.3, "unsure")
+    printed = tile(OrientedBox(1500, 200, 80, 40, 0.0), 0.9, "not pips")
+    reading = Reading((sure, doubtful), 14, 14, (), (2000, 1600), candidates=(unsure, printed))
+    cfg = dataclasses.replace(base.config, doubt_below=0.8, doubt_tile_px=80.0, doubt_pad=1.0, doubt_max_input=832)
+    region, size = base.with_config(cfg).doubt_region(reading, loaded)
+    # working pixels: tiles 40 x 20 at (200, 150) and (300, 150), padded by one median length (40)
+    assert region == (140, 100, 360, 200)
+    assert size == math.ceil(220 * 2.0 / 32) * 32 and size % base.det_stride == 0  # 40 px tiles -> 80
+    small = dataclasses.replace(cfg, doubt_tile_px=400.0, doubt_max_input=500)
+    assert base.with_config(small).doubt_region(reading, loaded)[1] == 480  # capped, on the stride
+    calm = Reading((sure,), 7, 7, (), (2000, 1600), candidates=(printed,))
+    assert base.with_config(cfg).doubt_region(calm, loaded) is None  # print is not doubt
+    assert base.with_config(dataclasses.replace(cfg, doubt_below=0.0)).doubt_region(reading, loaded) is None
+
+
+def test_second_look_adds_what_it_finds_in_its_region_and_reads_every_tile_again(tmp_path: Path):
+    pytest.importorskip("onnx", reason="building the test models needs onnx (train extra)")
+    photo, models, _ = fake_models.scene(tmp_path, dynamic=True)
+    reader, sizes = _noting_detector_sizes(models)
+    first = reader.read(photo)
+    runs = len(sizes)
+    assert reader.config.doubt_below == 0.0  # off unless reader.json turns it on
+    reader.config = dataclasses.replace(reader.config, doubt_below=0.99, doubt_tile_px=40.0)
+    again = reader.read(photo)
+    assert len(sizes) == 2 * runs + 1  # one more detector run, on the region in doubt
+    loaded = reader.load(photo)
+    region, size = reader.doubt_region(first, loaded)
+    assert sizes[-1] == size
+    # what the second look finds is placed in the photo by its region and merged: a box on a
+    # tile already seen is one tile, not two
+    seen = reader.detect(loaded.image)
+    known = seen.boxes[0] - [region[0], region[1], 0, 0, 0]
+    new = [region[2] - region[0] - 30.0, 25.0, 40.0, 20.0, 0.0]
+
+    class Looking(Reader):
+        def _run_detector(self, image, size, conf):
+            assert image.size == (region[2] - region[0], region[3] - region[1])
+            return Detections(np.array([known, new], np.float32), [0.9, 0.9], [0, 0])
+
+    looking = Looking(reader.config, reader.detector, reader.classifier, models)
+    merged = looking.look_again(loaded.image, seen, region, size)
+    assert len(merged) == len(seen) + 1
+    assert np.isclose(merged.boxes[:, :2], [region[2] - 30.0, region[1] + 25.0], atol=1e-3).all(1).any()
+    assert again.pips == sum(t.tile.pips for t in again.tiles) and again.timings_ms["detect"] > 0
 
 
 def test_zoom_pass_searches_only_around_what_the_whole_photo_pass_saw(tmp_path: Path):
