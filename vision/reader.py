@@ -154,6 +154,10 @@ class ReaderConfig:
     #: rendered tuning tiles exactly and surely, from the detector's boxes 97.8%. 0 turns it off.
     search_below: float = 0.0
     search_shifts: tuple[float, ...] = ()
+    #: Whether photos of the whole table (:meth:`Reader.for_table`) get the box search too. On
+    #: rendered tables it cost layouts: a box slid along a line of touching tiles can read
+    #: surely as the next tile's half and its neighbour's, and the layout then has a wrong joint.
+    table_search: bool = True
     #: Second look: when a photo's reading has tiles counted with less confidence than this, or
     #: possible tiles left uncounted as unsure, the detector looks once more at the part of the
     #: photo around them (``doubt_pad`` median tile lengths wider on each side), enlarged so
@@ -165,6 +169,8 @@ class ReaderConfig:
     doubt_tile_px: float = 80.0
     doubt_pad: float = 1.0
     doubt_max_input: int = 832
+    #: At most this many second looks, each where the reading before it is still in doubt.
+    doubt_rounds: int = 1
     #: A tile read 0-0 whose middle shows no divider (relative contrast below this) is a
     #: face-down tile: blank backs look like 0-0 to the half reader. 0 turns the check off.
     blank_divider_min: float = 0.09
@@ -902,9 +908,10 @@ class Reader:
         """This reader with the settings for a photo of the whole table (see
         ``ReaderConfig.table_fine_trigger_px``); itself when there are none."""
         c = self.config
-        if c.table_fine_trigger_px <= 0 or c.table_fine_trigger_px == c.fine_trigger_px:
-            return self
-        return self.with_config(dataclasses.replace(c, fine_trigger_px=c.table_fine_trigger_px))
+        table = dataclasses.replace(
+            c, fine_trigger_px=c.table_fine_trigger_px if c.table_fine_trigger_px > 0 else c.fine_trigger_px,
+            search_below=c.search_below if c.table_search else 0.0)
+        return self if table == c else self.with_config(table)
 
     @property
     def values(self) -> np.ndarray:
@@ -1107,8 +1114,11 @@ class Reader:
         reading = self._reading_of(loaded, dets, rules, top, halves)
         t3 = time.perf_counter()
         timings = {"decode": (t1 - t0) * 1e3, "detect": (t2 - t1) * 1e3, "halves": (t3 - t2) * 1e3}
-        region = self.doubt_region(reading, loaded)
-        if region is not None:
+        for _ in range(self.config.doubt_rounds):
+            region = self.doubt_region(reading, loaded)
+            if region is None:
+                break
+            t3 = time.perf_counter()
             dets = self.look_again(loaded.image, dets, *region)
             t4 = time.perf_counter()
             reading = self._reading_of(loaded, dets, rules, top, halves)

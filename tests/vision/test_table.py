@@ -286,10 +286,15 @@ def test_a_table_is_read_with_its_own_zoom_and_hands_are_not():
     table = reader.for_table()
     assert reader.config.table_fine_trigger_px > reader.config.fine_trigger_px  # shipped: 80 > 40
     assert table.config.fine_trigger_px == reader.config.table_fine_trigger_px
-    assert dataclasses.replace(table.config, fine_trigger_px=reader.config.fine_trigger_px) == reader.config
+    # shipped: the box search is for hands only (it cost rendered tables their joints)
+    assert reader.config.search_below > 0 and not reader.config.table_search and table.config.search_below == 0
+    assert dataclasses.replace(table.config, fine_trigger_px=reader.config.fine_trigger_px,
+                               search_below=reader.config.search_below) == reader.config
     assert table.detector is reader.detector  # the same loaded models
-    plain = reader.with_config(dataclasses.replace(reader.config, table_fine_trigger_px=0.0))
+    plain = reader.with_config(dataclasses.replace(reader.config, table_fine_trigger_px=0.0, table_search=True))
     assert plain.for_table() is plain
+    searching = plain.with_config(dataclasses.replace(plain.config, table_fine_trigger_px=80.0)).for_table()
+    assert searching.config.search_below == reader.config.search_below
 
 
 def test_a_possible_tile_the_reader_did_not_count_fills_a_gap_it_lies_in():
