@@ -755,6 +755,29 @@ def assemble(
 
 
 # --------------------------------------------------------------------------- the reader
+@dataclass(frozen=True)
+class _Halves:
+    """Face-up tile detections with their halves read: probabilities as the half reader gave
+    them (two rows a tile), the class chosen for each half, and how many detections were backs."""
+
+    tiles: Detections
+    probs: np.ndarray
+    choice: np.ndarray
+    backs: int
+
+    def subset(self, keep: np.ndarray) -> _Halves:
+        rows = np.stack([2 * np.flatnonzero(keep), 2 * np.flatnonzero(keep) + 1], 1).reshape(-1)
+        return _Halves(self.tiles[keep], self.probs[rows], self.choice[rows], self.backs)
+
+    @staticmethod
+    def join(a: _Halves, b: _Halves, rows: np.ndarray, backs: int) -> _Halves:
+        """``a``'s tiles then ``b``'s, ``rows`` their new ``data["row"]``."""
+        tiles = Detections(np.concatenate([a.tiles.boxes, b.tiles.boxes]),
+                           np.concatenate([a.tiles.confidence, b.tiles.confidence]),
+                           np.concatenate([a.tiles.class_id, b.tiles.class_id]), {"row": rows})
+        return _Halves(tiles, np.concatenate([a.probs, b.probs]), np.concatenate([a.choice, b.choice]), backs)
+
+
 def _metadata(session: Any) -> dict[str, Any]:
     """ultralytics' custom ONNX metadata (values are Python literals written as text)."""
     raw = session.get_modelmeta().custom_metadata_map or {}
@@ -1111,7 +1134,8 @@ class Reader:
         t2 = time.perf_counter()
         top = rules.set if top is None else top
         halves = self.half_reader(top)
-        reading = self._reading_of(loaded, dets, rules, top, halves)
+        read = self._halves_of(loaded.image, dets, top, halves)
+        reading = self._judge(loaded, read, rules, halves)
         t3 = time.perf_counter()
         timings = {"decode": (t1 - t0) * 1e3, "detect": (t2 - t1) * 1e3, "halves": (t3 - t2) * 1e3}
         for _ in range(self.config.doubt_rounds):
@@ -1119,9 +1143,24 @@ class Reader:
             if region is None:
                 break
             t3 = time.perf_counter()
-            dets = self.look_again(loaded.image, dets, *region)
+            merged = self.look_again(loaded.image, dets, *region)
             t4 = time.perf_counter()
-            reading = self._reading_of(loaded, dets, rules, top, halves)
+            # boxes the first pass had keep their reading; only what the second look added is read
+            old = {row.tobytes(): i for i, row in enumerate(dets.boxes)}
+            from_old = np.array([old.get(row.tobytes(), -1) for row in merged.boxes], np.int64)
+            fresh = merged[from_old < 0]
+            if len(fresh):
+                old_rows = read.tiles.data["row"]
+                kept = np.isin(old_rows, from_old)
+                extra = self._halves_of(loaded.image, fresh, top, halves)
+                where = {int(o): j for j, o in enumerate(from_old) if o >= 0}
+                rows = np.concatenate([[where[int(o)] for o in old_rows[kept]],
+                                       np.flatnonzero(from_old < 0)[extra.tiles.data["row"]]]).astype(np.int64)
+                # old backs still in the set: rows the merge kept that were not read as tiles
+                old_backs = int(np.count_nonzero(~np.isin(from_old[from_old >= 0], old_rows)))
+                read = _Halves.join(read.subset(kept), extra, rows, old_backs + extra.backs)
+                reading = self._judge(loaded, read, rules, halves)
+            dets = merged
             timings["detect"] += (t4 - t3) * 1e3
             timings["halves"] += (time.perf_counter() - t4) * 1e3
         warnings = reading.warnings
@@ -1130,26 +1169,30 @@ class Reader:
                          f"halves of {halves.top + 1}-{top} are misread; check them",)
         return dataclasses.replace(reading, timings_ms=timings, warnings=warnings)
 
-    def _reading_of(self, loaded: LoadedImage, dets: Detections, rules: RuleSet, top: int | None,
-                    halves: HalfReader) -> Reading:
-        """The reading of ``dets`` (working pixels): halves read, boxes searched, tiles judged."""
-        tiles, probs, choice, backs = self._read_halves_of(loaded.image, dets, top, halves)
-        tiles, probs, choice = self.search_boxes(loaded.image, tiles, probs, top, halves)
-        probs, not_pips = split_not_pips(probs, halves.values)
+    def _halves_of(self, image: Image.Image, dets: Detections, top: int | None, halves: HalfReader) -> _Halves:
+        """The face-up tiles among ``dets`` (working pixels), each with ``data["row"]``, its index in
+        ``dets``), their halves read and their boxes searched."""
+        tiles, probs, _, backs = self._read_halves_of(image, dets.with_data(row=np.arange(len(dets))), top, halves)
+        return _Halves(*self.search_boxes(image, tiles, probs, top, halves), backs)
+
+    def _judge(self, loaded: LoadedImage, read: _Halves, rules: RuleSet, halves: HalfReader) -> Reading:
+        """The reading of tiles whose halves are read: which count, pips and penalty."""
+        probs, not_pips = split_not_pips(read.probs, halves.values)
         score = None
         if self.count_model is not None:
-            score = self.count_model.probability(self._evidence_of(loaded.image, tiles, probs, choice, halves.values))
+            score = self.count_model.probability(
+                self._evidence_of(loaded.image, read.tiles, probs, read.choice, halves.values))
         return assemble(
-            tiles,
+            read.tiles,
             probs,
             halves.values,
             to_original=1.0 / loaded.scale,
             image_size=loaded.original_size,
             review_conf=self.config.review_conf,
             rules=rules,
-            face_down=backs,
+            face_down=read.backs,
             count_conf=self.config.count_conf if score is None else self.config.count_score,
-            choice=choice,
+            choice=read.choice,
             tile_score=score,
             not_pips=not_pips,
             not_pips_max=self.config.not_pips_max,
