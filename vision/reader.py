@@ -162,7 +162,7 @@ class ReaderConfig:
     #: possible tiles left uncounted as unsure, the detector looks once more at the part of the
     #: photo around them (``doubt_pad`` median tile lengths wider on each side), enlarged so
     #: those tiles come out about ``doubt_tile_px`` long at its input (never over
-    #: ``doubt_max_input``); its boxes join the first ones and every tile is read again. The
+    #: ``doubt_max_input``); its boxes join the first ones, and the ones it added are read. The
     #: tiles the detector misses or boxes badly sit in such places: far, dense or foreshortened
     #: rows. 0 turns it off.
     doubt_below: float = 0.0
@@ -766,7 +766,8 @@ class _Halves:
     backs: int
 
     def subset(self, keep: np.ndarray) -> _Halves:
-        rows = np.stack([2 * np.flatnonzero(keep), 2 * np.flatnonzero(keep) + 1], 1).reshape(-1)
+        at = np.flatnonzero(keep)
+        rows = np.stack([2 * at, 2 * at + 1], 1).reshape(-1)
         return _Halves(self.tiles[keep], self.probs[rows], self.choice[rows], self.backs)
 
     @staticmethod
@@ -795,6 +796,16 @@ def _imgsz(meta: Mapping[str, Any], default: int) -> int:
     if isinstance(v, list | tuple):
         v = max(v)
     return int(v)
+
+
+def padded_bounds(boxes: np.ndarray, pad: float, size: tuple[int, int]) -> tuple[int, int, int, int]:
+    """The whole-pixel rectangle around every corner of ``boxes`` (rows cx, cy, length, width,
+    angle), ``pad`` pixels wider on each side, clipped to an image of ``size``."""
+    corners = obb_corners(np.asarray(boxes, np.float64)).reshape(-1, 2)
+    w, h = size
+    x0, y0 = (max(0, math.floor(v - pad)) for v in corners.min(0))
+    x1, y1 = min(w, math.ceil(corners[:, 0].max() + pad)), min(h, math.ceil(corners[:, 1].max() + pad))
+    return x0, y0, x1, y1
 
 
 def _offset(dets: Detections, window: tuple[int, int, int, int]) -> Detections:
@@ -1013,11 +1024,8 @@ class Reader:
         margin = self.config.fine_roi_margin
         if margin <= 0 or not len(seen):
             return None
-        corners = obb_corners(seen.boxes.astype(np.float64)).reshape(-1, 2)
-        pad = margin * float(np.median(seen.boxes[:, 2]))
+        x0, y0, x1, y1 = padded_bounds(seen.boxes, margin * float(np.median(seen.boxes[:, 2])), size)
         w, h = size
-        x0, y0 = (max(0, math.floor(v - pad)) for v in corners.min(0))
-        x1, y1 = min(w, math.ceil(corners[:, 0].max() + pad)), min(h, math.ceil(corners[:, 1].max() + pad))
         if x1 <= x0 or y1 <= y0 or (x1 - x0) * (y1 - y0) >= 0.9 * w * h:
             return None
         return (x0, y0, x1, y1)
@@ -1145,20 +1153,9 @@ class Reader:
             t3 = time.perf_counter()
             merged = self.look_again(loaded.image, dets, *region)
             t4 = time.perf_counter()
-            # boxes the first pass had keep their reading; only what the second look added is read
-            old = {row.tobytes(): i for i, row in enumerate(dets.boxes)}
-            from_old = np.array([old.get(row.tobytes(), -1) for row in merged.boxes], np.int64)
-            fresh = merged[from_old < 0]
-            if len(fresh):
-                old_rows = read.tiles.data["row"]
-                kept = np.isin(old_rows, from_old)
-                extra = self._halves_of(loaded.image, fresh, top, halves)
-                where = {int(o): j for j, o in enumerate(from_old) if o >= 0}
-                rows = np.concatenate([[where[int(o)] for o in old_rows[kept]],
-                                       np.flatnonzero(from_old < 0)[extra.tiles.data["row"]]]).astype(np.int64)
-                # old backs still in the set: rows the merge kept that were not read as tiles
-                old_backs = int(np.count_nonzero(~np.isin(from_old[from_old >= 0], old_rows)))
-                read = _Halves.join(read.subset(kept), extra, rows, old_backs + extra.backs)
+            again = self._read_merged(loaded.image, read, dets, merged, top, halves)
+            if again is not None:
+                read = again
                 reading = self._judge(loaded, read, rules, halves)
             dets = merged
             timings["detect"] += (t4 - t3) * 1e3
@@ -1170,10 +1167,29 @@ class Reader:
         return dataclasses.replace(reading, timings_ms=timings, warnings=warnings)
 
     def _halves_of(self, image: Image.Image, dets: Detections, top: int | None, halves: HalfReader) -> _Halves:
-        """The face-up tiles among ``dets`` (working pixels), each with ``data["row"]``, its index in
-        ``dets``), their halves read and their boxes searched."""
-        tiles, probs, _, backs = self._read_halves_of(image, dets.with_data(row=np.arange(len(dets))), top, halves)
-        return _Halves(*self.search_boxes(image, tiles, probs, top, halves), backs)
+        """The face-up tiles among ``dets`` (working pixels), each with its index in ``dets`` as
+        ``data["row"]``, their halves read and their boxes searched."""
+        tiles, probs, choice, backs = self._read_halves_of(image, dets.with_data(row=np.arange(len(dets))), top, halves)
+        return _Halves(*self.search_boxes(image, tiles, probs, choice, top, halves), backs)
+
+    def _read_merged(self, image: Image.Image, read: _Halves, dets: Detections, merged: Detections,
+                     top: int | None, halves: HalfReader) -> _Halves | None:
+        """``read`` (the halves of ``dets``) for ``merged``, ``dets`` with what the second look
+        added: the boxes ``dets`` had keep their reading and only the added ones are read; None
+        when it added none."""
+        index = {row.tobytes(): i for i, row in enumerate(dets.boxes)}
+        from_old = np.array([index.get(row.tobytes(), -1) for row in merged.boxes], np.int64)
+        added = np.flatnonzero(from_old < 0)
+        if not len(added):
+            return None
+        place = np.full(len(dets), -1, np.int64)  # where each box of dets is in merged, if kept
+        place[from_old[from_old >= 0]] = np.flatnonzero(from_old >= 0)
+        kept = place[read.tiles.data["row"]] >= 0
+        extra = self._halves_of(image, merged[added], top, halves)
+        rows = np.concatenate([place[read.tiles.data["row"][kept]], added[extra.tiles.data["row"]]])
+        # the boxes of dets the merge kept that were not read as tiles are backs still
+        backs = int(np.count_nonzero(from_old >= 0)) - int(np.count_nonzero(kept))
+        return _Halves.join(read.subset(kept), extra, rows, backs + extra.backs)
 
     def _judge(self, loaded: LoadedImage, read: _Halves, rules: RuleSet, halves: HalfReader) -> Reading:
         """The reading of tiles whose halves are read: which count, pips and penalty."""
@@ -1208,13 +1224,9 @@ class Reader:
         doubt += [t.box for t in reading.candidates if t.uncounted == "unsure"]
         if not doubt:
             return None
-        boxes = box_rows([b.scaled(loaded.scale) for b in doubt]).astype(np.float64)
-        corners = obb_corners(boxes).reshape(-1, 2)
+        boxes = box_rows([b.scaled(loaded.scale) for b in doubt])
         median = float(np.median(boxes[:, 2]))
-        pad = c.doubt_pad * median
-        w, h = loaded.image.size
-        x0, y0 = (max(0, math.floor(v - pad)) for v in corners.min(0))
-        x1, y1 = min(w, math.ceil(corners[:, 0].max() + pad)), min(h, math.ceil(corners[:, 1].max() + pad))
+        x0, y0, x1, y1 = padded_bounds(boxes, c.doubt_pad * median, loaded.image.size)
         if x1 - x0 < 8 or y1 - y0 < 8:
             return None
         stride = self.det_stride
@@ -1286,13 +1298,13 @@ class Reader:
                 probs = probs[np.stack([2 * keep, 2 * keep + 1], 1).reshape(-1)]
         return tiles, probs, choose_values(probs, h.values, top), backs
 
-    def search_boxes(self, image: Image.Image, tiles: Detections, probs: np.ndarray, top: int | None,
-                     halves: HalfReader) -> tuple[Detections, np.ndarray, np.ndarray]:
+    def search_boxes(self, image: Image.Image, tiles: Detections, probs: np.ndarray, choice: np.ndarray,
+                     top: int | None, halves: HalfReader) -> tuple[Detections, np.ndarray, np.ndarray]:
         """``tiles``, their half probabilities (two rows each, as the half reader gave them) and
-        chosen classes, with each tile read less surely than ``search_below`` moved to the box
-        of ``search_shifts`` its halves are read surest from, when that beats its own."""
+        chosen classes (:func:`choose_values`), with each tile read less surely than
+        ``search_below`` moved to the box of ``search_shifts`` its halves are read surest from,
+        when that beats its own."""
         c = self.config
-        choice = choose_values(probs, halves.values, top)
         if c.search_below <= 0 or not c.search_shifts or not len(tiles):
             return tiles, probs, choice
         sure, not_pips = half_sureness(probs, choice, halves.values)

@@ -654,7 +654,7 @@ def test_box_search_moves_shifted_boxes_back_onto_their_tiles():
                                             h.imgsz, shipped.config.crop_max_source_px), h)
 
     def outcome(reader: Reader):
-        tiles, p, choice = reader.search_boxes(loaded.image, dets, probs, None, h)
+        tiles, p, choice = reader.search_boxes(loaded.image, dets, probs, choose_values(probs, h.values), None, h)
         sure, _ = half_sureness(p, choice, h.values)
         read = [tuple(int(v) for v in h.values[choice[2 * i : 2 * i + 2]]) for i in range(len(tiles))]
         off = [abs(float(np.dot(np.subtract(b[:2], (t.cx, t.cy)), t.axes()[0]))) / t.length
@@ -962,7 +962,7 @@ def test_second_look_goes_where_the_reading_is_in_doubt(tmp_path: Path):
     assert base.with_config(dataclasses.replace(cfg, doubt_below=0.0)).doubt_region(reading, loaded) is None
 
 
-def test_second_look_adds_what_it_finds_in_its_region_and_reads_every_tile_again(tmp_path: Path):
+def test_second_look_adds_what_it_finds_in_its_region_and_reads_what_it_added(tmp_path: Path):
     pytest.importorskip("onnx", reason="building the test models needs onnx (train extra)")
     photo, models, _ = fake_models.scene(tmp_path, dynamic=True)
     reader, sizes = _noting_detector_sizes(models)
