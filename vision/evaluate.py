@@ -57,7 +57,7 @@ from PIL import Image
 from companion.rules import ChickenFootError, Tile, get_rules
 
 from .detections import obb_corners
-from .geometry import OrientedBox
+from .geometry import OrientedBox, covered_share, polygon_iou
 from .images import ImageError, LoadedImage, load_image
 from .reader import Reader, Reading, TileReading
 
@@ -66,71 +66,12 @@ DEFAULT_REALDATA = ROOT.parent / "shared" / "realdata"
 DEFAULT_RENDER_SEED = 90210
 IOU_THRESHOLD = 0.5
 #: Why a true tile was not read exactly: a counted read with a wrong value; a read left
-#: uncounted as too unsure, or as print rather than pips (``TileReading.uncounted``); no read.
-LOST_REASONS = ("misread", "unsure", "not pips", "not found")
+#: uncounted as too unsure, as print rather than pips, or as overlapping surer tiles
+#: (``TileReading.uncounted``); no read.
+LOST_REASONS = ("misread", "unsure", "not pips", "overlap", "not found")
 
 
 # --------------------------------------------------------------------------- geometry
-def _clip(subject: list[np.ndarray], a: np.ndarray, b: np.ndarray) -> list[np.ndarray]:
-    """Sutherland-Hodgman: the part of ``subject`` left of the edge a->b (counter-clockwise)."""
-    out: list[np.ndarray] = []
-    if not subject:
-        return out
-
-    def side(p: np.ndarray) -> float:
-        return float((b[0] - a[0]) * (p[1] - a[1]) - (b[1] - a[1]) * (p[0] - a[0]))
-
-    prev = subject[-1]
-    for cur in subject:
-        sc, sp = side(cur), side(prev)
-        if sc >= 0:
-            if sp < 0:
-                out.append(prev + (cur - prev) * (sp / (sp - sc)))
-            out.append(cur)
-        elif sp >= 0:
-            out.append(prev + (cur - prev) * (sp / (sp - sc)))
-        prev = cur
-    return out
-
-
-def _area(poly: Iterable[np.ndarray]) -> float:
-    pts = np.asarray(list(poly), float)
-    if len(pts) < 3:
-        return 0.0
-    x, y = pts[:, 0], pts[:, 1]
-    return float(0.5 * (np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1))))
-
-
-def _ccw(poly: np.ndarray) -> np.ndarray:
-    p = np.asarray(poly, float)
-    return p[::-1] if _area(p) < 0 else p
-
-
-def _overlap_area(p: np.ndarray, q: np.ndarray) -> float:
-    """Area of the intersection of two convex polygons, both counter-clockwise."""
-    inter: list[np.ndarray] = list(p)
-    for i in range(len(q)):
-        inter = _clip(inter, q[i], q[(i + 1) % len(q)])
-        if not inter:
-            return 0.0
-    return abs(_area(inter))
-
-
-def polygon_iou(p: np.ndarray, q: np.ndarray) -> float:
-    """Exact IoU of two convex quadrilaterals (4x2 corners, any winding)."""
-    p, q = _ccw(p), _ccw(q)
-    ai = _overlap_area(p, q)
-    union = abs(_area(p)) + abs(_area(q)) - ai
-    return ai / union if union > 0 else 0.0
-
-
-def covered_share(p: np.ndarray, q: np.ndarray) -> float:
-    """Share of convex polygon ``p``'s area that lies inside convex polygon ``q`` (any winding)."""
-    p, q = _ccw(p), _ccw(q)
-    whole = abs(_area(p))
-    return _overlap_area(p, q) / whole if whole > 0 else 0.0
-
-
 def aabb_iou(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> float:
     iw = min(a[2], b[2]) - max(a[0], b[0])
     ih = min(a[3], b[3]) - max(a[1], b[1])
@@ -806,7 +747,7 @@ def main(argv: list[str] | None = None) -> int:
             f"{name}: {row[0]} tiles, found {_pct(row[1] / row[0]).strip()}, exact {_pct(row[2] / row[0]).strip()}"
             for _, name in LENGTH_BUCKETS if (row := rt.by_length.get(name))))
         print("true tiles not read exactly:  " + ", ".join(f"{why} {rt.lost[why]}" for why in LOST_REASONS)
-              + "  (unsure / not pips: read but left uncounted)")
+              + "  (unsure / not pips / overlap: read but left uncounted)")
         print("exact tile by photo colour:  " + " | ".join(
             f"{name}: {row[0]} tiles, exact {_pct(row[1] / row[0]).strip()}"
             for name in ("colour", "grey") if (row := rt.by_colour.get(name)) and row[0]))

@@ -10,6 +10,7 @@ through the same function, so the half reader sees at run time exactly what it w
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -146,3 +147,72 @@ def apply_box_corrections(boxes: np.ndarray, corrections: np.ndarray) -> np.ndar
     b[:, :2] += u * (c[:, :1] * b[:, 2:3])
     b[:, 2] *= np.exp(c[:, 1])
     return b
+
+
+# --------------------------------------------------------------------------- polygons
+def _clip(subject: list[np.ndarray], a: np.ndarray, b: np.ndarray) -> list[np.ndarray]:
+    """Sutherland-Hodgman: the part of ``subject`` left of the edge a->b (counter-clockwise)."""
+    out: list[np.ndarray] = []
+    if not subject:
+        return out
+
+    def side(p: np.ndarray) -> float:
+        return float((b[0] - a[0]) * (p[1] - a[1]) - (b[1] - a[1]) * (p[0] - a[0]))
+
+    prev = subject[-1]
+    for cur in subject:
+        sc, sp = side(cur), side(prev)
+        if sc >= 0:
+            if sp < 0:
+                out.append(prev + (cur - prev) * (sp / (sp - sc)))
+            out.append(cur)
+        elif sp >= 0:
+            out.append(prev + (cur - prev) * (sp / (sp - sc)))
+        prev = cur
+    return out
+
+
+def _area(poly: Iterable[np.ndarray]) -> float:
+    pts = np.asarray(list(poly), float)
+    if len(pts) < 3:
+        return 0.0
+    x, y = pts[:, 0], pts[:, 1]
+    return float(0.5 * (np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1))))
+
+
+def _ccw(poly: np.ndarray) -> np.ndarray:
+    p = np.asarray(poly, float)
+    return p[::-1] if _area(p) < 0 else p
+
+
+def _overlap_area(p: np.ndarray, q: np.ndarray) -> float:
+    """Area of the intersection of two convex polygons, both counter-clockwise."""
+    inter: list[np.ndarray] = list(p)
+    for i in range(len(q)):
+        inter = _clip(inter, q[i], q[(i + 1) % len(q)])
+        if not inter:
+            return 0.0
+    return abs(_area(inter))
+
+
+def polygon_iou(p: np.ndarray, q: np.ndarray) -> float:
+    """Exact IoU of two convex quadrilaterals (4x2 corners, any winding)."""
+    p, q = _ccw(p), _ccw(q)
+    ai = _overlap_area(p, q)
+    union = abs(_area(p)) + abs(_area(q)) - ai
+    return ai / union if union > 0 else 0.0
+
+
+def covered_share(p: np.ndarray, q: np.ndarray) -> float:
+    """Share of convex polygon ``p``'s area that lies inside convex polygon ``q`` (any winding)."""
+    p, q = _ccw(p), _ccw(q)
+    whole = abs(_area(p))
+    return _overlap_area(p, q) / whole if whole > 0 else 0.0
+
+
+def overlap_share(p: np.ndarray, q: np.ndarray) -> float:
+    """Share of the smaller of two convex polygons that the other covers (any winding): 1 when
+    one lies inside the other, 0 when they do not meet."""
+    p, q = _ccw(p), _ccw(q)
+    smaller = min(abs(_area(p)), abs(_area(q)))
+    return _overlap_area(p, q) / smaller if smaller > 0 else 0.0

@@ -45,6 +45,7 @@ from .geometry import (
     apply_box_corrections,
     divider_contrast,
     divider_span,
+    overlap_share,
     rectify,
     refine_view,
     split_halves,
@@ -182,6 +183,12 @@ class ReaderConfig:
     #: under this) is a face-down tile too: a logo or a line of text across a back's middle
     #: passes ``divider_min``, but it is not a line from edge to edge. 0 turns it off.
     divider_span_min: float = 0.0
+    #: Tiles lie flat and never overlap, so of two counted reads that overlap by more than this
+    #: share of the smaller, one is wrong: typically a box astride the joint of two touching
+    #: tiles in a line, whose halves are real halves of two tiles. The reads counted are the
+    #: set that overlaps nowhere with the greatest total confidence (see :func:`apart`); the
+    #: others become candidates ("overlap"). 0 turns it off.
+    overlap_max: float = 0.0
     #: Drop a detection that sits on a surer, longer tile (its length under this share of the
     #: other's): see :func:`drop_contained`. 0 keeps them.
     contain_ratio: float = 0.0
@@ -473,6 +480,65 @@ def drop_contained(dets: Detections, ratio: float) -> Detections:
     return dets[~inside.any(axis=0)]
 
 
+def apart(boxes: Sequence[OrientedBox], weights: Sequence[float], max_share: float) -> np.ndarray:
+    """Which of ``boxes`` to keep so that no two kept ones overlap by more than ``max_share`` of
+    the smaller (:func:`vision.geometry.overlap_share`): of each group of boxes that overlap, the
+    set with the greatest total weight. A box astride two touching tiles loses to the two when
+    they are surer together; alone against one, the surer wins. Exact for groups of up to
+    ``APART_EXACT`` boxes (they rarely have more than three), greedy by weight beyond."""
+    n = len(boxes)
+    keep = np.ones(n, bool)
+    if n < 2 or max_share <= 0:
+        return keep
+    w = np.asarray(weights, np.float64)
+    rows = box_rows(boxes).astype(np.float64)
+    corners = obb_corners(rows)
+    near = np.hypot(rows[:, None, 0] - rows[None, :, 0], rows[:, None, 1] - rows[None, :, 1]) < (
+        rows[:, None, 2] + rows[None, :, 2]) / 2
+    adj: list[set[int]] = [set() for _ in range(n)]
+    for i, j in zip(*np.nonzero(np.triu(near, 1)), strict=True):
+        if overlap_share(corners[i], corners[j]) > max_share:
+            adj[i].add(int(j))
+            adj[j].add(int(i))
+    seen: set[int] = set()
+    for start in range(n):
+        if start in seen or not adj[start]:
+            continue
+        group, stack = [], [start]
+        while stack:
+            u = stack.pop()
+            if u not in seen:
+                seen.add(u)
+                group.append(u)
+                stack.extend(adj[u])
+        group.sort(key=lambda u: -w[u])
+        if len(group) <= APART_EXACT:
+            chosen = _heaviest_apart(group, adj, w)[1]
+        else:
+            chosen = []
+            for u in group:
+                if not adj[u] & set(chosen):
+                    chosen.append(u)
+        keep[[u for u in group if u not in chosen]] = False
+    return keep
+
+
+#: Largest group of overlapping boxes :func:`apart` solves exactly (2**n subsets at worst).
+APART_EXACT = 14
+
+
+def _heaviest_apart(nodes: list[int], adj: list[set[int]], w: np.ndarray) -> tuple[float, list[int]]:
+    """The subset of ``nodes`` with no two adjacent and the greatest total weight."""
+    if not nodes:
+        return 0.0, []
+    v, rest = nodes[0], nodes[1:]
+    without = _heaviest_apart(rest, adj, w)
+    if not adj[v] & set(rest):  # v overlaps none of the rest: always take it
+        return without[0] + w[v], [v, *without[1]]
+    taken = _heaviest_apart([u for u in rest if u not in adj[v]], adj, w)
+    return max(without, (taken[0] + w[v], [v, *taken[1]]), key=lambda t: t[0])
+
+
 # --------------------------------------------------------------------------- 4. crops
 def crop_halves(
     image: Image.Image,
@@ -564,8 +630,9 @@ class TileReading:
     #: How likely its less tile-like half is not pips at all (print, a back; None when the half
     #: reader has no such class).
     not_pips: float | None = None
-    #: Why a candidate was not counted: "unsure" (confidence under ``count_conf``) or
-    #: "not pips" (a half looks like print or a back, not pips); "" for a counted tile.
+    #: Why a candidate was not counted: "unsure" (confidence under ``count_conf``), "not pips"
+    #: (a half looks like print or a back, not pips) or "overlap" (it overlaps surer tiles,
+    #: see ``ReaderConfig.overlap_max``); "" for a counted tile.
     uncounted: str = ""
 
     @property
@@ -675,6 +742,7 @@ def assemble(
     tile_score: np.ndarray | None = None,
     not_pips: np.ndarray | None = None,
     not_pips_max: float = 1.0,
+    overlap_max: float = 0.0,
 ) -> Reading:
     """Turn tile detections (working-image pixels) and their half probabilities into a reading.
 
@@ -685,7 +753,9 @@ def assemble(
     model's probability per detection; when given, it (not the combined confidence) is what
     ``count_conf`` tests. ``not_pips``: per detection, the probability that its less tile-like
     half is not a half of a tile (see :func:`split_not_pips`); a tile at ``not_pips_max`` or
-    more is a candidate whatever its confidence.
+    more is a candidate whatever its confidence. ``overlap_max``: of counted tiles that overlap
+    by more than this share, only the surest set that overlaps nowhere counts (:func:`apart`);
+    the rest are candidates too.
     """
     n = len(dets)
     if probs.shape[0] != 2 * n:
@@ -722,6 +792,13 @@ def assemble(
         return "" if (t.confidence if t.tile_score is None else t.tile_score) >= count_conf else "unsure"
 
     judged = [dataclasses.replace(t, uncounted=uncounted(t)) for t in tiles]
+    counted = [k for k, t in enumerate(judged) if not t.uncounted]
+    if overlap_max > 0 and len(counted) > 1:
+        keep = apart([judged[k].box for k in counted],
+                     [judged[k].confidence if judged[k].tile_score is None else judged[k].tile_score for k in counted],
+                     overlap_max)
+        for k in np.asarray(counted)[~keep]:
+            judged[k] = dataclasses.replace(judged[k], uncounted="overlap")
     candidates = [t for t in judged if t.uncounted]
     tiles = [t for t in judged if not t.uncounted]
     tile_values = [t.tile for t in tiles]
@@ -734,8 +811,13 @@ def assemble(
     unsure = sum(t.uncounted == "unsure" for t in candidates)
     if unsure:
         warnings.append(f"{unsure} possible tile(s) too unsure to count: add any that is a tile")
-    if len(candidates) > unsure:
-        warnings.append(f"{len(candidates) - unsure} possible tile(s) look like print or a back, not pips: "
+    printed = sum(t.uncounted == "not pips" for t in candidates)
+    if printed:
+        warnings.append(f"{printed} possible tile(s) look like print or a back, not pips: "
+                        "not counted; add any that is a tile")
+    overlapping = sum(t.uncounted == "overlap" for t in candidates)
+    if overlapping:
+        warnings.append(f"{overlapping} possible tile(s) overlap a surer tile, and tiles cannot overlap: "
                         "not counted; add any that is a tile")
     for tile, count in sorted(Counter(tile_values).items()):
         if count > 1:
@@ -1212,6 +1294,7 @@ class Reader:
             tile_score=score,
             not_pips=not_pips,
             not_pips_max=self.config.not_pips_max,
+            overlap_max=self.config.overlap_max,
         )
 
     def doubt_region(self, reading: Reading, loaded: LoadedImage) -> tuple[tuple[int, int, int, int], int] | None:

@@ -124,7 +124,8 @@ def _text(names: list[str], readings: list[Reading], warnings: list[str]) -> str
             lines.append(
                 f"  ({t.a!s:>2}-{t.b!s:<2}) {t.confidence:.2f}  at ({cx:.0f}, {cy:.0f}) "
                 f"{length:.0f}x{width:.0f} {deg:.0f}deg  NOT COUNTED "
-                + ("(looks like print, not pips)" if t.uncounted == "not pips" else "(possible tile)")
+                + {"not pips": "(looks like print, not pips)",
+                   "overlap": "(overlaps a surer tile)"}.get(t.uncounted, "(possible tile)")
             )
         lines += [f"  warning: {w}" for w in r.warnings]
     if len(readings) > 1:

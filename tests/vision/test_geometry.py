@@ -16,6 +16,8 @@ from vision.geometry import (
     box_correction,
     divider_contrast,
     divider_span,
+    overlap_share,
+    polygon_iou,
     refine_view,
 )
 
@@ -77,3 +79,16 @@ def test_refine_view_is_upright_and_shows_beyond_the_box_ends():
     assert view[:, 16].min() > 200
     edge = np.asarray(refine_view(image, OrientedBox(300, 150, 100, 40, 0.0)))
     assert edge[:20, 16].min() > 200 and edge[-20:, 16].max() < 50  # one end on the bar, one off
+
+
+def test_overlap_share_is_the_part_of_the_smaller_box_the_other_covers():
+    tile = OrientedBox(100, 100, 80, 40, 0.0).corners()
+    astride = OrientedBox(140, 100, 80, 40, 0.0).corners()  # half a tile along: over its joint
+    assert overlap_share(tile, astride) == pytest.approx(0.5)
+    assert polygon_iou(tile, astride) == pytest.approx(1 / 3)
+    pip = OrientedBox(90, 100, 10, 10, 0.7).corners()
+    assert overlap_share(tile, pip) == pytest.approx(1.0)  # inside: all of the smaller
+    assert overlap_share(pip, tile[::-1]) == pytest.approx(1.0)  # either order, any winding
+    crosswise = OrientedBox(160, 100, 80, 40, math.pi / 2).corners()  # a double touching its end
+    assert overlap_share(tile, crosswise) == pytest.approx(0.0, abs=1e-9)
+    assert overlap_share(tile, OrientedBox(400, 400, 80, 40, 0.0).corners()) == 0.0

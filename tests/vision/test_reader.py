@@ -14,6 +14,8 @@ from typing import ClassVar
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from PIL import Image
 
 from companion.rules import Tile, get_rules
@@ -21,6 +23,7 @@ from vision.detections import Detections, obb_corners, probiou
 from vision.geometry import OrientedBox
 from vision.images import LoadedImage
 from vision.reader import (
+    APART_EXACT,
     MODELS_DIR,
     NOT_PIPS,
     NOT_PIPS_CLASS,
@@ -29,6 +32,7 @@ from vision.reader import (
     ReaderConfig,
     Reading,
     TileReading,
+    apart,
     as_probabilities,
     assemble,
     choose_values,
@@ -366,6 +370,74 @@ def test_assemble_scores_with_the_rules_and_flags_low_confidence():
                      image_size=(10, 10), review_conf=0.6, rules=get_rules())
     assert empty.pips == 0 and empty.penalty == 0 and "no face-up tiles" in empty.warnings[0]
 
+
+
+def _line(*specs: tuple[float, float]) -> list[OrientedBox]:
+    """Boxes 80 x 40 along y = 100, one per (centre x, angle)."""
+    return [OrientedBox(x, 100, 80, 40, a) for x, a in specs]
+
+
+def test_apart_drops_a_box_astride_two_touching_tiles_when_they_are_surer_together():
+    # tiles at 40 and 120 touch end to end; the box at 80 straddles their joint
+    boxes = _line((40, 0.0), (80, 0.0), (120, 0.0))
+    assert apart(boxes, [0.6, 0.9, 0.7], 0.4).tolist() == [True, False, True]
+    # the two together are less sure than the one across them: it stays, they go
+    assert apart(boxes, [0.3, 0.9, 0.4], 0.4).tolist() == [False, True, False]
+    # a double crosswise at the line's end touches it and overlaps nothing: kept whatever its weight
+    with_double = [*boxes, OrientedBox(180, 100, 80, 40, math.pi / 2)]
+    assert apart(with_double, [0.6, 0.9, 0.7, 0.1], 0.4).tolist() == [True, False, True, True]
+    # overlaps under the share allowed are no conflict; 0 turns the check off
+    assert apart(boxes, [0.6, 0.9, 0.7], 0.6).all()
+    assert apart(boxes, [0.6, 0.9, 0.7], 0.0).all()
+    assert apart([], [], 0.4).tolist() == []
+    # groups far apart are settled each on its own
+    far = _line((40, 0.0), (80, 0.0), (120, 0.0), (1040, 0.0), (1080, 0.0))
+    assert apart(far, [0.6, 0.9, 0.7, 0.5, 0.8], 0.4).tolist() == [True, False, True, False, True]
+
+
+def _boxes_and_weights():
+    box = st.builds(OrientedBox, st.floats(0, 300), st.floats(0, 300), st.floats(40, 90),
+                    st.floats(20, 40), st.floats(0, math.pi))
+    return st.lists(st.tuples(box, st.floats(0.01, 1.0)), min_size=0, max_size=APART_EXACT + 4)
+
+
+@settings(max_examples=60, deadline=None)
+@given(_boxes_and_weights())
+def test_apart_keeps_a_set_that_overlaps_nowhere_and_misses_nothing_it_could_add(items):
+    from vision.geometry import overlap_share
+
+    boxes, weights = [b for b, _ in items], [w for _, w in items]
+    keep = apart(boxes, weights, 0.4)
+    corners = [b.corners() for b in boxes]
+    kept = np.flatnonzero(keep)
+    assert all(overlap_share(corners[i], corners[j]) <= 0.4 for i in kept for j in kept if i < j)
+    for i in np.flatnonzero(~keep):  # each box dropped overlaps one kept
+        assert any(overlap_share(corners[i], corners[j]) > 0.4 for j in kept)
+    # never lighter than taking the surest box first (what a greedy pass would keep)
+    greedy: list[int] = []
+    for i in sorted(range(len(boxes)), key=lambda i: -weights[i]):
+        if all(overlap_share(corners[i], corners[j]) <= 0.4 for j in greedy):
+            greedy.append(i)
+    assert sum(weights[i] for i in kept) >= sum(weights[i] for i in greedy) - 1e-9
+
+
+def test_assemble_counts_no_two_overlapping_tiles():
+    values = np.arange(13)
+    # 3-4 and 5-1 touch end to end; a detection astride them reads 4-5 surely (real halves of both)
+    dets = Detections(np.array([[40, 100, 80, 40, 0.0], [80, 100, 80, 40, 0.0], [120, 100, 80, 40, 0.0]]),
+                      [0.8, 0.9, 0.85], [0, 0, 0])
+    probs = np.full((6, 13), 0.001)
+    for row, v in enumerate([3, 4, 4, 5, 5, 1]):
+        probs[row, v] = 0.99
+    loose = assemble(dets, probs, values, to_original=1.0, image_size=(300, 200), review_conf=0.6,
+                     rules=get_rules(), count_conf=0.5)
+    assert sorted(str(t.tile) for t in loose.tiles) == ["1-5", "3-4", "4-5"] and loose.pips == 22
+    reading = assemble(dets, probs, values, to_original=1.0, image_size=(300, 200), review_conf=0.6,
+                       rules=get_rules(), count_conf=0.5, overlap_max=0.4)
+    assert sorted(str(t.tile) for t in reading.tiles) == ["1-5", "3-4"] and reading.pips == 13
+    assert [(str(t.tile), t.uncounted) for t in reading.candidates] == [("4-5", "overlap")]
+    assert any("1 possible tile(s) overlap a surer tile" in w for w in reading.warnings)
+    assert reading.to_dict()["candidates"][0]["uncounted"] == "overlap"
 
 
 def test_choose_values_keeps_to_the_set_in_play():
@@ -739,7 +811,7 @@ def test_evaluate_scores_a_rendered_folder_and_skips_absent_realdata(tmp_path: P
     # the 0-0 (detector score 0.3) was right but flagged; nothing was wrong
     assert fig["right_reads_flagged"] == pytest.approx(1 / 3, abs=1e-4) and fig["wrong_reads_flagged"] is None
     assert "flagged wrong/right" in out
-    assert fig["lost"] == {"misread": 0, "unsure": 0, "not pips": 0, "not found": 0}
+    assert fig["lost"] == {"misread": 0, "unsure": 0, "not pips": 0, "overlap": 0, "not found": 0}
     assert fig["by_colour"] == {"colour": [3, 3]}
     # a label where no tile lies is "not found"; a grey copy of the photo is counted as grey
     Image.open(photo).convert("L").convert("RGB").save(folder / "images" / "val" / "y.jpg", quality=95)
