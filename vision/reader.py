@@ -536,7 +536,8 @@ def _heaviest_apart(nodes: list[int], adj: list[set[int]], w: np.ndarray) -> tup
     if not adj[v] & set(rest):  # v overlaps none of the rest: always take it
         return without[0] + w[v], [v, *without[1]]
     taken = _heaviest_apart([u for u in rest if u not in adj[v]], adj, w)
-    return max(without, (taken[0] + w[v], [v, *taken[1]]), key=lambda t: t[0])
+    # on a tie the surer box (v comes first) is kept
+    return (taken[0] + w[v], [v, *taken[1]]) if taken[0] + w[v] >= without[0] else without
 
 
 # --------------------------------------------------------------------------- 4. crops
