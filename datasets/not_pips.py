@@ -64,7 +64,7 @@ def mine_photo_with_tiles(reader: Reader, seed: int, index: int, long_side: int 
     teach that such a half is still its pips.) The photo and the not-tile crops are the same
     either way: nothing here draws from the photo's generator."""
     from vision.detections import Detections
-    from vision.evaluate import covered_share, polygon_iou
+    from vision.geometry import covered_share, polygon_iou
     from vision.reader import crop_halves
 
     rng = np.random.default_rng([seed, index])

@@ -787,17 +787,18 @@ def assemble(
             )
     # Reading order: top to bottom, then left to right, so output is stable and easy to check.
     tiles.sort(key=lambda t: (round(t.box.cy / max(t.box.width, 1.0)), t.box.cx))
+    def sureness(t: TileReading) -> float:  # what count_conf tests
+        return t.confidence if t.tile_score is None else t.tile_score
+
     def uncounted(t: TileReading) -> str:
         if t.not_pips is not None and t.not_pips >= not_pips_max:
             return "not pips"
-        return "" if (t.confidence if t.tile_score is None else t.tile_score) >= count_conf else "unsure"
+        return "" if sureness(t) >= count_conf else "unsure"
 
     judged = [dataclasses.replace(t, uncounted=uncounted(t)) for t in tiles]
     counted = [k for k, t in enumerate(judged) if not t.uncounted]
     if overlap_max > 0 and len(counted) > 1:
-        keep = apart([judged[k].box for k in counted],
-                     [judged[k].confidence if judged[k].tile_score is None else judged[k].tile_score for k in counted],
-                     overlap_max)
+        keep = apart([judged[k].box for k in counted], [sureness(judged[k]) for k in counted], overlap_max)
         for k in np.asarray(counted)[~keep]:
             judged[k] = dataclasses.replace(judged[k], uncounted="overlap")
     candidates = [t for t in judged if t.uncounted]
