@@ -2,7 +2,8 @@
 
 Prints, per source and pooled: tile recall and precision, per-half accuracy, exact-tile
 accuracy, share of photos whose pip total is exactly right, mean absolute error of totals,
-and confusion tables of half values. Real photos are read twice, in colour and as grayscale
+share of photos whose penalty is right (a 0-0 counts 50 by default: missing or inventing one
+leaves the pip total right and costs a player 50 points), and confusion tables of half values. Real photos are read twice, in colour and as grayscale
 copies (pip colours often encode the value; the reader must count pips).
 
 Sources and how each label format is scored (see each folder's MANIFEST.md):
@@ -185,6 +186,12 @@ class Tally:
     total_photos: int = 0
     totals_ok: int = 0
     abs_err: float = 0.0
+    #: Photos whose penalty (per the rules: a 0-0 counts 50 under the default preset) came out
+    #: right, and the absolute error of penalties. A 0-0 missed or invented leaves the pip total
+    #: right and costs a player 50 points, so the pip total alone hides it.
+    penalty_photos: int = 0
+    penalties_ok: int = 0
+    penalty_abs_err: float = 0.0
     confusion: Counter[tuple[int, int]] = field(default_factory=Counter)
     notes: list[str] = field(default_factory=list)
     #: (tile length bucket) -> [true tiles, found, read exactly]; rendered sets only.
@@ -232,9 +239,14 @@ class Tally:
         self.totals_ok += true_pips == read_pips
         self.abs_err += abs(true_pips - read_pips)
 
+    def add_penalty(self, true_penalty: int, read_penalty: int) -> None:
+        self.penalty_photos += 1
+        self.penalties_ok += true_penalty == read_penalty
+        self.penalty_abs_err += abs(true_penalty - read_penalty)
+
     def merge(self, other: Tally) -> None:
         for f in ("photos", "gt_tiles", "pred_tiles", "matched", "exact", "halves", "halves_ok",
-                  "total_photos", "totals_ok", "abs_err", "wrong", "wrong_flagged", "right", "right_flagged"):
+                  "total_photos", "totals_ok", "abs_err", "penalty_photos", "penalties_ok", "penalty_abs_err", "wrong", "wrong_flagged", "right", "right_flagged"):
             setattr(self, f, getattr(self, f) + getattr(other, f))
         self.confusion.update(other.confusion)
 
@@ -256,6 +268,8 @@ class Tally:
             "total_exact": ratio(self.totals_ok, self.total_photos),
             "total_mae": ratio(self.abs_err, self.total_photos),
             "total_photos": self.total_photos,
+            "penalty_exact": ratio(self.penalties_ok, self.penalty_photos),
+            "penalty_mae": ratio(self.penalty_abs_err, self.penalty_photos),
         }
 
 
@@ -508,6 +522,7 @@ class Evaluator:
         t.add_tiles(tile_pairs, True, len(gt), len(pred), flags,
                     [x.needs_review for j, x in enumerate(pred) if j not in used])
         t.add_total(sum(a + b for a, b in gt), reading.pips)
+        t.add_penalty(self.rules.penalty(Tile(a, b) for a, b in gt), reading.penalty)
         return exact
 
     # -- real
@@ -530,6 +545,7 @@ class Evaluator:
         pred_tiles = [t.tile for t in pred]
         t = self._add_reads(s, mode, pred, match_by_value(gt_tiles, pred_tiles))
         t.add_total(sum(a + b for a, b in s.tiles), sum(x.pips for x in pred_tiles))
+        t.add_penalty(self.rules.penalty(gt_tiles), self.rules.penalty(pred_tiles))
 
     def _boxes_aabb(self, s: Sample, img: LoadedImage, mode: str) -> None:
         reading = self._read(img)
@@ -538,6 +554,7 @@ class Evaluator:
         pairs = greedy_match(len(s.boxes), len(pred), lambda i, j: aabb_iou(s.boxes[i], pred_boxes[j]))
         t = self._add_reads(s, mode, pred, pairs)
         t.add_total(sum(a + b for a, b in s.tiles), reading.pips)
+        t.add_penalty(self.rules.penalty(Tile(a, b) for a, b in s.tiles), reading.penalty)
 
     def _add_reads(self, s: Sample, mode: str, pred: list[TileReading], pairs: list[tuple[int, int]]) -> Tally:
         """One photo's reads, paired (true index, read index) without orientation, into its tally,
@@ -616,7 +633,7 @@ def _pct(v: float | None) -> str:
 
 def table(rows: list[tuple[str, Tally]]) -> str:
     head = (f"{'source':<44} {'imgs':>5} {'tiles':>5} {'read':>5} {'recall':>7} {'prec':>7} "
-            f"{'half':>7} {'exact':>7} {'tot.ok':>7} {'MAE':>6} {'flagged wrong/right':>19}")
+            f"{'half':>7} {'exact':>7} {'tot.ok':>7} {'MAE':>6} {'pen.ok':>7} {'flagged wrong/right':>19}")
     lines = [head, "-" * len(head)]
     for label, t in rows:
         f = t.figures()
@@ -624,7 +641,8 @@ def table(rows: list[tuple[str, Tally]]) -> str:
         lines.append(
             f"{label[:44]:<44} {f['photos']:>5} {f['tiles']:>5} {f['read']:>5} {_pct(f['recall']):>7} "
             f"{_pct(f['precision']):>7} {_pct(f['half_accuracy']):>7} {_pct(f['exact_tile']):>7} "
-            f"{_pct(f['total_exact']):>7} {mae} {_pct(f['wrong_reads_flagged']):>9} {_pct(f['right_reads_flagged']):>9}"
+            f"{_pct(f['total_exact']):>7} {mae} {_pct(f['penalty_exact']):>7} "
+            f"{_pct(f['wrong_reads_flagged']):>9} {_pct(f['right_reads_flagged']):>9}"
         )
     return "\n".join(lines)
 

@@ -103,6 +103,54 @@ def divider_contrast(image: Image.Image, box: OrientedBox, size: int = 32) -> fl
     return float(np.max(np.abs(zone[:, cols].mean(1) - ref)) / (ref + 1e-3))
 
 
+def divider_colour_contrast(image: Image.Image, box: OrientedBox, size: int = 32) -> float:
+    """:func:`divider_contrast` in colour: the largest RGB distance, within 1/16 of the length of
+    the middle, between the middle's row colour and the median colour of the halves' inner
+    parts, over that colour's mean level.
+
+    A divider painted in a colour as light as the face (orange or red on ivory or grey) hardly
+    shows in grey, and a 0-0 with one was taken for a back. A grey divider gives about
+    sqrt(3) times :func:`divider_contrast`.
+    """
+    g = np.asarray(rectify(image, box, size=size, pad=0.0).convert("RGB"), np.float32)
+    h = g.shape[0]
+    mid = h // 2
+    cols = slice(size // 4, 3 * size // 4)
+    zone = g[mid - h // 16 : mid + h // 16 + 1, cols].mean(1)
+    halves = np.concatenate([g[h // 8 : mid - h // 8, cols], g[mid + h // 8 : h - h // 8, cols]]).mean(1)
+    ref = np.median(halves, axis=0)
+    return float(np.sqrt(((zone - ref[None]) ** 2).sum(1)).max() / (float(ref.mean()) + 1e-3))
+
+
+def divider_wander(image: Image.Image, box: OrientedBox, size: int = 48) -> float:
+    """How far the tile's divider strays from a straight line, as a share of the tile's length.
+
+    Per column of the upright crop (the outer eighths left out): the row, within 1/12 of the
+    length of the middle, that differs most in colour from that column's median in the
+    halves. A line is fitted through the rows of the columns that stand out (at least half the
+    median column's difference); the RMS distance from it. A divider is a straight line (under
+    perspective too), so its rows lie on one: ~0.002-0.007. Letters, a logo or a stripe printed
+    across a back's middle, which pass the contrast tests, wander: their strongest rows jump
+    from stroke to stroke. Fewer than three such columns is 1.0 (nothing to fit).
+    """
+    g = np.asarray(rectify(image, box, size=size, pad=0.0).convert("RGB"), np.float32)
+    h = g.shape[0]
+    mid = h // 2
+    cols = slice(size // 8, size - size // 8)
+    halves = np.concatenate([g[h // 8 : mid - h // 8, cols], g[mid + h // 8 : h - h // 8, cols]])
+    ref = np.median(halves, axis=0)
+    band = g[mid - h // 12 : mid + h // 12 + 1, cols]
+    diff = np.sqrt(((band - ref[None]) ** 2).sum(-1)) / (float(ref.mean()) + 1e-3)
+    peak, row = diff.max(0), diff.argmax(0).astype(np.float64)
+    strong = peak >= 0.5 * float(np.median(peak)) if float(np.median(peak)) > 0 else peak > 0
+    x, y = np.flatnonzero(strong).astype(np.float64), row[strong]
+    if len(x) < 3:
+        return 1.0
+    a = np.stack([x, np.ones_like(x)], 1)
+    coef = np.linalg.lstsq(a, y, rcond=None)[0]
+    return float(np.sqrt(np.mean((a @ coef - y) ** 2)) / h)
+
+
 def divider_span(image: Image.Image, box: OrientedBox, size: int = 32) -> float:
     """How much of the tile's width its divider crosses.
 

@@ -43,8 +43,10 @@ from .geometry import (
     REFINE_VIEW_SIZE,
     OrientedBox,
     apply_box_corrections,
+    divider_colour_contrast,
     divider_contrast,
     divider_span,
+    divider_wander,
     overlap_share,
     rectify,
     refine_view,
@@ -175,6 +177,19 @@ class ReaderConfig:
     #: A tile read 0-0 whose middle shows no divider (relative contrast below this) is a
     #: face-down tile: blank backs look like 0-0 to the half reader. 0 turns the check off.
     blank_divider_min: float = 0.09
+    #: A tile read 0-0 that fails ``blank_divider_min`` is face up after all when its middle
+    #: stands out this much in colour (:func:`vision.geometry.divider_colour_contrast`) and its
+    #: divider crosses at least ``blank_colour_span_min`` of its width
+    #: (:func:`vision.geometry.divider_span`): an orange divider on a grey face, or a faint one
+    #: drawn edge to edge. A 0-0 taken for a back costs its owner 50 points, and backs rarely
+    #: show a coloured line across their middle. 0 turns it off.
+    blank_colour_min: float = 0.0
+    blank_colour_span_min: float = 0.05
+    #: A tile read 0-0 whose divider strays from a straight line more than this share of its
+    #: length (:func:`vision.geometry.divider_wander`) is a back too: lettering, a logo or a
+    #: stripe across a printed back's middle passes the contrast tests, but it is not a line.
+    #: A face-down tile read as a 0-0 costs a player 50 points. 0 turns it off.
+    blank_wander_max: float = 0.0
     #: Any tile whose middle shows no divider at all (contrast below this) is a face-down tile
     #: too, whatever its halves were read as: a printed back's pattern can look like pips.
     #: 0 turns it off.
@@ -1367,21 +1382,36 @@ class Reader:
         )
         probs = self.read_halves(batch, h)
         c = self.config
-        if (c.blank_divider_min > 0 or c.divider_min > 0 or c.divider_span_min > 0) and len(tiles):
-            # the divider threshold each tile must pass: 0-0 reads the stricter one
-            need = np.full(len(tiles), c.divider_min)
-            need[h.values[choose_values(probs, h.values)].reshape(-1, 2).max(1) == 0] = max(
-                c.blank_divider_min, c.divider_min)
+        if (c.blank_divider_min > 0 or c.divider_min > 0 or c.divider_span_min > 0 or c.blank_wander_max > 0) \
+                and len(tiles):
+            # blank backs look like 0-0 to the half reader, so 0-0 reads pass the stricter tests
+            double_blank = h.values[choose_values(probs, h.values)].reshape(-1, 2).max(1) == 0
             boxes = tiles.oriented_boxes()
-            blank = [i for i in range(len(tiles))
-                     if (need[i] > 0 and divider_contrast(image, boxes[i]) < need[i])
-                     or (c.divider_span_min > 0 and divider_span(image, boxes[i]) < c.divider_span_min)]
+            blank = [i for i in range(len(tiles)) if self._is_back(image, boxes[i], bool(double_blank[i]))]
             if blank:  # backs, not tiles: counted as face-down, never scored
                 keep = np.setdiff1d(np.arange(len(tiles)), blank)
                 backs += len(blank)
                 tiles = tiles[keep]
                 probs = probs[np.stack([2 * keep, 2 * keep + 1], 1).reshape(-1)]
         return tiles, probs, choose_values(probs, h.values, top), backs
+
+    def _is_back(self, image: Image.Image, box: OrientedBox, double_blank: bool) -> bool:
+        """Whether a face-up detection is a face-down tile after all, by its divider."""
+        c = self.config
+        need = max(c.blank_divider_min, c.divider_min) if double_blank else c.divider_min
+        if need > 0 and divider_contrast(image, box) < need \
+                and not (double_blank and need > c.divider_min and self._coloured_divider(image, box)):
+            return True
+        if double_blank and c.blank_wander_max > 0 and divider_wander(image, box) > c.blank_wander_max:
+            return True
+        return c.divider_span_min > 0 and divider_span(image, box) < c.divider_span_min
+
+    def _coloured_divider(self, image: Image.Image, box: OrientedBox) -> bool:
+        """Whether a tile read 0-0 that shows too little divider in grey shows one in colour,
+        drawn across it (``blank_colour_min``, ``blank_colour_span_min``)."""
+        c = self.config
+        return (c.blank_colour_min > 0 and divider_colour_contrast(image, box) >= c.blank_colour_min
+                and divider_span(image, box) >= c.blank_colour_span_min)
 
     def search_boxes(self, image: Image.Image, tiles: Detections, probs: np.ndarray, choice: np.ndarray,
                      top: int | None, halves: HalfReader) -> tuple[Detections, np.ndarray, np.ndarray]:

@@ -107,9 +107,9 @@ def write_classifier(path: Path, imgsz: int, values: tuple[int, int, int] = (3, 
 
 
 def draw_tile(image: Image.Image, box: OrientedBox, colour_a: tuple, colour_b: tuple,
-              divider: bool = True) -> None:
+              divider: bool = True, divider_colour: tuple = (40, 40, 40)) -> None:
     """Paint a tile: half A (the end at centre - u * length / 2) and half B in flat colours,
-    with a dark divider across the middle (a face-down tile has none)."""
+    with a divider across the middle, dark by default (a face-down tile has none)."""
     u, v = box.axes()
     c = np.array([box.cx, box.cy])
     hl, hw = u * box.length / 2, v * box.width / 2
@@ -120,7 +120,18 @@ def draw_tile(image: Image.Image, box: OrientedBox, colour_a: tuple, colour_b: t
     draw.polygon([tuple(p) for p in half_b], fill=colour_b)
     if divider:
         ends = [tuple(c - hw * 0.8), tuple(c + hw * 0.8)]
-        draw.line(ends, fill=(40, 40, 40), width=max(2, round(box.length / 30)))
+        draw.line(ends, fill=divider_colour, width=max(2, round(box.length / 30)))
+
+
+def lettering(image: Image.Image, box: OrientedBox, ink: tuple) -> None:
+    """Marks across a back's middle, edge to edge but at changing heights, as a line of
+    letters printed there is."""
+    u, v = box.axes()
+    c = np.array([box.cx, box.cy])
+    draw = ImageDraw.Draw(image)
+    for k, up in enumerate([0.06, -0.05, 0.0, 0.07, -0.07, 0.03, -0.04, 0.05]):
+        p0 = c + v * (-0.4 + 0.1 * k) * box.width + u * up * box.length
+        draw.line([tuple(p0), tuple(p0 + v * 0.1 * box.width)], fill=ink, width=max(2, round(box.length / 45)))
 
 
 def obb_rows(boxes: list[OrientedBox], scores: list[list[float]], working_size: tuple[int, int],

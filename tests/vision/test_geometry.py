@@ -14,8 +14,10 @@ from vision.geometry import (
     OrientedBox,
     apply_box_corrections,
     box_correction,
+    divider_colour_contrast,
     divider_contrast,
     divider_span,
+    divider_wander,
     overlap_share,
     polygon_iou,
     refine_view,
@@ -36,6 +38,27 @@ def test_divider_contrast_tells_a_blank_back_from_a_double_blank():
     assert divider_contrast(back, box) < 0.02
 
 
+def test_a_coloured_divider_as_light_as_the_face_shows_in_colour_only():
+    """An orange divider on a grey face hardly differs in grey; in colour it stands out, and a
+    blank back still shows nothing."""
+    sys.path.insert(0, str(Path(__file__).parent))
+    from fake_models import draw_tile
+
+    box = OrientedBox(100, 80, 120, 60, math.radians(25))
+    grey, orange = (130, 130, 130), (200, 118, 40)  # luma 130 both
+    tile = Image.new("RGB", (200, 160), (30, 60, 40))
+    draw_tile(tile, box, grey, grey, divider=True, divider_colour=orange)
+    back = Image.new("RGB", (200, 160), (30, 60, 40))
+    draw_tile(back, box, grey, grey, divider=False)
+    assert divider_contrast(tile, box) < 0.05  # the blank-divider check needs 0.09
+    assert divider_colour_contrast(tile, box) > 0.3
+    assert divider_colour_contrast(back, box) < 0.03
+    # a dark divider: about sqrt(3) times its grey contrast
+    dark = Image.new("RGB", (200, 160), (30, 60, 40))
+    draw_tile(dark, box, grey, grey, divider=True)
+    assert divider_colour_contrast(dark, box) == pytest.approx(math.sqrt(3) * divider_contrast(dark, box), rel=0.1)
+
+
 def test_divider_span_tells_a_divider_from_a_logo_across_a_back():
     sys.path.insert(0, str(Path(__file__).parent))
     from fake_models import draw_tile
@@ -51,6 +74,26 @@ def test_divider_span_tells_a_divider_from_a_logo_across_a_back():
     assert divider_contrast(back, box) > 0.3  # the old test takes the mark for a divider
     assert divider_span(tile, box) > 0.3
     assert divider_span(back, box) < 0.05
+
+
+def test_divider_wander_tells_a_straight_divider_from_lettering_across_a_back():
+    sys.path.insert(0, str(Path(__file__).parent))
+    from fake_models import draw_tile, lettering
+
+    box = OrientedBox(110, 90, 140, 70, math.radians(35))
+    ivory, ink = (235, 230, 215), (30, 40, 60)
+    tile = Image.new("RGB", (220, 180), (90, 60, 40))
+    draw_tile(tile, box, ivory, ivory, divider=True)
+    back = Image.new("RGB", (220, 180), (90, 60, 40))
+    draw_tile(back, box, ivory, ivory, divider=False)
+    lettering(back, box, ink)
+    assert divider_contrast(back, box) > 0.09 and divider_span(back, box) > 0.05  # passes both
+    assert divider_wander(tile, box) < 0.006
+    assert divider_wander(back, box) > 0.02
+    # a plain back has no line to fit at all
+    plain = Image.new("RGB", (220, 180), (90, 60, 40))
+    draw_tile(plain, box, ivory, ivory, divider=False)
+    assert divider_wander(plain, box) == 1.0
 
 
 @pytest.mark.parametrize("angle", [0.0, 0.7, math.pi / 2, 2.9, math.pi + 0.4])

@@ -808,6 +808,7 @@ def test_evaluate_scores_a_rendered_folder_and_skips_absent_realdata(tmp_path: P
     fig = json.loads((tmp_path / "r.json").read_text())["rendered"]
     assert fig["recall"] == 1.0 and fig["precision"] == 1.0
     assert fig["half_accuracy"] == 1.0 and fig["exact_tile"] == 1.0 and fig["total_exact"] == 1.0
+    assert fig["penalty_exact"] == 1.0 and fig["penalty_mae"] == 0.0
     # the 0-0 (detector score 0.3) was right but flagged; nothing was wrong
     assert fig["right_reads_flagged"] == pytest.approx(1 / 3, abs=1e-4) and fig["wrong_reads_flagged"] is None
     assert "flagged wrong/right" in out
@@ -897,6 +898,25 @@ def test_tally_counts_how_many_wrong_reads_were_flagged():
     assert f["wrong_reads_flagged"] == 0.5 and f["right_reads_flagged"] == 0.5
     t.add_tiles([((0, 0), (0, 1))], True, 1, 1)  # a crop: no flags, not counted either way
     assert t.wrong == 2 and t.exact == 2
+
+
+def test_tally_penalty_sees_a_missed_double_blank_that_the_pip_total_does_not():
+    """A 0-0 left out keeps the pip total right and costs its owner 50 points."""
+    from vision.evaluate import Tally
+
+    rules = get_rules()
+    truth = [Tile(0, 0), Tile(3, 4)]
+    t = Tally("x")
+    t.add_total(7, 7)  # the 3-4 alone was read
+    t.add_penalty(rules.penalty(truth), rules.penalty([Tile(3, 4)]))
+    t.add_total(7, 7)
+    t.add_penalty(rules.penalty(truth), rules.penalty(truth))
+    f = t.figures()
+    assert f["total_exact"] == 1.0 and f["total_mae"] == 0.0
+    assert f["penalty_exact"] == 0.5 and f["penalty_mae"] == 25.0
+    other = Tally("y")
+    other.merge(t)
+    assert other.figures()["penalty_exact"] == 0.5
 
 
 def test_small_tile_windows_only_where_the_whole_photo_pass_saw_doubt(tmp_path: Path):
@@ -1286,6 +1306,48 @@ def test_closeup_pass_finds_a_tile_that_fills_the_photo():
     for b in truth:
         quad = obb_corners(np.array([[b.cx, b.cy, b.length, b.width, b.angle]]))[0]
         assert max((polygon_iou(quad, c) for c in corners), default=0.0) > 0.6
+
+
+def test_a_double_blank_with_a_light_coloured_divider_is_not_a_back(tmp_path: Path):
+    """``blank_colour_min``: a yellow divider on a white 0-0 hardly shows in grey, so the
+    blank-divider check took the tile for a back; in colour, and drawn across, it counts. The
+    blank back stays a back."""
+    pytest.importorskip("onnx", reason="building the test models needs onnx (train extra)")
+    photo, models, truth = fake_models.scene(tmp_path)
+    image = Image.open(photo).convert("RGB")
+    box = next(b for b, name in truth if name == "0-0")
+    fake_models.draw_tile(image, box, fake_models.WHITE, fake_models.WHITE, divider_colour=(255, 250, 100))
+    image.save(tmp_path / "yellow.png")
+    reader = Reader.from_models_dir(models)
+    grey_only = Reader(dataclasses.replace(reader.config, blank_colour_min=0.0), reader.detector,
+                       reader.classifier, models).read(tmp_path / "yellow.png")
+    assert "0-0" not in [str(t.tile) for t in grey_only.tiles] and grey_only.face_down == 3
+    colour = Reader(dataclasses.replace(reader.config, blank_colour_min=0.12), reader.detector,
+                    reader.classifier, models).read(tmp_path / "yellow.png")
+    assert sorted(str(t.tile) for t in colour.tiles) == sorted(name for _, name in truth)
+    assert colour.face_down == 2 and colour.penalty == grey_only.penalty + 50
+    # a divider too short to cross the tile is not taken for one
+    short = Reader(dataclasses.replace(reader.config, blank_colour_min=0.12, blank_colour_span_min=0.99),
+                   reader.detector, reader.classifier, models).read(tmp_path / "yellow.png")
+    assert short.face_down == 3
+
+
+def test_a_back_read_double_blank_with_lettering_across_its_middle_is_a_back(tmp_path: Path):
+    """``blank_wander_max``: letters across a white back's middle pass the divider tests, so it
+    was counted as a 0-0 (50 points); a divider is straight and the letters are not."""
+    pytest.importorskip("onnx", reason="building the test models needs onnx (train extra)")
+    photo, models, truth = fake_models.scene(tmp_path)
+    image = Image.open(photo).convert("RGB")
+    fake_models.lettering(image, OrientedBox(640, 110, 150, 76, math.radians(20)), (30, 40, 60))
+    image.save(tmp_path / "lettered.png")
+    reader = Reader.from_models_dir(models)
+    loose = Reader(dataclasses.replace(reader.config, blank_wander_max=0.0), reader.detector,
+                   reader.classifier, models).read(tmp_path / "lettered.png")
+    assert sorted(str(t.tile) for t in loose.tiles) == sorted(["0-0", *(name for _, name in truth)])
+    strict = Reader(dataclasses.replace(reader.config, blank_wander_max=0.0125), reader.detector,
+                    reader.classifier, models).read(tmp_path / "lettered.png")
+    assert sorted(str(t.tile) for t in strict.tiles) == sorted(name for _, name in truth)
+    assert strict.face_down == loose.face_down + 1 and strict.penalty == loose.penalty - 50
 
 
 def test_a_tile_with_no_divider_is_a_back_whatever_its_halves_read(tmp_path: Path):
