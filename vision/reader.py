@@ -1269,7 +1269,19 @@ class Reader:
         """The face-up tiles among ``dets`` (working pixels), each with its index in ``dets`` as
         ``data["row"]``, their halves read and their boxes searched."""
         tiles, probs, choice, backs = self._read_halves_of(image, dets.with_data(row=np.arange(len(dets))), top, halves)
-        return _Halves(*self.search_boxes(image, tiles, probs, choice, top, halves), backs)
+        before = tiles.boxes.copy()
+        tiles, probs, choice = self.search_boxes(image, tiles, probs, choice, top, halves)
+        # a 0-0 on a box the search moved passes the 0-0 tests again there: the tests were
+        # taken on the old box, and the new one may sit on a back's print or a cloth's pattern
+        moved = np.flatnonzero((halves.values[choice].reshape(-1, 2).max(1) == 0)
+                               & np.any(tiles.boxes != before, axis=1)) if len(tiles) else []
+        boxes = tiles.oriented_boxes() if len(moved) else []
+        blank = [i for i in moved if self._is_back(image, boxes[i], True)]
+        if blank:
+            keep = np.setdiff1d(np.arange(len(tiles)), blank)
+            rows = np.stack([2 * keep, 2 * keep + 1], 1).reshape(-1)
+            tiles, probs, choice, backs = tiles[keep], probs[rows], choice[rows], backs + len(blank)
+        return _Halves(tiles, probs, choice, backs)
 
     def _read_merged(self, image: Image.Image, read: _Halves, dets: Detections, merged: Detections,
                      top: int | None, halves: HalfReader) -> _Halves | None:

@@ -1350,6 +1350,29 @@ def test_a_back_read_double_blank_with_lettering_across_its_middle_is_a_back(tmp
     assert strict.face_down == loose.face_down + 1 and strict.penalty == loose.penalty - 50
 
 
+def test_a_double_blank_on_a_box_the_search_moved_is_tested_again_there(tmp_path: Path):
+    """The 0-0 tests ran on the detector's box; when the box search moves a 0-0 read elsewhere
+    (here, as a stand-in for a slide onto print, onto the blank back), the tests run again on
+    the new box and the read is a back."""
+    pytest.importorskip("onnx", reason="building the test models needs onnx (train extra)")
+    photo, models, truth = fake_models.scene(tmp_path)
+    base = Reader.from_models_dir(models)
+    back = OrientedBox(640, 110, 150, 76, math.radians(20)).scaled(0.5)  # working pixels
+
+    class Sliding(Reader):
+        def search_boxes(self, image, tiles, probs, choice, top, halves):
+            zero = int(np.flatnonzero(halves.values[choice].reshape(-1, 2).max(1) == 0)[0])
+            boxes = tiles.boxes.copy()
+            boxes[zero] = [back.cx, back.cy, back.length, back.width, back.angle]
+            return Detections(boxes, tiles.confidence, tiles.class_id, tiles.data), probs, choice
+
+    plain = base.read(photo)
+    slid = Sliding(base.config, base.detector, base.classifier, models).read(photo)
+    assert "0-0" in [str(t.tile) for t in plain.tiles]
+    assert sorted(str(t.tile) for t in slid.tiles) == sorted(name for _, name in truth if name != "0-0")
+    assert slid.face_down == plain.face_down + 1
+
+
 def test_a_tile_with_no_divider_is_a_back_whatever_its_halves_read(tmp_path: Path):
     """``divider_min``: a printed back whose pattern reads as pips (here plain red, "3-3")."""
     pytest.importorskip("onnx", reason="building the test models needs onnx (train extra)")
