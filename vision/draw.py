@@ -17,6 +17,7 @@ from functools import lru_cache
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
+from .geometry import OrientedBox
 from .reader import Reading
 from .table import TableReading
 
@@ -179,3 +180,39 @@ def annotate_table(image: Image.Image, table: TableReading, problems: Iterable[i
     for i in problems:
         outline(i, PROBLEM_COLOUR, 1.1, line * 2)
     return out
+
+
+def lost_montage(entries: Sequence[dict], *, cell: int = 240, columns: int = 6) -> Image.Image:
+    """A contact sheet of tiles an evaluation did not read exactly (``vision.evaluate.lost_entry``
+    rows): around each, its photo with the true box in green and the read on or nearest it in
+    red, captioned with the true tile, the reason and the read. Photos are opened from the
+    entries' paths; one that cannot be opened leaves its cell grey."""
+    rows = max(1, -(-len(entries) // columns))
+    sheet = Image.new("RGB", (cell * min(max(len(entries), 1), columns), cell * rows), (60, 60, 60))
+    font = _font(12)
+    opened: dict[str, Image.Image | None] = {}
+    for k, e in enumerate(entries):
+        if e["photo"] not in opened:
+            try:
+                with Image.open(e["photo"]) as im:
+                    opened[e["photo"]] = im.convert("RGB")
+            except OSError:
+                opened[e["photo"]] = None
+        photo = opened[e["photo"]]
+        if photo is None:
+            continue
+        view = photo.copy()
+        draw = ImageDraw.Draw(view)
+        truth = OrientedBox.from_list(e["box"])
+        width = max(1, round(truth.length / 60))
+        draw.polygon([tuple(p) for p in truth.corners()], outline=(0, 255, 0), width=width)
+        if e.get("read_box"):
+            draw.polygon([tuple(p) for p in OrientedBox.from_list(e["read_box"]).corners()], outline=(255, 0, 0), width=width)
+        half = max(truth.length * 1.6, 40.0)
+        crop = view.crop((round(truth.cx - half), round(truth.cy - half), round(truth.cx + half), round(truth.cy + half)))
+        crop = crop.resize((cell, cell), Image.Resampling.BILINEAR)
+        read = "" if e.get("read") is None else f" read {e['read']}" + (
+            "" if e.get("confidence") is None else f" {e['confidence']:.2f}")
+        ImageDraw.Draw(crop).text((3, 3), f"{e['tile']} {e['reason']}{read}", fill=(255, 255, 0), font=font)
+        sheet.paste(crop, ((k % columns) * cell, (k // columns) * cell))
+    return sheet

@@ -408,6 +408,28 @@ def _pad_canvas(image: Image.Image, factor: float = 3.0) -> tuple[Image.Image, t
     return canvas, off
 
 
+def _nearest_read(quad: np.ndarray, reading: Reading) -> tuple[TileReading | None, tuple[int, int] | None]:
+    """The read (counted or not) that overlaps a true tile's corners ``quad`` most, if any."""
+    reads = list(reading.tiles) + list(reading.candidates)
+    if not reads:
+        return None, None
+    corners = obb_corners([[r.box.cx, r.box.cy, r.box.length, r.box.width, r.box.angle] for r in reads])
+    ious = [polygon_iou(quad, c) for c in corners]
+    best = int(np.argmax(ious))
+    return (reads[best], (reads[best].a, reads[best].b)) if ious[best] > 0 else (None, None)
+
+
+def lost_entry(photo: str, truth: tuple[int, int], box: OrientedBox, why: str,
+               read: TileReading | None, value: tuple[int, int] | None) -> dict[str, Any]:
+    """One true tile not read exactly: the photo, the tile (half A first) and its box, why it
+    was lost (:data:`LOST_REASONS`), and the read on it or nearest it (its value turned to the
+    true tile's direction for a match; for "not found", whatever read overlaps it most)."""
+    return {"photo": photo, "tile": f"{truth[0]}-{truth[1]}", "box": box.to_list(), "length": round(box.length, 1),
+            "reason": why, "read": None if value is None else f"{value[0]}-{value[1]}",
+            "read_box": None if read is None else read.box.to_list(),
+            "confidence": None if read is None else round(float(read.confidence), 3)}
+
+
 class Evaluator:
     def __init__(self, reader: Reader, gray: bool = True, top: int | None = None) -> None:
         self.reader = reader
@@ -421,6 +443,8 @@ class Evaluator:
         self.crop_counts: Counter[str] = Counter()
         self.poses: dict[str, Counter[str]] = {m: Counter() for m in self.modes}
         self.skipped: list[str] = []
+        #: Each true tile of the rendered set not read exactly (:meth:`lost_entry`), in order.
+        self.lost_tiles: list[dict[str, Any]] = []
 
     def tally(self, source: str, mode: str) -> Tally:
         key = (source, mode)
@@ -448,7 +472,7 @@ class Evaluator:
             gt_boxes = [OrientedBox(*(float(v) for v in lab["box"])) for lab in labels]
             gt = [(int(lab["a"]), int(lab["b"])) for lab in labels]
             reading = self.reader.read(loaded, self.rules, self.top)
-            exact = self._score_oriented("rendered", "colour", gt, gt_boxes, reading)
+            exact = self._score_oriented("rendered", "colour", gt, gt_boxes, reading, photo=str(img_path))
             row = self.tally("rendered", "colour").by_colour.setdefault(
                 "grey" if is_grey(loaded.image) else "colour", [0, 0])
             row[0] += len(gt)
@@ -482,8 +506,9 @@ class Evaluator:
         return n
 
     def _score_oriented(self, source: str, mode: str, gt: list[tuple[int, int]],
-                        gt_boxes: list[OrientedBox], reading: Reading) -> int:
-        """Score one photo's reading against its true tiles; how many were read exactly."""
+                        gt_boxes: list[OrientedBox], reading: Reading, photo: str | None = None) -> int:
+        """Score one photo's reading against its true tiles; how many were read exactly. With
+        ``photo``, each true tile not read exactly goes to :attr:`lost_tiles`."""
         pred = list(reading.tiles)
         gt_c = obb_corners([[b.cx, b.cy, b.length, b.width, b.angle] for b in gt_boxes])
         pr_c = obb_corners([[t.box.cx, t.box.cy, t.box.length, t.box.width, t.box.angle] for t in pred])
@@ -515,8 +540,13 @@ class Evaluator:
                 exact += p == gt[i]
                 if p != gt[i]:
                     t.lost["misread"] += 1
+                    if photo is not None:
+                        self.lost_tiles.append(lost_entry(photo, gt[i], box, "misread", pred[j], p))
             else:
-                t.lost[seen.get(i, "not found")] += 1
+                why = seen.get(i, "not found")
+                t.lost[why] += 1
+                if photo is not None:
+                    self.lost_tiles.append(lost_entry(photo, gt[i], box, why, *_nearest_read(gt_c[i], reading)))
         t.photos += 1
         used = set(found.values())
         t.add_tiles(tile_pairs, True, len(gt), len(pred), flags,
@@ -723,6 +753,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--skip-rendered", action="store_true")
     ap.add_argument("--skip-real", action="store_true")
     ap.add_argument("--json", type=Path, default=None, help="also write every figure here")
+    ap.add_argument("--lost", type=Path, default=None,
+                    help="write each rendered tile not read exactly (photo, tile, box, reason, read) as JSON here")
+    ap.add_argument("--lost-montage", type=Path, default=None,
+                    help="draw each rendered tile not read exactly, with the read on or nearest it, into this PNG")
     args = ap.parse_args(argv)
 
     try:
@@ -773,6 +807,14 @@ def main(argv: list[str] | None = None) -> int:
         print(confusion_table(rt.confusion, "Half values, rendered"))
         report["rendered"] = {"folder": str(folder), **rt.figures(), "by_length": rt.by_length,
                               "lost": {why: rt.lost[why] for why in LOST_REASONS}, "by_colour": rt.by_colour}
+        if args.lost:
+            args.lost.write_text(json.dumps(ev.lost_tiles, indent=1) + "\n")
+            print(f"{len(ev.lost_tiles)} tiles not read exactly written to {args.lost}")
+        if args.lost_montage:
+            from .draw import lost_montage  # drawing apart from computing
+
+            lost_montage(ev.lost_tiles).save(args.lost_montage)
+            print(f"{len(ev.lost_tiles)} tiles not read exactly drawn in {args.lost_montage}")
         if args.closeups:
             m = ev.closeups(folder, args.render_seed, args.limit)
             ct = ev.tallies.get(("close-ups", "colour"), Tally("close-ups"))

@@ -10,7 +10,7 @@ through the same function, so the half reader sees at run time exactly what it w
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -61,6 +61,12 @@ class OrientedBox:
     def to_list(self) -> list[float]:
         return [round(self.cx, 2), round(self.cy, 2), round(self.length, 2), round(self.width, 2),
                 round(math.degrees(self.angle) % 360.0, 2)]
+
+    @classmethod
+    def from_list(cls, row: Sequence[float]) -> OrientedBox:
+        """The box :meth:`to_list` wrote (centre, length, width, angle in degrees)."""
+        cx, cy, length, width, degrees = (float(v) for v in row)
+        return cls(cx, cy, length, width, math.radians(degrees))
 
 
 def rectify(image: Image.Image, box: OrientedBox, size: int = 64, pad: float = 0.0) -> Image.Image:

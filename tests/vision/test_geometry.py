@@ -24,6 +24,13 @@ from vision.geometry import (
 )
 
 
+def test_a_box_written_as_a_list_reads_back_the_same():
+    box = OrientedBox(12.5, 40.25, 90.0, 44.0, math.radians(123.0))
+    back = OrientedBox.from_list(box.to_list())
+    assert (back.cx, back.cy, back.length, back.width) == (12.5, 40.25, 90.0, 44.0)
+    assert back.angle == pytest.approx(box.angle, abs=1e-4)
+
+
 def test_divider_contrast_tells_a_blank_back_from_a_double_blank():
     sys.path.insert(0, str(Path(__file__).parent))
     from fake_models import draw_tile  # the reader tests' tile drawing

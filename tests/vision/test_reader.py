@@ -840,6 +840,38 @@ def test_evaluate_scores_a_rendered_folder_and_skips_absent_realdata(tmp_path: P
     assert fig["recall"] == 1.0 and fig["exact_tile"] == pytest.approx(1 / 3, abs=1e-4)
     assert fig["lost"]["misread"] == 2
 
+def test_evaluate_lists_and_draws_the_tiles_it_did_not_read_exactly(tmp_path: Path, capsys):
+    """``--lost`` / ``--lost-montage``: a label the reader finds nothing on (a 5-5 on bare felt)
+    and one it reads otherwise (the 3-4 labelled 3-5) each come back with the reason and the read."""
+    pytest.importorskip("onnx", reason="building the test models needs onnx (train extra)")
+    from vision import evaluate
+
+    photo, models, truth = fake_models.scene(tmp_path)
+    folder = tmp_path / "rendered"
+    (folder / "images" / "val").mkdir(parents=True)
+    (folder / "tiles" / "val").mkdir(parents=True)
+    Image.open(photo).save(folder / "images" / "val" / "x.jpg", quality=95)
+    halves = {"3-4": (3, 5), "0-3": (0, 3), "0-0": (0, 0)}
+    labels = [{"tile": name, "a": halves[name][0], "b": halves[name][1],
+               "box": [b.cx, b.cy, b.length, b.width, b.angle]} for b, name in truth]
+    labels.append({"tile": "5-5", "a": 5, "b": 5, "box": [100.0, 540.0, 90.0, 45.0, 0.0]})
+    (folder / "tiles" / "val" / "x.json").write_text(json.dumps(labels))
+    code = evaluate.main(["--models", str(models), "--rendered", str(folder), "--skip-real",
+                          "--lost", str(tmp_path / "lost.json"), "--lost-montage", str(tmp_path / "lost.png")])
+    assert code == 0
+    assert "2 tiles not read exactly written" in capsys.readouterr().out
+    lost = {e["tile"]: e for e in json.loads((tmp_path / "lost.json").read_text())}
+    assert set(lost) == {"3-5", "5-5"}
+    assert lost["3-5"]["reason"] == "misread" and lost["3-5"]["read"] in ("3-4", "4-3")
+    assert lost["3-5"]["confidence"] > 0.5 and lost["3-5"]["read_box"] is not None
+    assert lost["5-5"]["reason"] == "not found" and lost["5-5"]["read"] is None and lost["5-5"]["read_box"] is None
+    assert lost["5-5"]["photo"].endswith("x.jpg") and lost["5-5"]["length"] == 90.0
+    sheet = Image.open(tmp_path / "lost.png")
+    assert sheet.size == (2 * 240, 240)
+    # the true boxes are drawn in bright green (the felt is a dull one)
+    px = np.asarray(sheet.convert("RGB")).reshape(-1, 3).astype(int)
+    assert np.any((px[:, 1] > 200) & (px[:, 0] < 90) & (px[:, 2] < 90))
+
 
 def test_evaluator_says_why_a_true_tile_was_lost():
     """Misread, left uncounted (with the reader's reason) or never read: each true tile that
