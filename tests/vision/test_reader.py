@@ -787,19 +787,26 @@ def test_polygon_iou_and_matching_helpers():
     assert half_pairs((3, 4), (4, 3), oriented=True) == [(3, 4), (4, 3)]
 
 
-def test_evaluate_scores_a_rendered_folder_and_skips_absent_realdata(tmp_path: Path, capsys):
-    pytest.importorskip("onnx", reason="building the test models needs onnx (train extra)")
-    from vision import evaluate
-
+def rendered_folder(tmp_path: Path, halves: dict[str, tuple[int, int]], extra: tuple[dict, ...] = ()
+                    ) -> tuple[Path, Path, Path, list[dict]]:
+    """The fake scene as a rendered set of one photo (``x.jpg``), labelled with ``halves`` per
+    drawn tile plus ``extra`` labels; (photo, models, folder, labels)."""
     photo, models, truth = fake_models.scene(tmp_path)
     folder = tmp_path / "rendered"
     (folder / "images" / "val").mkdir(parents=True)
     (folder / "tiles" / "val").mkdir(parents=True)
     Image.open(photo).save(folder / "images" / "val" / "x.jpg", quality=95)
-    halves = {"3-4": (3, 4), "0-3": (0, 3), "0-0": (0, 0)}
     labels = [{"tile": name, "a": halves[name][0], "b": halves[name][1],
-               "box": [b.cx, b.cy, b.length, b.width, b.angle]} for b, name in truth]
+               "box": [b.cx, b.cy, b.length, b.width, b.angle]} for b, name in truth] + list(extra)
     (folder / "tiles" / "val" / "x.json").write_text(json.dumps(labels))
+    return photo, models, folder, labels
+
+
+def test_evaluate_scores_a_rendered_folder_and_skips_absent_realdata(tmp_path: Path, capsys):
+    pytest.importorskip("onnx", reason="building the test models needs onnx (train extra)")
+    from vision import evaluate
+
+    photo, models, folder, labels = rendered_folder(tmp_path, {"3-4": (3, 4), "0-3": (0, 3), "0-0": (0, 0)})
     code = evaluate.main(["--models", str(models), "--rendered", str(folder),
                           "--realdata", str(tmp_path / "absent"), "--json", str(tmp_path / "r.json")])
     out = capsys.readouterr().out
@@ -846,16 +853,8 @@ def test_evaluate_lists_and_draws_the_tiles_it_did_not_read_exactly(tmp_path: Pa
     pytest.importorskip("onnx", reason="building the test models needs onnx (train extra)")
     from vision import evaluate
 
-    photo, models, truth = fake_models.scene(tmp_path)
-    folder = tmp_path / "rendered"
-    (folder / "images" / "val").mkdir(parents=True)
-    (folder / "tiles" / "val").mkdir(parents=True)
-    Image.open(photo).save(folder / "images" / "val" / "x.jpg", quality=95)
-    halves = {"3-4": (3, 5), "0-3": (0, 3), "0-0": (0, 0)}
-    labels = [{"tile": name, "a": halves[name][0], "b": halves[name][1],
-               "box": [b.cx, b.cy, b.length, b.width, b.angle]} for b, name in truth]
-    labels.append({"tile": "5-5", "a": 5, "b": 5, "box": [100.0, 540.0, 90.0, 45.0, 0.0]})
-    (folder / "tiles" / "val" / "x.json").write_text(json.dumps(labels))
+    _, models, folder, _ = rendered_folder(tmp_path, {"3-4": (3, 5), "0-3": (0, 3), "0-0": (0, 0)},
+                                           ({"tile": "5-5", "a": 5, "b": 5, "box": [100.0, 540.0, 90.0, 45.0, 0.0]},))
     code = evaluate.main(["--models", str(models), "--rendered", str(folder), "--skip-real",
                           "--lost", str(tmp_path / "lost.json"), "--lost-montage", str(tmp_path / "lost.png")])
     assert code == 0
