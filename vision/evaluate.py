@@ -408,12 +408,12 @@ def _pad_canvas(image: Image.Image, factor: float = 3.0) -> tuple[Image.Image, t
     return canvas, off
 
 
-def _nearest_read(quad: np.ndarray, reading: Reading) -> tuple[TileReading | None, tuple[int, int] | None]:
-    """The read (counted or not) that overlaps a true tile's corners ``quad`` most, if any."""
-    reads = list(reading.tiles) + list(reading.candidates)
+def _nearest_read(quad: np.ndarray, reads: list[TileReading], corners: np.ndarray
+                  ) -> tuple[TileReading | None, tuple[int, int] | None]:
+    """Of ``reads`` (counted or not, with their ``corners``), the one that overlaps a true
+    tile's corners ``quad`` most, if any does."""
     if not reads:
         return None, None
-    corners = obb_corners([[r.box.cx, r.box.cy, r.box.length, r.box.width, r.box.angle] for r in reads])
     ious = [polygon_iou(quad, c) for c in corners]
     best = int(np.argmax(ious))
     return (reads[best], (reads[best].a, reads[best].b)) if ious[best] > 0 else (None, None)
@@ -546,7 +546,8 @@ class Evaluator:
                 why = seen.get(i, "not found")
                 t.lost[why] += 1
                 if photo is not None:
-                    self.lost_tiles.append(lost_entry(photo, gt[i], box, why, *_nearest_read(gt_c[i], reading)))
+                    self.lost_tiles.append(lost_entry(photo, gt[i], box, why,
+                                                      *_nearest_read(gt_c[i], pred + cands, np.concatenate([pr_c, ca_c]))))
         t.photos += 1
         used = set(found.values())
         t.add_tiles(tile_pairs, True, len(gt), len(pred), flags,

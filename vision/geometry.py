@@ -86,14 +86,16 @@ def split_halves(crop: Image.Image) -> tuple[Image.Image, Image.Image]:
     return a, b
 
 
-def _middle_and_halves(image: Image.Image, box: OrientedBox, size: int) -> tuple[np.ndarray, np.ndarray]:
-    """Rows of the upright grey crop where a divider would be (within 1/16 of the length of the
-    middle) and the halves' inner rows (an eighth of the length in from each end and from the
-    middle) that the divider is measured against."""
-    g = np.asarray(rectify(image, box, size=size, pad=0.0).convert("L"), np.float32)
+def _middle_and_halves(image: Image.Image, box: OrientedBox, size: int, mode: str = "L",
+                       band: int = 16) -> tuple[np.ndarray, np.ndarray]:
+    """Rows of the upright crop (in ``mode``: grey, or RGB with a last axis of 3) where a divider
+    would be (within 1/``band`` of the length of the middle) and the halves' inner rows (an
+    eighth of the length in from each end and from the middle) that the divider is measured
+    against."""
+    g = np.asarray(rectify(image, box, size=size, pad=0.0).convert(mode), np.float32)
     h = g.shape[0]
     mid = h // 2
-    return g[mid - h // 16 : mid + h // 16 + 1], np.concatenate([g[h // 8 : mid - h // 8], g[mid + h // 8 : h - h // 8]])
+    return g[mid - h // band : mid + h // band + 1], np.concatenate([g[h // 8 : mid - h // 8], g[mid + h // 8 : h - h // 8]])
 
 
 def divider_contrast(image: Image.Image, box: OrientedBox, size: int = 32) -> float:
@@ -118,14 +120,10 @@ def divider_colour_contrast(image: Image.Image, box: OrientedBox, size: int = 32
     shows in grey, and a 0-0 with one was taken for a back. A grey divider gives about
     sqrt(3) times :func:`divider_contrast`.
     """
-    g = np.asarray(rectify(image, box, size=size, pad=0.0).convert("RGB"), np.float32)
-    h = g.shape[0]
-    mid = h // 2
+    zone, halves = _middle_and_halves(image, box, size, "RGB")
     cols = slice(size // 4, 3 * size // 4)
-    zone = g[mid - h // 16 : mid + h // 16 + 1, cols].mean(1)
-    halves = np.concatenate([g[h // 8 : mid - h // 8, cols], g[mid + h // 8 : h - h // 8, cols]]).mean(1)
-    ref = np.median(halves, axis=0)
-    return float(np.sqrt(((zone - ref[None]) ** 2).sum(1)).max() / (float(ref.mean()) + 1e-3))
+    row_colour, ref = zone[:, cols].mean(1), np.median(halves[:, cols].mean(1), axis=0)
+    return float(np.sqrt(((row_colour - ref[None]) ** 2).sum(1)).max() / (float(ref.mean()) + 1e-3))
 
 
 def divider_wander(image: Image.Image, box: OrientedBox, size: int = 48) -> float:
@@ -139,22 +137,19 @@ def divider_wander(image: Image.Image, box: OrientedBox, size: int = 48) -> floa
     across a back's middle, which pass the contrast tests, wander: their strongest rows jump
     from stroke to stroke. Fewer than three such columns is 1.0 (nothing to fit).
     """
-    g = np.asarray(rectify(image, box, size=size, pad=0.0).convert("RGB"), np.float32)
-    h = g.shape[0]
-    mid = h // 2
+    zone, halves = _middle_and_halves(image, box, size, "RGB", band=12)
     cols = slice(size // 8, size - size // 8)
-    halves = np.concatenate([g[h // 8 : mid - h // 8, cols], g[mid + h // 8 : h - h // 8, cols]])
-    ref = np.median(halves, axis=0)
-    band = g[mid - h // 12 : mid + h // 12 + 1, cols]
-    diff = np.sqrt(((band - ref[None]) ** 2).sum(-1)) / (float(ref.mean()) + 1e-3)
+    ref = np.median(halves[:, cols], axis=0)
+    diff = np.sqrt(((zone[:, cols] - ref[None]) ** 2).sum(-1)) / (float(ref.mean()) + 1e-3)
     peak, row = diff.max(0), diff.argmax(0).astype(np.float64)
-    strong = peak >= 0.5 * float(np.median(peak)) if float(np.median(peak)) > 0 else peak > 0
+    typical = float(np.median(peak))
+    strong = peak >= 0.5 * typical if typical > 0 else peak > 0
     x, y = np.flatnonzero(strong).astype(np.float64), row[strong]
     if len(x) < 3:
         return 1.0
     a = np.stack([x, np.ones_like(x)], 1)
     coef = np.linalg.lstsq(a, y, rcond=None)[0]
-    return float(np.sqrt(np.mean((a @ coef - y) ** 2)) / h)
+    return float(np.sqrt(np.mean((a @ coef - y) ** 2)) / (2 * size))  # the crop is 2 * size long
 
 
 def divider_span(image: Image.Image, box: OrientedBox, size: int = 32) -> float:

@@ -1277,11 +1277,12 @@ class Reader:
                                & np.any(tiles.boxes != before, axis=1)) if len(tiles) else []
         boxes = tiles.oriented_boxes() if len(moved) else []
         blank = [i for i in moved if self._is_back(image, boxes[i], True)]
-        if blank:
-            keep = np.setdiff1d(np.arange(len(tiles)), blank)
-            rows = np.stack([2 * keep, 2 * keep + 1], 1).reshape(-1)
-            tiles, probs, choice, backs = tiles[keep], probs[rows], choice[rows], backs + len(blank)
-        return _Halves(tiles, probs, choice, backs)
+        read = _Halves(tiles, probs, choice, backs)
+        if not blank:
+            return read
+        keep = np.ones(len(tiles), bool)
+        keep[blank] = False
+        return dataclasses.replace(read.subset(keep), backs=backs + len(blank))
 
     def _read_merged(self, image: Image.Image, read: _Halves, dets: Detections, merged: Detections,
                      top: int | None, halves: HalfReader) -> _Halves | None:
