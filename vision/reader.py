@@ -131,6 +131,13 @@ class ReaderConfig:
     #: hand or a table covers part of the frame, and the zoom's cost follows its pixels. 0
     #: zooms the whole photo.
     fine_roi_margin: float = 0.0
+    #: Second-scale pass: when a photo at least twice the detector's input gets no small-tile
+    #: pass (its tiles are big enough), the detector sees it once more at this input size and
+    #: the two are merged. Big tiles on a busy cloth (a check, stripes in the tiles' colour) can
+    #: be seen at one scale and not the other. 0 turns it off.
+    second_imgsz: int = 0
+    #: Least confidence of the second-scale pass's detections (under ``det_conf``: ``det_conf``).
+    second_conf: float = 0.0
     #: ``fine_trigger_px`` for photos of the whole table (:meth:`Reader.for_table`; 0: the same
     #: as for hands). A table is photographed from further off, and one tile missed there cuts
     #: off every tile played beyond it, so a stronger zoom is worth its time.
@@ -242,6 +249,9 @@ class ReaderConfig:
     def __post_init__(self) -> None:
         if self.fine_mode not in ("windows", "zoom"):
             raise ValueError(f"fine_mode must be 'windows' or 'zoom', not {self.fine_mode!r}")
+        if self.second_imgsz < 0 or self.second_imgsz % 32:
+            # the letterbox pads to the stride only from a multiple of it (see detect_zoomed)
+            raise ValueError(f"second_imgsz must be 0 or a multiple of 32, not {self.second_imgsz}")
         shifts = tuple(float(v) for v in self.search_shifts)
         if not all(math.isfinite(v) and abs(v) < 0.5 for v in shifts):
             raise ValueError("search_shifts must be numbers between -0.5 and 0.5 (box lengths)")
@@ -1195,6 +1205,9 @@ class Reader:
             extra = extra[extra.boxes[:, 2] >= c.closeup_keep * max(image.size)] if len(extra) else extra
             dets = merge_detections([dets, extra], c.det_iou, c.max_det, c.fast_nms)
         if not self.needs_fine_pass(dets, image.size):
+            if c.second_imgsz > 0 and max(image.size) >= 2.0 * self.det_imgsz:
+                extra = self._run_detector(image, c.second_imgsz, max(c.det_conf, c.second_conf))
+                dets = merge_detections([dets, extra], c.det_iou, c.max_det, c.fast_nms)
             return dets
         found = [dets]
         gain = self.det_imgsz / max(image.size)

@@ -1057,6 +1057,54 @@ def test_zoom_pass_input_stays_a_multiple_of_the_stride_when_the_photo_caps_it(t
     assert sizes[-1] == 480
 
 
+def test_second_scale_pass_runs_on_big_photos_whose_tiles_need_no_zoom(tmp_path: Path):
+    """``second_imgsz``: a photo at least twice the detector's input whose tiles are big enough
+    for no small-tile pass is searched once more at that input size, at ``second_conf``, and the
+    two passes merge (a tile seen by both stays one). Never on a small photo, never alongside the
+    zoom, never when off; a size the letterbox cannot pad to the stride is refused."""
+    pytest.importorskip("onnx", reason="building the test models needs onnx (train extra)")
+    _, models, _ = fake_models.scene(tmp_path, dynamic=True)
+    base = Reader.from_models_dir(models)
+    calls: list[tuple[int, float]] = []
+    seen_both = [200.0, 200.0, 150.0, 75.0, 0.0]
+
+    class Recording(Reader):
+        first: Detections = Detections.empty()
+
+        def detect_window(self, image, window=None, conf=None):
+            return self.first[self.first.confidence > (conf or 0)]
+
+        def detect_zoomed(self, image, zoom, region=None):
+            return Detections.empty()
+
+        def _run_detector(self, image, size, conf):
+            calls.append((size, conf))
+            return Detections(np.array([[1200.0, 900.0, 150.0, 75.0, 0.0], seen_both]), [0.8, 0.85], [0, 0])
+
+    def reader(**kw) -> Recording:
+        cfg = dataclasses.replace(base.config, det_conf=0.3, fine_grid=3, fine_trigger_px=16.0, fine_mode="zoom",
+                                  closeup_zoom=0.0, **kw)
+        r = Recording(cfg, base.detector, base.classifier, models)
+        r.det_stride = 32
+        r.first = Detections(np.array([seen_both]), [0.9], [0])  # 150 px of 1600 -> 30 px at 320: no zoom
+        return r
+
+    photo = Image.new("RGB", (1600, 1200))
+    on = reader(second_imgsz=640, second_conf=0.5)
+    dets = on.detect(photo)
+    assert calls == [(640, 0.5)]
+    assert sorted(dets.boxes[:, 0].tolist()) == [200.0, 1200.0]  # the tile both saw is one box
+    assert len(reader(second_imgsz=640).detect(photo)) == 2 and calls[-1] == (640, 0.3)  # det_conf at least
+    calls.clear()
+    assert len(reader().detect(photo)) == 1 and calls == []  # off
+    assert len(on.detect(Image.new("RGB", (600, 450)))) == 1 and calls == []  # under twice the input
+    on.first = Detections(np.array([[200.0, 200.0, 40.0, 20.0, 0.0]]), [0.9], [0])  # 8 px: the zoom runs
+    on.detect(photo)
+    assert calls == []
+    with pytest.raises(ValueError, match="second_imgsz"):
+        ReaderConfig(second_imgsz=600)
+
+
 def test_second_look_goes_where_the_reading_is_in_doubt(tmp_path: Path):
     """``doubt_below``: the region around tiles counted unsurely and possible tiles left unsure,
     padded by ``doubt_pad`` median lengths, enlarged so they reach ``doubt_tile_px``, capped."""
