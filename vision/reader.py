@@ -1164,9 +1164,19 @@ class Reader:
             return False
         return not len(dets) or float(dets.boxes[:, 2].max()) > c.closeup_trigger * max(size)
 
+    def outsizes_input(self, size: tuple[int, int]) -> bool:
+        """Whether a photo of ``size`` is at least twice the detector's input: smaller ones seen
+        at another scale would hardly be sharper than at the input size."""
+        return max(size) >= 2.0 * self.det_imgsz
+
+    def needs_second_pass(self, size: tuple[int, int]) -> bool:
+        """Whether a photo that gets no small-tile pass is searched at ``second_imgsz`` too (a
+        detector with dynamic shape only: a fixed one takes no other input size)."""
+        return self.config.second_imgsz > 0 and bool(self.det_stride) and self.outsizes_input(size)
+
     def needs_fine_pass(self, dets: Detections, size: tuple[int, int]) -> bool:
         grid, long_side = self.config.fine_grid, max(size)
-        if grid <= 1 or long_side < 2.0 * self.det_imgsz:
+        if grid <= 1 or not self.outsizes_input(size):
             return False  # windows would hardly be sharper than the whole photo
         gain = self.det_imgsz / long_side
         if not len(dets):
@@ -1205,7 +1215,7 @@ class Reader:
             extra = extra[extra.boxes[:, 2] >= c.closeup_keep * max(image.size)] if len(extra) else extra
             dets = merge_detections([dets, extra], c.det_iou, c.max_det, c.fast_nms)
         if not self.needs_fine_pass(dets, image.size):
-            if c.second_imgsz > 0 and max(image.size) >= 2.0 * self.det_imgsz:
+            if self.needs_second_pass(image.size):
                 extra = self._run_detector(image, c.second_imgsz, max(c.det_conf, c.second_conf))
                 dets = merge_detections([dets, extra], c.det_iou, c.max_det, c.fast_nms)
             return dets

@@ -1061,7 +1061,8 @@ def test_second_scale_pass_runs_on_big_photos_whose_tiles_need_no_zoom(tmp_path:
     """``second_imgsz``: a photo at least twice the detector's input whose tiles are big enough
     for no small-tile pass is searched once more at that input size, at ``second_conf``, and the
     two passes merge (a tile seen by both stays one). Never on a small photo, never alongside the
-    zoom, never when off; a size the letterbox cannot pad to the stride is refused."""
+    zoom, never when off, never with a detector of fixed input size; a size the letterbox cannot
+    pad to the stride is refused."""
     pytest.importorskip("onnx", reason="building the test models needs onnx (train extra)")
     _, models, _ = fake_models.scene(tmp_path, dynamic=True)
     base = Reader.from_models_dir(models)
@@ -1098,6 +1099,9 @@ def test_second_scale_pass_runs_on_big_photos_whose_tiles_need_no_zoom(tmp_path:
     calls.clear()
     assert len(reader().detect(photo)) == 1 and calls == []  # off
     assert len(on.detect(Image.new("RGB", (600, 450)))) == 1 and calls == []  # under twice the input
+    on.det_stride = 0  # a detector of fixed input size takes no other
+    assert len(on.detect(photo)) == 1 and calls == []
+    on.det_stride = 32
     on.first = Detections(np.array([[200.0, 200.0, 40.0, 20.0, 0.0]]), [0.9], [0])  # 8 px: the zoom runs
     on.detect(photo)
     assert calls == []
