@@ -1492,3 +1492,50 @@ def test_a_back_with_a_mark_across_its_middle_is_not_a_tile(tmp_path: Path):
     spanned = reader.with_config(dataclasses.replace(reader.config, divider_span_min=0.08)).read(tmp_path / "logo.png")
     assert sorted(str(t.tile) for t in spanned.tiles) == sorted(name for _, name in truth)
     assert spanned.face_down == contrast_only.face_down + 1
+
+
+def test_second_opinion_averages_the_wide_classifier_in_on_unsure_halves_only(tmp_path: Path):
+    """``second_opinion_below``: a half the shipped classifier reads less surely than that is read
+    by the wide-set classifier too, its pip counts over 12 left out, and the two averaged; sure
+    halves, the wide classifier's own sets and a reader without one are read as before."""
+    pytest.importorskip("onnx", reason="building the test models needs onnx (train extra)")
+    _, models, _ = fake_models.scene(tmp_path)
+    # red halves: 3 to the shipped classifier, 15 to the wide one (beyond 12); blue 4 and 5
+    fake_models.write_classifier(models / "half_cls18.onnx", 16, (15, 5, 0), fake_models.WIDE_NAMES)
+    data = json.loads((models / "reader.json").read_text())
+    (models / "reader.json").write_text(json.dumps(data | {"classifier_wide": "half_cls18.onnx"}))
+    plain = Reader.from_models_dir(models)
+
+    def crops(*colours: tuple[float, float, float]) -> np.ndarray:
+        return np.ascontiguousarray(np.stack([np.ones((3, 16, 16), np.float32) * np.array(c, np.float32)[:, None, None]
+                                              for c in colours]))
+
+    red, blue, purple = (1.0, 0.0, 0.0), (0.0, 0.0, 1.0), (0.5, 0.0, 0.5)
+    batch = crops(red, blue, purple)
+    narrow = plain.halves.classify(batch)
+    wide = plain.wide_halves.classify(batch)
+    assert narrow[:2].max(1).min() > 0.99 and narrow[2].max() < 0.5  # purple: red, blue or white?
+    assert np.array_equal(plain.read_halves(batch), narrow)  # off as configured
+
+    def with_second(below: float) -> Reader:
+        return plain.with_config(dataclasses.replace(plain.config, second_opinion_below=below))
+
+    cols = [plain.wide_halves.values.tolist().index(v) for v in plain.values.tolist()]
+    restricted = wide[:, cols] / wide[:, cols].sum(1, keepdims=True)
+    every = with_second(1.01).read_halves(batch)
+    np.testing.assert_allclose(every, (narrow + restricted) / 2, atol=1e-6)
+    np.testing.assert_allclose(every.sum(1), 1.0, atol=1e-6)
+    v = plain.values
+    assert v[every[0].argmax()] == 3  # the wide classifier's 15 is no value of a double-12 set
+    # blue: each sure of its own count, so the average splits between them
+    assert sorted(v[np.argsort(every[1])[-2:]].tolist()) == [4, 5] and every[1].max() < 0.51
+    some = with_second(0.9).read_halves(batch)
+    assert np.array_equal(some[:2], narrow[:2])  # sure halves: no second run
+    np.testing.assert_allclose(some[2], (narrow[2] + restricted[2]) / 2, atol=1e-6)
+    assert np.array_equal(with_second(1.01).classify(batch), every)  # what the crop readers use too
+    # a double-18 set is read by the wide classifier alone, as before
+    assert np.array_equal(with_second(1.01).read_halves(batch, plain.wide_halves), wide)
+    # no wide classifier: no second opinion
+    (models / "reader.json").write_text(json.dumps(data | {"second_opinion_below": 1.01}))
+    alone = Reader.from_models_dir(models)
+    assert alone.config.second_opinion_below == 1.01 and np.array_equal(alone.read_halves(batch), narrow)
