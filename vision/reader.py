@@ -235,12 +235,13 @@ class ReaderConfig:
     #: ``classifier`` reads (double-15 and double-18), so reading smaller sets is unchanged.
     classifier_wide: str = ""
     #: Second opinion: a half the shipped classifier reads with a top probability under this is
-    #: read by the wide-set classifier (``classifier_wide``) too, and the two readings are
-    #: averaged (the wide one's pip counts beyond the shipped one's largest left out, the rest
-    #: renormalised). The two were trained apart, on different halves, and miss different
-    #: halves: the shipped one alone misreads many-pip halves of small tiles (11 as 12, 10 as 8)
-    #: that the pair reads right. Halves read surely cost no second run. 0 turns it off; over 1,
-    #: every half is read twice.
+    #: read by the wide-set classifier (``classifier_wide``) too, and the two pip counts are
+    #: averaged (the wide one's counts beyond the shipped one's largest left out, the rest
+    #: renormalised; how likely the crop is no half at all stays the shipped one's). The two
+    #: were trained apart, on different halves, and miss different halves: the shipped one
+    #: alone misreads many-pip halves of small tiles (11 as 12, 10 as 8) that the pair reads
+    #: right. Halves read surely cost no second run. 0 turns it off; over 1, every half is read
+    #: twice.
     second_opinion_below: float = 0.0
     threads: int = 2
     #: Detector class that means "face-up tile"; every other class (e.g. "back") is not counted.
@@ -1283,9 +1284,13 @@ class Reader:
         if not len(unsure):
             return probs
         wide = self.wide_halves.classify(np.ascontiguousarray(batch[unsure]))[:, self._second_columns]
-        wide /= np.maximum(wide.sum(1, keepdims=True), 1e-12)
+        # only the pip count is averaged: whether a crop is a half at all stays the shipped
+        # classifier's word (it saw far more print and backs), else backs are counted as tiles
+        x = self.halves.values == NOT_PIPS
         out = np.array(probs, np.float64)
-        out[unsure] = (out[unsure] + wide) / 2
+        mine = out[unsure]
+        pips = [np.where(x, 0.0, p) / np.maximum(np.where(x, 0.0, p).sum(1, keepdims=True), 1e-12) for p in (mine, wide)]
+        out[unsure] = np.where(x, mine, (1.0 - mine[:, x].sum(1, keepdims=True)) * (pips[0] + pips[1]) / 2)
         return out
 
     def read(self, source: Source | LoadedImage, rules: RuleSet | None = None, top: int | None = None) -> Reading:

@@ -47,6 +47,7 @@ from vision.reader import (
     letterbox_geometry,
     merge_detections,
     nms_rotated,
+    split_not_pips,
     touches_inner_edge,
     unletterbox,
 )
@@ -1535,7 +1536,27 @@ def test_second_opinion_averages_the_wide_classifier_in_on_unsure_halves_only(tm
     assert np.array_equal(with_second(1.01).classify(batch), every)  # what the crop readers use too
     # a double-18 set is read by the wide classifier alone, as before
     assert np.array_equal(with_second(1.01).read_halves(batch, plain.wide_halves), wide)
+    # with a not-pips class, only the pip counts are averaged: whether the crop is a half at all
+    # stays the shipped classifier's (white is "not pips" to it, 0 to the wide one)
+    with_x = sorted([*fake_models.CLASS_NAMES, NOT_PIPS_CLASS], key=str)
+    fake_models.write_classifier(models / "half_cls.onnx", 16, (3, 4, NOT_PIPS_CLASS), with_x)
+    fake_models.write_classifier(models / "half_cls18.onnx", 16, (15, 5, 0),
+                                 sorted([*fake_models.WIDE_NAMES, NOT_PIPS_CLASS], key=str))
+    xr = Reader.from_models_dir(models)
+    xr = xr.with_config(dataclasses.replace(xr.config, second_opinion_below=1.01))
+    grey = crops((0.9, 0.9, 0.9), (0.45, 0.45, 0.95))  # white; between blue and white
+    mine, theirs = xr.halves.classify(grey), xr.wide_halves.classify(grey)
+    both = xr.read_halves(grey)
+    x = xr.values == NOT_PIPS
+    np.testing.assert_allclose(both[:, x], mine[:, x], atol=1e-6)
+    np.testing.assert_allclose(both.sum(1), 1.0, atol=1e-6)
+    pips = split_not_pips(both, xr.values)[0]
+    wide_cols = [xr.wide_halves.values.tolist().index(v) for v in xr.values[~x].tolist()]
+    expect = (split_not_pips(mine, xr.values)[0][:, ~x]
+              + theirs[:, wide_cols] / theirs[:, wide_cols].sum(1, keepdims=True)) / 2
+    np.testing.assert_allclose(pips[:, ~x], expect, atol=1e-5)
     # no wide classifier: no second opinion
     (models / "reader.json").write_text(json.dumps(data | {"second_opinion_below": 1.01}))
     alone = Reader.from_models_dir(models)
-    assert alone.config.second_opinion_below == 1.01 and np.array_equal(alone.read_halves(batch), narrow)
+    assert alone.config.second_opinion_below == 1.01 and alone.wide_halves is None
+    assert np.array_equal(alone.read_halves(batch), alone.halves.classify(batch))
