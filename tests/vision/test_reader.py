@@ -1516,26 +1516,27 @@ def test_second_opinion_averages_the_wide_classifier_in_on_unsure_halves_only(tm
     narrow = plain.halves.classify(batch)
     wide = plain.wide_halves.classify(batch)
     assert narrow[:2].max(1).min() > 0.99 and narrow[2].max() < 0.5  # purple: red, blue or white?
-    assert np.array_equal(plain.read_halves(batch), narrow)  # off as configured
+    assert np.array_equal(plain.classify(batch), narrow)  # off as configured
 
     def with_second(below: float) -> Reader:
         return plain.with_config(dataclasses.replace(plain.config, second_opinion_below=below))
 
     cols = [plain.wide_halves.values.tolist().index(v) for v in plain.values.tolist()]
     restricted = wide[:, cols] / wide[:, cols].sum(1, keepdims=True)
-    every = with_second(1.01).read_halves(batch)
+    every = with_second(1.01).classify(batch)
     np.testing.assert_allclose(every, (narrow + restricted) / 2, atol=1e-6)
     np.testing.assert_allclose(every.sum(1), 1.0, atol=1e-6)
     v = plain.values
     assert v[every[0].argmax()] == 3  # the wide classifier's 15 is no value of a double-12 set
     # blue: each sure of its own count, so the average splits between them
     assert sorted(v[np.argsort(every[1])[-2:]].tolist()) == [4, 5] and every[1].max() < 0.51
-    some = with_second(0.9).read_halves(batch)
+    some = with_second(0.9).classify(batch)
     assert np.array_equal(some[:2], narrow[:2])  # sure halves: no second run
     np.testing.assert_allclose(some[2], (narrow[2] + restricted[2]) / 2, atol=1e-6)
-    assert np.array_equal(with_second(1.01).classify(batch), every)  # what the crop readers use too
+    # the stages before the final reading (box search, second look) read with the shipped one alone
+    assert np.array_equal(with_second(1.01).read_halves(batch), narrow)
     # a double-18 set is read by the wide classifier alone, as before
-    assert np.array_equal(with_second(1.01).read_halves(batch, plain.wide_halves), wide)
+    assert not with_second(1.01).has_second_opinion(plain.wide_halves)
     # with a not-pips class, only the pip counts are averaged: whether the crop is a half at all
     # stays the shipped classifier's (white is "not pips" to it, 0 to the wide one)
     with_x = sorted([*fake_models.CLASS_NAMES, NOT_PIPS_CLASS], key=str)
@@ -1546,7 +1547,7 @@ def test_second_opinion_averages_the_wide_classifier_in_on_unsure_halves_only(tm
     xr = xr.with_config(dataclasses.replace(xr.config, second_opinion_below=1.01))
     grey = crops((0.9, 0.9, 0.9), (0.45, 0.45, 0.95))  # white; between blue and white
     mine, theirs = xr.halves.classify(grey), xr.wide_halves.classify(grey)
-    both = xr.read_halves(grey)
+    both = xr.classify(grey)
     x = xr.values == NOT_PIPS
     np.testing.assert_allclose(both[:, x], mine[:, x], atol=1e-6)
     np.testing.assert_allclose(both.sum(1), 1.0, atol=1e-6)
@@ -1559,4 +1560,38 @@ def test_second_opinion_averages_the_wide_classifier_in_on_unsure_halves_only(tm
     (models / "reader.json").write_text(json.dumps(data | {"second_opinion_below": 1.01}))
     alone = Reader.from_models_dir(models)
     assert alone.config.second_opinion_below == 1.01 and alone.wide_halves is None
-    assert np.array_equal(alone.read_halves(batch), alone.halves.classify(batch))
+    assert np.array_equal(alone.classify(batch), alone.halves.classify(batch))
+
+
+def test_second_opinion_reads_the_final_tiles_only_where_the_shipped_classifier_doubts(tmp_path: Path):
+    """In a whole reading the second opinion comes last, on the tiles read: a half both
+    classifiers read alike keeps its value, a half they disagree on is read less surely, and
+    halves the shipped classifier reads surely are read exactly as without it."""
+    pytest.importorskip("onnx", reason="building the test models needs onnx (train extra)")
+    photo, models, _ = fake_models.scene(tmp_path)
+    # red: 3 to the shipped classifier, 15 (no double-12 value) to the wide one; blue 4 to both
+    fake_models.write_classifier(models / "half_cls18.onnx", 16, (15, 4, 0), fake_models.WIDE_NAMES)
+    data = json.loads((models / "reader.json").read_text())
+    (models / "reader.json").write_text(json.dumps(data | {"classifier_wide": "half_cls18.onnx"}))
+    plain = Reader.from_models_dir(models)
+    before = plain.read(photo)
+
+    def read(below: float) -> Reading:
+        return plain.with_config(dataclasses.replace(plain.config, second_opinion_below=below)).read(photo)
+
+    def halves(reading: Reading) -> dict[str, tuple[float, float]]:
+        return {str(t.tile): t.half_confidence for t in reading.tiles}
+
+    assert halves(read(0.9)) == halves(before)  # the shipped classifier is sure of every half
+    after = read(1.01)
+    assert sorted(str(t.tile) for t in after.tiles) == sorted(str(t.tile) for t in before.tiles)
+    threes = [c for t in after.tiles for v, c in zip((t.a, t.b), t.half_confidence, strict=True) if v == 3]
+    fours = [c for t in after.tiles for v, c in zip((t.a, t.b), t.half_confidence, strict=True) if v == 4]
+    assert threes and all(0.4 < c < 0.6 for c in threes)  # the wide one thinks it no 3
+    assert fours and all(c > 0.95 for c in fours)  # both read 4
+    # an opinion that would leave a counted tile too unsure to count decides nothing
+    strict = plain.with_config(dataclasses.replace(plain.config, count_conf=0.7))
+    counted = strict.read(photo)
+    assert any(3 in (t.a, t.b) for t in counted.tiles)
+    opinion = strict.with_config(dataclasses.replace(strict.config, second_opinion_below=1.01)).read(photo)
+    assert halves(opinion) == halves(counted)
