@@ -884,11 +884,15 @@ class _Halves:
     probs: np.ndarray
     choice: np.ndarray
     backs: int
+    #: The half crops the probabilities were read from (two rows a tile), kept for the second
+    #: opinion so it need not cut them again; None when not kept.
+    crops: np.ndarray | None = None
 
     def subset(self, keep: np.ndarray) -> _Halves:
         at = np.flatnonzero(keep)
         rows = np.stack([2 * at, 2 * at + 1], 1).reshape(-1)
-        return _Halves(self.tiles[keep], self.probs[rows], self.choice[rows], self.backs)
+        crops = None if self.crops is None else self.crops[rows]
+        return _Halves(self.tiles[keep], self.probs[rows], self.choice[rows], self.backs, crops)
 
     @staticmethod
     def join(a: _Halves, b: _Halves, rows: np.ndarray, backs: int) -> _Halves:
@@ -896,7 +900,8 @@ class _Halves:
         tiles = Detections(np.concatenate([a.tiles.boxes, b.tiles.boxes]),
                            np.concatenate([a.tiles.confidence, b.tiles.confidence]),
                            np.concatenate([a.tiles.class_id, b.tiles.class_id]), {"row": rows})
-        return _Halves(tiles, np.concatenate([a.probs, b.probs]), np.concatenate([a.choice, b.choice]), backs)
+        crops = None if a.crops is None or b.crops is None else np.concatenate([a.crops, b.crops])
+        return _Halves(tiles, np.concatenate([a.probs, b.probs]), np.concatenate([a.choice, b.choice]), backs, crops)
 
 
 def _metadata(session: Any) -> dict[str, Any]:
@@ -1344,16 +1349,24 @@ class Reader:
     def _halves_of(self, image: Image.Image, dets: Detections, top: int | None, halves: HalfReader) -> _Halves:
         """The face-up tiles among ``dets`` (working pixels), each with its index in ``dets`` as
         ``data["row"]``, their halves read and their boxes searched."""
-        tiles, probs, choice, backs = self._read_halves_of(image, dets.with_data(row=np.arange(len(dets))), top, halves)
+        tiles, probs, choice, backs, crops = self._read_halves_of(
+            image, dets.with_data(row=np.arange(len(dets))), top, halves)
         before = tiles.boxes.copy()
         tiles, probs, choice = self.search_boxes(image, tiles, probs, choice, top, halves)
+        keep_crops = self.has_second_opinion(halves)
+        crops = crops if keep_crops else None
+        shifted = np.flatnonzero(np.any(tiles.boxes != before, axis=1)) if len(tiles) else []
+        if len(shifted) and keep_crops:  # the crops of the boxes it took
+            c = self.config
+            crops[np.stack([2 * shifted, 2 * shifted + 1], 1).reshape(-1)] = crop_halves(
+                image, tiles[shifted], c.crop_size, c.crop_pad, halves.imgsz, c.crop_max_source_px)
         # a 0-0 on a box the search moved passes the 0-0 tests again there: the tests were
         # taken on the old box, and the new one may sit on a back's print or a cloth's pattern
         moved = np.flatnonzero((halves.values[choice].reshape(-1, 2).max(1) == 0)
                                & np.any(tiles.boxes != before, axis=1)) if len(tiles) else []
         boxes = tiles.oriented_boxes() if len(moved) else []
         blank = [i for i in moved if self._is_back(image, boxes[i], True)]
-        read = _Halves(tiles, probs, choice, backs)
+        read = _Halves(tiles, probs, choice, backs, crops)
         if not blank:
             return read
         keep = np.ones(len(tiles), bool)
@@ -1372,8 +1385,9 @@ class Reader:
         if not len(unsure):
             return read
         c = self.config
-        batch = crop_halves(image, read.tiles[unsure], c.crop_size, c.crop_pad, halves.imgsz, c.crop_max_source_px)
         rows = np.stack([2 * unsure, 2 * unsure + 1], 1).reshape(-1)
+        batch = read.crops[rows] if read.crops is not None else crop_halves(
+            image, read.tiles[unsure], c.crop_size, c.crop_pad, halves.imgsz, c.crop_max_source_px)
         probs = read.probs.copy()
         probs[rows] = self.second_opinion(batch, read.probs[rows])
         choice = read.choice.copy()
@@ -1501,10 +1515,10 @@ class Reader:
         return out
 
     def _read_halves_of(self, image: Image.Image, dets: Detections, top: int | None,
-                        halves: HalfReader | None = None) -> tuple[Detections, np.ndarray, np.ndarray, int]:
+                        halves: HalfReader | None = None) -> tuple[Detections, np.ndarray, np.ndarray, int, np.ndarray]:
         """The face-up tile detections, their half probabilities (two rows each, by ``halves``,
-        default the shipped classifier), the class chosen for each half, and how many
-        detections were backs."""
+        default the shipped classifier), the class chosen for each half, how many detections
+        were backs, and the half crops read (two rows a tile)."""
         h = halves or self.halves
         is_tile = dets.class_id == self.tile_class
         tiles, backs = dets[is_tile], int(np.count_nonzero(~is_tile))
@@ -1524,8 +1538,9 @@ class Reader:
                 keep = np.setdiff1d(np.arange(len(tiles)), blank)
                 backs += len(blank)
                 tiles = tiles[keep]
-                probs = probs[np.stack([2 * keep, 2 * keep + 1], 1).reshape(-1)]
-        return tiles, probs, choose_values(probs, h.values, top), backs
+                rows = np.stack([2 * keep, 2 * keep + 1], 1).reshape(-1)
+                probs, batch = probs[rows], batch[rows]
+        return tiles, probs, choose_values(probs, h.values, top), backs, batch
 
     def _is_back(self, image: Image.Image, box: OrientedBox, double_blank: bool) -> bool:
         """Whether a face-up detection is a face-down tile after all, by its divider."""
@@ -1590,7 +1605,7 @@ class Reader:
         Used to fit the count model (:mod:`vision.verify`)."""
         loaded = self.load(source)
         top = (rules or get_rules()).set
-        tiles, probs, choice, _ = self._read_halves_of(loaded.image, self.detect(loaded.image), top)
+        tiles, probs, choice, _, _ = self._read_halves_of(loaded.image, self.detect(loaded.image), top)
         if not len(tiles):
             return None
         probs = split_not_pips(probs, self.values)[0]
