@@ -76,7 +76,7 @@ def mine_photo_with_tiles(reader: Reader, seed: int, index: int, long_side: int 
     buf = io.BytesIO()
     img.save(buf, "JPEG", quality=int(rng.integers(35, 96)))
     loaded = reader.load(buf.getvalue())
-    dets, _, _, _ = reader._read_halves_of(loaded.image, reader.detect(loaded.image), None)
+    dets, _, _, _, _ = reader._read_halves_of(loaded.image, reader.detect(loaded.image), None)
     if not len(dets):
         return [], 0, 0, []
     quads = [np.asarray(t.quad, np.float64) * loaded.scale for t in labels]
