@@ -1495,17 +1495,23 @@ def test_a_back_with_a_mark_across_its_middle_is_not_a_tile(tmp_path: Path):
     assert spanned.face_down == contrast_only.face_down + 1
 
 
+def _scene_with_wide_reader(folder: Path, wide: tuple[int, int, int]) -> tuple[Path, Path, dict, Reader]:
+    """The fake scene and models, plus a wide-set classifier reading red, blue and white halves
+    as ``wide``; its photo, models folder, reader.json as it was, and the reader."""
+    pytest.importorskip("onnx", reason="building the test models needs onnx (train extra)")
+    photo, models, _ = fake_models.scene(folder)
+    fake_models.write_classifier(models / "half_cls18.onnx", 16, wide, fake_models.WIDE_NAMES)
+    data = json.loads((models / "reader.json").read_text())
+    (models / "reader.json").write_text(json.dumps(data | {"classifier_wide": "half_cls18.onnx"}))
+    return photo, models, data, Reader.from_models_dir(models)
+
+
 def test_second_opinion_averages_the_wide_classifier_in_on_unsure_halves_only(tmp_path: Path):
     """``second_opinion_below``: a half the shipped classifier reads less surely than that is read
     by the wide-set classifier too, its pip counts over 12 left out, and the two averaged; sure
     halves, the wide classifier's own sets and a reader without one are read as before."""
-    pytest.importorskip("onnx", reason="building the test models needs onnx (train extra)")
-    _, models, _ = fake_models.scene(tmp_path)
     # red halves: 3 to the shipped classifier, 15 to the wide one (beyond 12); blue 4 and 5
-    fake_models.write_classifier(models / "half_cls18.onnx", 16, (15, 5, 0), fake_models.WIDE_NAMES)
-    data = json.loads((models / "reader.json").read_text())
-    (models / "reader.json").write_text(json.dumps(data | {"classifier_wide": "half_cls18.onnx"}))
-    plain = Reader.from_models_dir(models)
+    _, models, data, plain = _scene_with_wide_reader(tmp_path, (15, 5, 0))
 
     def crops(*colours: tuple[float, float, float]) -> np.ndarray:
         return np.ascontiguousarray(np.stack([np.ones((3, 16, 16), np.float32) * np.array(c, np.float32)[:, None, None]
@@ -1567,13 +1573,8 @@ def test_second_opinion_reads_the_final_tiles_only_where_the_shipped_classifier_
     """In a whole reading the second opinion comes last, on the tiles read: a half both
     classifiers read alike keeps its value, a half they disagree on is read less surely, and
     halves the shipped classifier reads surely are read exactly as without it."""
-    pytest.importorskip("onnx", reason="building the test models needs onnx (train extra)")
-    photo, models, _ = fake_models.scene(tmp_path)
     # red: 3 to the shipped classifier, 15 (no double-12 value) to the wide one; blue 4 to both
-    fake_models.write_classifier(models / "half_cls18.onnx", 16, (15, 4, 0), fake_models.WIDE_NAMES)
-    data = json.loads((models / "reader.json").read_text())
-    (models / "reader.json").write_text(json.dumps(data | {"classifier_wide": "half_cls18.onnx"}))
-    plain = Reader.from_models_dir(models)
+    photo, _, _, plain = _scene_with_wide_reader(tmp_path, (15, 4, 0))
     before = plain.read(photo)
 
     def read(below: float) -> Reading:
