@@ -875,6 +875,12 @@ def assemble(
 
 
 # --------------------------------------------------------------------------- the reader
+def half_rows(tiles: np.ndarray) -> np.ndarray:
+    """The rows of half-reader output (two a tile, A then B) of the tiles at indices ``tiles``."""
+    tiles = np.asarray(tiles, np.int64)
+    return np.stack([2 * tiles, 2 * tiles + 1], 1).reshape(-1)
+
+
 @dataclass(frozen=True)
 class _Halves:
     """Face-up tile detections with their halves read: probabilities as the half reader gave
@@ -889,10 +895,17 @@ class _Halves:
     crops: np.ndarray | None = None
 
     def subset(self, keep: np.ndarray) -> _Halves:
-        at = np.flatnonzero(keep)
-        rows = np.stack([2 * at, 2 * at + 1], 1).reshape(-1)
+        rows = half_rows(np.flatnonzero(keep))
         crops = None if self.crops is None else self.crops[rows]
         return _Halves(self.tiles[keep], self.probs[rows], self.choice[rows], self.backs, crops)
+
+    def without_backs(self, backs: Sequence[int]) -> _Halves:
+        """These tiles less the ones at ``backs``, counted as face-down instead."""
+        if not len(backs):
+            return self
+        keep = np.ones(len(self.tiles), bool)
+        keep[list(backs)] = False
+        return dataclasses.replace(self.subset(keep), backs=self.backs + len(backs))
 
     @staticmethod
     def join(a: _Halves, b: _Halves, rows: np.ndarray, backs: int) -> _Halves:
@@ -1281,12 +1294,13 @@ class Reader:
         return (self.config.second_opinion_below > 0 and self._second_columns is not None
                 and (halves is None or halves is self.halves))
 
-    def second_opinion(self, batch: np.ndarray, probs: np.ndarray) -> np.ndarray:
-        """``probs`` (the shipped classifier's, per half crop of ``batch``) with the wide-set
-        classifier's pip counts averaged in on the rows whose top probability is under
-        ``second_opinion_below``."""
+    def second_opinion(self, batch: np.ndarray, probs: np.ndarray, halves: HalfReader | None = None) -> np.ndarray:
+        """``probs`` (read by ``halves``, default the shipped classifier, per half crop of
+        ``batch``) with the wide-set classifier's pip counts averaged in on the rows whose top
+        probability is under ``second_opinion_below``; as they are when ``halves`` gets no
+        second opinion."""
         below = self.config.second_opinion_below
-        if not self.has_second_opinion() or not len(batch):
+        if not self.has_second_opinion(halves) or not len(batch):
             return probs
         unsure = np.flatnonzero(probs.max(1) < below)
         if not len(unsure):
@@ -1297,7 +1311,8 @@ class Reader:
         x = self.halves.values == NOT_PIPS
         out = np.array(probs, np.float64)
         mine = out[unsure]
-        pips = [np.where(x, 0.0, p) / np.maximum(np.where(x, 0.0, p).sum(1, keepdims=True), 1e-12) for p in (mine, wide)]
+        pips = [np.where(x, 0.0, p) for p in (mine, wide)]
+        pips = [p / np.maximum(p.sum(1, keepdims=True), 1e-12) for p in pips]
         out[unsure] = np.where(x, mine, (1.0 - mine[:, x].sum(1, keepdims=True)) * (pips[0] + pips[1]) / 2)
         return out
 
@@ -1353,25 +1368,19 @@ class Reader:
             image, dets.with_data(row=np.arange(len(dets))), top, halves)
         before = tiles.boxes.copy()
         tiles, probs, choice = self.search_boxes(image, tiles, probs, choice, top, halves)
-        keep_crops = self.has_second_opinion(halves)
-        crops = crops if keep_crops else None
-        shifted = np.flatnonzero(np.any(tiles.boxes != before, axis=1)) if len(tiles) else []
-        if len(shifted) and keep_crops:  # the crops of the boxes it took
+        shifted = np.any(tiles.boxes != before, axis=1) if len(tiles) else np.zeros(0, bool)
+        if not self.has_second_opinion(halves):
+            crops = None
+        elif np.any(shifted):  # the crops of the boxes it took
             c = self.config
-            crops[np.stack([2 * shifted, 2 * shifted + 1], 1).reshape(-1)] = crop_halves(
+            crops[half_rows(np.flatnonzero(shifted))] = crop_halves(
                 image, tiles[shifted], c.crop_size, c.crop_pad, halves.imgsz, c.crop_max_source_px)
         # a 0-0 on a box the search moved passes the 0-0 tests again there: the tests were
         # taken on the old box, and the new one may sit on a back's print or a cloth's pattern
-        moved = np.flatnonzero((halves.values[choice].reshape(-1, 2).max(1) == 0)
-                               & np.any(tiles.boxes != before, axis=1)) if len(tiles) else []
+        moved = np.flatnonzero((halves.values[choice].reshape(-1, 2).max(1) == 0) & shifted)
         boxes = tiles.oriented_boxes() if len(moved) else []
         blank = [i for i in moved if self._is_back(image, boxes[i], True)]
-        read = _Halves(tiles, probs, choice, backs, crops)
-        if not blank:
-            return read
-        keep = np.ones(len(tiles), bool)
-        keep[blank] = False
-        return dataclasses.replace(read.subset(keep), backs=backs + len(blank))
+        return _Halves(tiles, probs, choice, backs, crops).without_backs(blank)
 
     def second_opinion_of(self, image: Image.Image, read: _Halves, top: int | None, halves: HalfReader) -> _Halves:
         """``read`` with the halves the shipped classifier was unsure of read again with the
@@ -1385,7 +1394,7 @@ class Reader:
         if not len(unsure):
             return read
         c = self.config
-        rows = np.stack([2 * unsure, 2 * unsure + 1], 1).reshape(-1)
+        rows = half_rows(unsure)
         batch = read.crops[rows] if read.crops is not None else crop_halves(
             image, read.tiles[unsure], c.crop_size, c.crop_pad, halves.imgsz, c.crop_max_source_px)
         probs = read.probs.copy()
@@ -1402,18 +1411,13 @@ class Reader:
         now_sure = det * half_sureness(probs, choice, halves.values)[0] >= c.count_conf
         back = np.flatnonzero(was_sure & ~now_sure) if self.count_model is None else []
         if len(back):
-            undo = np.stack([2 * back, 2 * back + 1], 1).reshape(-1)
+            undo = half_rows(back)
             probs[undo], choice[undo] = read.probs[undo], read.choice[undo]
         double_blank = halves.values[choice].reshape(-1, 2).max(1) == 0
         was = halves.values[read.choice].reshape(-1, 2).max(1) == 0
         boxes = read.tiles.oriented_boxes()
         blank = [i for i in unsure if double_blank[i] and not was[i] and self._is_back(image, boxes[i], True)]
-        out = dataclasses.replace(read, probs=probs, choice=choice)
-        if not blank:
-            return out
-        keep = np.ones(len(read.tiles), bool)
-        keep[blank] = False
-        return dataclasses.replace(out.subset(keep), backs=read.backs + len(blank))
+        return dataclasses.replace(read, probs=probs, choice=choice).without_backs(blank)
 
     def _read_merged(self, image: Image.Image, read: _Halves, dets: Detections, merged: Detections,
                      top: int | None, halves: HalfReader) -> _Halves | None:
@@ -1501,9 +1505,7 @@ class Reader:
         h = self.half_reader(top)
         c = self.config
         batch = crop_halves(loaded.image, dets, c.crop_size, c.crop_pad, h.imgsz, c.crop_max_source_px)
-        probs = self.read_halves(batch, h)
-        if self.has_second_opinion(h):
-            probs = self.second_opinion(batch, probs)
+        probs = self.second_opinion(batch, self.read_halves(batch, h), h)
         choice = choose_values(probs, h.values, top)
         probs, not_pips = split_not_pips(probs, h.values)
         out = []
@@ -1538,7 +1540,7 @@ class Reader:
                 keep = np.setdiff1d(np.arange(len(tiles)), blank)
                 backs += len(blank)
                 tiles = tiles[keep]
-                rows = np.stack([2 * keep, 2 * keep + 1], 1).reshape(-1)
+                rows = half_rows(keep)
                 probs, batch = probs[rows], batch[rows]
         return tiles, probs, choose_values(probs, h.values, top), backs, batch
 
