@@ -69,8 +69,10 @@ def scene_halves(rng: np.random.Generator, crop_size: int, pad: float, max_value
 
 def render_halves(out: Path, count: int, seed: int, crop_size: int = 64, pad: float = 0.06,
                   max_value: int = 12, val_frac: float = 0.1, log_every: int = 0,
-                  jitter: float = 1.0, pip_contrast: float = 0.0, gray_contrast: float = 0.0) -> dict[str, object]:
-    """Write at least ``count`` half crops (train + val); val comes from separate photos."""
+                  jitter: float = 1.0, pip_contrast: float = 0.0, gray_contrast: float = 0.0,
+                  tile_px: tuple[float, float] = (28.0, 220.0)) -> dict[str, object]:
+    """Write at least ``count`` half crops (train + val); val comes from separate photos, whose
+    tiles are ``tile_px`` long (log-uniform)."""
     out = Path(out)
     for split in ("train", "val"):
         for v in range(max_value + 1):
@@ -81,7 +83,7 @@ def render_halves(out: Path, count: int, seed: int, crop_size: int = 64, pad: fl
     while written < count:
         split = "val" if written < n_val_target else "train"
         rng = np.random.default_rng([seed, scene])
-        for k, (img, v) in enumerate(scene_halves(rng, crop_size, pad, max_value, jitter=jitter,
+        for k, (img, v) in enumerate(scene_halves(rng, crop_size, pad, max_value, tile_px=tile_px, jitter=jitter,
                                                   pip_contrast=pip_contrast, gray_contrast=gray_contrast)):
             img.save(out / split / str(v) / f"{seed}_{scene:06d}_{k:02d}.png", compress_level=1)
             per_class[split][v] += 1

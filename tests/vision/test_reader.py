@@ -656,6 +656,24 @@ def test_final_models_read_the_shipped_test_photo_right():
     assert reading.penalty == get_rules().penalty(reading.tile_list)
 
 
+@needs_shipped[0]
+@needs_shipped[1]
+def test_a_photo_of_small_tiles_is_asked_to_be_taken_closer(tmp_path: Path):
+    label = json.loads((TEST_DATA / "hand.json").read_text())
+    reader = Reader.from_models_dir()
+    assert reader.config.small_tile_px > 0
+    photo = TEST_DATA / label["image"]
+    close = reader.read(photo)
+    assert not [w for w in close.warnings if "closer" in w]
+    with Image.open(photo) as im:  # the same hand from further away: tiles about 50 px long
+        im.resize((im.width * 2 // 5, im.height * 2 // 5), Image.Resampling.LANCZOS).save(tmp_path / "far.png")
+    far = reader.read(tmp_path / "far.png")
+    assert far.tiles and max(t.box.length for t in far.tiles) < reader.config.small_tile_px
+    assert len([w for w in far.warnings if "closer" in w]) == 1
+    # a whole layout cannot be taken closer: the table reader never asks
+    assert not [w for w in reader.for_table().read(tmp_path / "far.png").warnings if "closer" in w]
+
+
 REAL_PRINTED = ROOT.parent / "shared" / "realdata" / "TAK1EDD1NE__domino-tile-recognition" / (
     "Double Six Domino.v8i.yolov5pytorch") / "valid" / "images"
 

@@ -294,6 +294,17 @@ def test_half_crops_dataset(tmp_path: Path) -> None:
     assert OrientedBox(1, 1, 2, 1, 0).length == 2  # geometry import is the reader's
 
 
+def test_half_crops_of_small_tiles_are_cut_from_fewer_pixels(tmp_path: Path) -> None:
+    # tile_px sets how long the rendered tiles are: halves of 24-30 px tiles are blown up to the
+    # crop size from a few pixels, so they hold far less fine detail than halves of big tiles
+    def detail(out: Path, tile_px: tuple[float, float]) -> float:
+        render_halves(out, 40, seed=3, val_frac=0.0, tile_px=tile_px)
+        crops = [np.asarray(Image.open(f).convert("L"), np.float32) for f in sorted(out.glob("train/*/*.png"))]
+        return float(np.mean([np.abs(np.diff(c, axis=1)).mean() for c in crops]))
+
+    assert detail(tmp_path / "small", (24.0, 30.0)) < 0.7 * detail(tmp_path / "big", (150.0, 220.0))
+
+
 def test_box_refiner_views_are_deterministic_with_corrections_that_undo_the_jitter(tmp_path: Path) -> None:
     from datasets.boxes import jitter_box, render_boxes
     from vision.geometry import apply_box_corrections, box_correction

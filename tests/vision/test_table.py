@@ -288,10 +288,14 @@ def test_a_table_is_read_with_its_own_zoom_and_hands_are_not():
     assert table.config.fine_trigger_px == reader.config.table_fine_trigger_px
     # shipped: the box search is for hands only (it cost rendered tables their joints)
     assert reader.config.search_below > 0 and not reader.config.table_search and table.config.search_below == 0
+    # nor asked to be taken closer: a whole layout cannot be
+    assert reader.config.small_tile_px > 0 and table.config.small_tile_px == 0
     assert dataclasses.replace(table.config, fine_trigger_px=reader.config.fine_trigger_px,
-                               search_below=reader.config.search_below) == reader.config
+                               search_below=reader.config.search_below,
+                               small_tile_px=reader.config.small_tile_px) == reader.config
     assert table.detector is reader.detector  # the same loaded models
-    plain = reader.with_config(dataclasses.replace(reader.config, table_fine_trigger_px=0.0, table_search=True))
+    plain = reader.with_config(dataclasses.replace(reader.config, table_fine_trigger_px=0.0, table_search=True,
+                                                   small_tile_px=0.0))
     assert plain.for_table() is plain
     searching = plain.with_config(dataclasses.replace(plain.config, table_fine_trigger_px=80.0)).for_table()
     assert searching.config.search_below == reader.config.search_below
