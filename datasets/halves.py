@@ -31,6 +31,8 @@ from datasets.render import (
 from vision.geometry import OrientedBox, rectify, split_halves
 
 _SIZES = ((960, 720), (960, 540), (720, 960), (800, 800), (640, 480))
+#: Tile lengths (px, log-uniform) of the photos halves are cut from, unless a pass says otherwise.
+TILE_PX = (28.0, 220.0)
 
 
 def jitter_box(rng: np.random.Generator, box: OrientedBox, strength: float = 1.0) -> tuple[OrientedBox, bool]:
@@ -47,7 +49,7 @@ def jitter_box(rng: np.random.Generator, box: OrientedBox, strength: float = 1.0
 
 
 def scene_halves(rng: np.random.Generator, crop_size: int, pad: float, max_value: int,
-                 tile_px: tuple[float, float] = (28.0, 220.0), jitter: float = 1.0,
+                 tile_px: tuple[float, float] = TILE_PX, jitter: float = 1.0,
                  pip_contrast: float = 0.0, gray_contrast: float = 0.0) -> list[tuple[Image.Image, int]]:
     """Render one photo and return its half crops with their pip counts."""
     w, h = _SIZES[int(rng.integers(len(_SIZES)))]
@@ -70,7 +72,7 @@ def scene_halves(rng: np.random.Generator, crop_size: int, pad: float, max_value
 def render_halves(out: Path, count: int, seed: int, crop_size: int = 64, pad: float = 0.06,
                   max_value: int = 12, val_frac: float = 0.1, log_every: int = 0,
                   jitter: float = 1.0, pip_contrast: float = 0.0, gray_contrast: float = 0.0,
-                  tile_px: tuple[float, float] = (28.0, 220.0)) -> dict[str, object]:
+                  tile_px: tuple[float, float] = TILE_PX) -> dict[str, object]:
     """Write at least ``count`` half crops (train + val); val comes from separate photos, whose
     tiles are ``tile_px`` long (log-uniform)."""
     out = Path(out)

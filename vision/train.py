@@ -386,17 +386,18 @@ def refine_stage(cfg: dict[str, Any], work: Path, out: Path) -> dict[str, Any]:
 
 def half_crop_data(fdir: Path, count: int, seed: int, cls: dict[str, Any], top: int, label: str,
                    jitter: float = 1.0, pip_contrast: float = 0.0, gray_contrast: float = 0.0,
-                   tile_px: tuple[float, float] = (28.0, 220.0)) -> dict[str, Any] | None:
-    """Render a half-crop dataset for a classifier pass into ``fdir`` (cut as ``cls`` says), unless
-    an earlier run finished it; its stats and seconds, or None when it was already there."""
-    from datasets.halves import render_halves
+                   tile_px: tuple[float, float] | None = None) -> dict[str, Any] | None:
+    """Render a half-crop dataset for a classifier pass into ``fdir`` (cut as ``cls`` says, from
+    tiles ``tile_px`` long, default :data:`datasets.halves.TILE_PX`), unless an earlier run
+    finished it; its stats and seconds, or None when it was already there."""
+    from datasets.halves import TILE_PX, render_halves
 
     if (fdir / "done").exists():
         return None
     t0 = time.time()
     st = render_halves(fdir, count, seed, cls["crop_size"], cls["crop_pad"], top, cls.get("val_frac", 0.1),
                        log_every=100, jitter=jitter, pip_contrast=pip_contrast, gray_contrast=gray_contrast,
-                       tile_px=tile_px)
+                       tile_px=tuple(tile_px) if tile_px else TILE_PX)
     (fdir / "done").write_text(json.dumps(st))
     made = {**st, "seconds": round(time.time() - t0, 1)}
     print(f"{label} data:", {k: v for k, v in made.items() if k != "per_class"}, flush=True)
@@ -413,7 +414,7 @@ def pass_data(ps: dict[str, Any], fdir: Path, work: Path, best: Path, cls: dict[
         data = reuse_halves(work / str(ps["halves_from"]), fdir)
     else:
         data = half_crop_data(fdir, int(ps["halves"]), int(ps["seed"]), cls, top, label, jitter, pip_contrast,
-                              gray_contrast, tuple(ps.get("tile_px", (28.0, 220.0))))
+                              gray_contrast, ps.get("tile_px"))
     if data is not None:
         made["data"] = data
     if ps.get("not_pips") and not (fdir / "not_pips_done").exists():
