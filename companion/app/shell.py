@@ -19,7 +19,7 @@ from typing import Any
 
 import flet as ft
 
-from companion.rules.errors import ChickenFootError
+from companion.rules.errors import ChickenFootError, InputError
 
 from .settings import Settings, SettingsStore
 from .store import MatchStore
@@ -27,16 +27,28 @@ from .store import MatchStore
 log = logging.getLogger(__name__)
 
 TOPIC = "chickenfoot-match"
+#: Largest file a client may hand over (a photo, an export to import).
+UPLOAD_MAX_BYTES = 40 * 2**20
 #: Seconds between checks of the scorekeeper file's change counter (writes from other processes).
 POLL_S = 2.0
+
+
+class UploadError(InputError):
+    """A file handed to the app that it cannot take (too big, no data, nowhere to write)."""
 
 
 class AppContext:
     """What every session of one server shares: the match store, settings, the tile reader."""
 
-    def __init__(self, db_path: str | Path, models_dir: str | Path | None = None) -> None:
+    def __init__(self, db_path: str | Path, models_dir: str | Path | None = None, *,
+                 web: bool = False, invite_url: str | None = None) -> None:
         self.store = MatchStore.open(db_path)
         self.db_path = self.store.path
+        #: Served to browsers: no session may name a path on this machine, whatever its client
+        #: says about itself (``page.web`` is the client's word; this is the server's).
+        self.web = web
+        #: The address with the table code (``/join?code=...``) when the table needs one.
+        self.invite_url = invite_url
         self.settings_store = SettingsStore(self.db_path.with_name(self.db_path.stem + "-settings.json"))
         self.settings: Settings = self.settings_store.load()
         self.models_dir = models_dir
@@ -46,7 +58,7 @@ class AppContext:
         #: Work in progress every device shares (the round being entered), under ``lock``.
         self.drafts: dict[str, Any] = {}
         self.lock = threading.RLock()
-        self._seen_version = self.store.version
+        self._seen_version = self.store.version  # a damaged file fails here, before serving
         self._poller: threading.Thread | None = None
 
     def add_session(self, app: App) -> None:
@@ -155,33 +167,78 @@ class App:
         if route == "/" or route.startswith(("/history", "/stats")) or f"/match/{message}" in route:
             self.render()
 
-    async def pick_one(self, title: str, extensions: list[str] | None = None) -> tuple[str, bytes | None] | None:
-        """One file from the picker with its bytes, or None if cancelled. Browsers hand over the
-        bytes, desktops a path; images when no ``extensions`` are given."""
+    @property
+    def web(self) -> bool:
+        """Served to a browser (the server's knowledge, never the client's claim)."""
+        return self.ctx.web
+
+    async def pick_one(self, title: str, extensions: list[str] | None = None) -> tuple[str, bytes] | None:
+        """One file from the picker with its bytes, or None if cancelled; images when no
+        ``extensions`` are given. In a web session only the bytes the browser uploads are read
+        (at most :data:`UPLOAD_MAX_BYTES`), never a path: a path there names a file on the
+        server, and the client chose it. A desktop window reads the path its user picked."""
         kind = ft.FilePickerFileType.CUSTOM if extensions else ft.FilePickerFileType.IMAGE
         files = await self.picker.pick_files(dialog_title=title, file_type=kind,
                                              allowed_extensions=extensions, with_data=True)
         if not files:
             return None
         f = files[0]
+        name = Path(str(f.name or "file")).name[:120] or "file"
         data = f.bytes
-        if data is None and f.path:
-            data = await asyncio.to_thread(Path(f.path).read_bytes)
-        return f.name, data
+        if data is None and f.path and not self.web:
+            path = Path(f.path)
+            size = await asyncio.to_thread(lambda: path.stat().st_size)
+            if size > UPLOAD_MAX_BYTES:
+                raise UploadError(f"{name} is {size / 2**20:.0f} MB; the most a file may be is "
+                                  f"{UPLOAD_MAX_BYTES // 2**20} MB")
+            data = await asyncio.to_thread(path.read_bytes)
+        if data is None:
+            raise UploadError(f"{name} could not be read: the browser sent no data")
+        if len(data) > UPLOAD_MAX_BYTES:
+            raise UploadError(f"{name} is {len(data) / 2**20:.0f} MB; the most a file may be is "
+                              f"{UPLOAD_MAX_BYTES // 2**20} MB")
+        return name, bytes(data)
+
+    async def deliver(self, name: str, data: bytes, extension: str) -> str | None:
+        """Hand a file to the user: a download in a web session (the server writes nothing), a
+        save dialog and the path its user chose in a desktop window. Returns what to tell the
+        user, or None when they cancelled."""
+        if self.web:
+            await self.picker.save_file(file_name=name, src_bytes=data)
+            return f"{name} downloaded"
+        path = await self.picker.save_file(file_name=name, allowed_extensions=[extension],
+                                           file_type=ft.FilePickerFileType.CUSTOM)
+        if not path:
+            return None
+        try:
+            await asyncio.to_thread(Path(path).write_bytes, data)
+        except OSError as exc:
+            raise UploadError(f"cannot write {path}: {exc.strerror or exc}") from None
+        return f"saved to {path}"
 
     def snack(self, message: str, error: bool = False) -> None:
         self.page.show_dialog(ft.SnackBar(
             ft.Text(message, size=self.fs(15)), bgcolor=ft.Colors.ERROR if error else None,
             duration=ft.Duration(seconds=6 if error else 3)))
 
+    def failed(self, exc: BaseException) -> None:
+        """Show why a handler failed: the project's own message, or a short line for a bug
+        (whose traceback goes to the server's log, never to the client)."""
+        if isinstance(exc, ChickenFootError):
+            self.snack(" ".join(str(exc).split()) or type(exc).__name__, error=True)
+        else:
+            log.error("a handler failed", exc_info=exc)
+            self.snack(f"Something went wrong ({type(exc).__name__}); nothing was changed by it.",
+                       error=True)
+        self.page.update()
+
     def guarded(self, fn: Callable[..., Any]) -> Callable[..., Any]:
-        """Wrap a handler: a ChickenFootError becomes a message, never a crash."""
+        """Wrap a handler: any error becomes a message, never a crash or a traceback."""
         def run(*args: Any) -> Any:
             try:
                 return fn(*args)
-            except ChickenFootError as exc:
-                self.snack(str(exc), error=True)
-                self.page.update()
+            except Exception as exc:
+                self.failed(exc)
         return run
 
     def aguarded(self, fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -189,9 +246,8 @@ class App:
         async def run(*args: Any) -> Any:
             try:
                 return await fn(*args)
-            except ChickenFootError as exc:
-                self.snack(str(exc), error=True)
-                self.page.update()
+            except Exception as exc:
+                self.failed(exc)
         return run
 
     # ------------------------------------------------------- text helpers
@@ -278,9 +334,17 @@ def make_main(ctx: AppContext) -> Callable[[ft.Page], Any]:
     return main
 
 
-def run_app(db_path: str | Path, *, web: bool, host: str | None = None, port: int = 0,
-            models_dir: str | Path | None = None) -> None:
-    """Serve (web) or open (desktop) the app; blocks until it is closed."""
-    ctx = AppContext(db_path, models_dir)
-    view = ft.AppView.WEB_BROWSER if web else ft.AppView.FLET_APP
-    ft.run(make_main(ctx), view=view, host=host, port=port, no_cdn=True)
+def run_desktop(ctx: AppContext) -> None:
+    """Open the app in a desktop window; blocks until it is closed."""
+    ft.run(make_main(ctx), view=ft.AppView.FLET_APP, no_cdn=True)
+
+
+def web_app(ctx: AppContext, *, port: int, loopback_only: bool, code: str | None) -> Any:
+    """The ASGI app browsers get: Flet's web app behind the table's gate (see :mod:`.web`)."""
+    import socket as _socket
+
+    from .web import TableGate, flet_app
+
+    names = (_socket.gethostname(), _socket.gethostname() + ".local")
+    return TableGate(flet_app(make_main(ctx)), port=port, loopback_only=loopback_only, code=code,
+                     names=names)

@@ -4,6 +4,11 @@ The desktop client (``flet-desktop``) is a separate download Flet fetches on fir
 display or no such package here, the command says so and serves the web app instead. The web
 app is served fully offline (``no_cdn``): CanvasKit and fonts come from the installed
 ``flet-web`` package, so phones on the same network can open it with no internet.
+
+Everything that can fail is checked before "serving at" is printed: the port and address (the
+listening socket is bound first), the scorekeeper file (opened and read) and ``--models`` (its
+``reader.json`` and model files). A failure is one line and exit 2, like every bad input.
+Served beyond loopback, the app makes a table code (see :mod:`companion.app.web`).
 """
 
 from __future__ import annotations
@@ -11,8 +16,10 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import os
-import socket
 import sys
+from pathlib import Path
+
+from companion.rules.errors import InputError
 
 DEFAULT_PORT = 8550
 
@@ -20,15 +27,20 @@ DEFAULT_PORT = 8550
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "app", help="open the table companion app (or serve it to browsers with --web)",
-        description="Open the Chicken Foot companion app. With --web, serve it to browsers "
-        "(phones on the same network: --host 0.0.0.0) fully offline.")
+        description="Open the Chicken Foot companion app. With --web, serve it to browsers fully "
+        "offline; with --host 0.0.0.0, phones on the same network can join: they need the table "
+        "code printed at start (also shown as a QR code). Exit 2 with one line when the port, "
+        "address, scorekeeper file or models cannot be used.")
     p.add_argument("--web", action="store_true", help="serve the web app instead of a desktop window")
     p.add_argument("--port", type=int, default=None,
-                   help=f"port to serve on (default {DEFAULT_PORT}; 0 picks a free one)")
+                   help=f"port to serve on, 1-65535 (default {DEFAULT_PORT}; 0 picks a free one)")
     p.add_argument("--host", default=None,
-                   help="address to listen on (default 127.0.0.1; 0.0.0.0 lets phones on the LAN in)")
+                   help="address to listen on (default 127.0.0.1, this computer only; 0.0.0.0 lets "
+                   "phones on the network in, with the table code)")
     p.add_argument("--db", default=None, help="scorekeeper file (default: $CHICKENFOOT_DB or the user data folder)")
-    p.add_argument("--models", default=None, help="folder with the tile reader's models (default: shipped)")
+    p.add_argument("--models", default=None,
+                   help="folder with the tile reader's models, reader.json and its ONNX files "
+                   "(default: $CHICKENFOOT_MODELS, else the shipped ones)")
     p.set_defaults(func=run)
 
 
@@ -41,56 +53,87 @@ def desktop_unavailable() -> str | None:
     return None
 
 
-def _free_port(host: str) -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind((host if host not in ("", "*", "0.0.0.0") else "", 0))
-        return int(s.getsockname()[1])
+def check_models(models: str | None) -> None:
+    """A models folder named by ``--models`` or ``$CHICKENFOOT_MODELS`` must hold a readable
+    ``reader.json`` and the model files it names (the shipped folder is checked on first use)."""
+    named = models or os.environ.get("CHICKENFOOT_MODELS")
+    if not named:
+        return
+    from vision.reader import ReaderConfig
 
-
-def _lan_addresses() -> list[str]:
-    try:
-        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-            s.connect(("192.0.2.1", 9))  # no packet is sent; this only picks the outgoing interface
-            return [s.getsockname()[0]]
-    except OSError:
-        return []
+    base = Path(named).expanduser()
+    if not base.is_dir():
+        raise InputError(f"--models {named}: no such folder")
+    config = ReaderConfig.load(base / "reader.json")
+    missing = [f for f in config.model_files if not (base / f).is_file()]
+    if missing:
+        raise InputError(f"--models {named}: model file(s) missing: {', '.join(missing)}")
 
 
 def run(args: argparse.Namespace) -> int:
-    from companion.app.shell import run_app
+    from companion.app.shell import AppContext, run_desktop
+    from companion.app.web import ServeError, check_port
     from companion.storage.repository import resolve_db_path
 
     web = bool(args.web)
+    if args.port is not None:
+        check_port(args.port)
+    check_models(args.models)
+    db = resolve_db_path(args.db)
     if not web:
         why = desktop_unavailable()
         if why:
             print(f"chickenfoot app: the desktop window cannot open here ({why}); "
                   "serving the web app instead.", flush=True)
             web = True
-    db = resolve_db_path(args.db)
-    host = args.host or "127.0.0.1"
-    port = args.port if args.port is not None else DEFAULT_PORT
-    if web:
-        if port == 0:
-            port = _free_port(host)
-        # Never try to open a browser on the server, and never fall back to the CDN.
-        os.environ["FLET_FORCE_WEB_SERVER"] = "1"
-        os.environ["FLET_WEB_NO_CDN"] = "1"
-        shown = "127.0.0.1" if host in ("0.0.0.0", "", "*") else host
-        print(f"Chicken Foot companion: serving at http://{shown}:{port}/ (offline; scorekeeper file {db})",
-              flush=True)
-        if host in ("0.0.0.0", "", "*"):
-            for ip in _lan_addresses():
-                print(f"  phones on this network: http://{ip}:{port}/", flush=True)
-        print("Press Ctrl+C to stop.", flush=True)
     if not web:
+        ctx = AppContext(db, args.models)
         try:
-            run_app(db, web=False, models_dir=args.models)
+            run_desktop(ctx)
             return 0
         except Exception as exc:  # the client could not start (e.g. its first download failed)
             print(f"chickenfoot app: the desktop window could not start "
                   f"({' '.join(str(exc).split())[:200] or type(exc).__name__}); serving the web app instead.",
                   flush=True)
-            return run(argparse.Namespace(**{**vars(args), "web": True}))
-    run_app(db, web=True, host=host, port=port, models_dir=args.models)
+        finally:
+            ctx.store.close()
+    try:
+        return serve_web(args, db)
+    except OSError as exc:  # anything else the network refuses at start
+        raise ServeError(f"cannot serve the app: {exc.strerror or exc}") from None
+
+
+def serve_web(args: argparse.Namespace, db: Path) -> int:
+    from companion.app import web
+    from companion.app.shell import AppContext, web_app
+
+    host = args.host or "127.0.0.1"
+    port = args.port if args.port is not None else DEFAULT_PORT
+    loopback_only = web.is_loopback(host)
+    sock = web.bind(host, port)  # port taken, no such address: one line, before anything else
+    try:
+        port = sock.getsockname()[1]
+        code = None if loopback_only else web.new_code()
+        lan = web.lan_addresses() if web.is_wildcard(host) else ([] if loopback_only else [host])
+        invite = f"http://{lan[0]}:{port}/join?code={code}" if code and lan else None
+        if code and not invite:
+            invite = f"http://{'127.0.0.1' if web.is_wildcard(host) else host}:{port}/join?code={code}"
+        ctx = AppContext(db, args.models, web=True, invite_url=invite)
+    except BaseException:
+        sock.close()
+        raise
+    shown = "127.0.0.1" if web.is_wildcard(host) else host
+    print(f"Chicken Foot companion: serving at http://{shown}:{port}/ (offline; scorekeeper file {db})",
+          flush=True)
+    for ip in lan:
+        print(f"  phones on this network: http://{ip}:{port}/", flush=True)
+    if code:
+        print(f"  table code: {code}  (every device types it once, this computer's browser too)",
+              flush=True)
+        assert invite is not None
+        print(f"  or scan this QR code to join ({invite}):", flush=True)
+        print(web.qr_text(invite), end="", flush=True)
+    print("Press Ctrl+C to stop.", flush=True)
+    app = web_app(ctx, port=port, loopback_only=loopback_only, code=code)
+    web.serve(app, sock, on_stop=ctx.store.close)
     return 0

@@ -1,0 +1,520 @@
+"""Serving the app to browsers: the trust boundary between the table's phones and the server.
+
+Every client is untrusted: its ``Host`` and ``Origin`` headers, whether it has the table code,
+and every message it sends. This module puts one ASGI layer, :class:`TableGate`, in front of
+Flet's web app (its static files and its ``/ws`` WebSocket) and runs it with uvicorn itself, so
+that nothing reaches a screen unchecked:
+
+* **Host and Origin.** A request must name this server in ``Host`` (an IP address, ``localhost``
+  or this machine's name, with the port served; served on loopback only, a loopback name), so a
+  web page on another domain that points its name at this address (DNS rebinding) is refused. A
+  request carrying ``Origin`` must come from the page this server serves (``http://`` + its own
+  ``Host``); the WebSocket must carry it. No answer carries ``Access-Control-Allow-Origin``.
+* **The table code.** Served on anything but loopback, the server makes a six-digit code at
+  start (printed with the address and as a QR code, and shown on the app's "Invite a phone"
+  screen). A client that has not given it gets the "join this table" page and nothing else:
+  no app files, no WebSocket (so no match, no player, no button). Giving it (the form, or the
+  QR code's ``/join?code=...`` address) sets a cookie signed with a key made at start
+  (``HttpOnly``, ``SameSite=Strict``); loopback clients are no exception. A new start makes a new
+  code and a new key. Wrong codes are rate-limited per client address and in total.
+* **Errors stay on the server.** The WebSocket's handler never sends a traceback: a failing
+  session is logged here and the client is told "something went wrong". A connection whose
+  messages the handler cannot read is closed, and never keeps the server from stopping.
+* **Stopping.** SIGTERM or Ctrl+C stops the server within 3 s: uvicorn gets one second to close
+  the connections, and a watchdog ends the process if a handler thread still holds it at 2.5 s
+  (every save is an atomic replace, so no file is left half written).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import hmac
+import html
+import ipaddress
+import logging
+import os
+import secrets
+import socket
+import sys
+import threading
+import time
+from collections import deque
+from collections.abc import Awaitable, Callable, MutableMapping
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+from starlette.websockets import WebSocket  # a module-level name: FastAPI resolves the hint
+
+from companion.rules.errors import InputError
+
+log = logging.getLogger(__name__)
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+COOKIE = "chickenfoot_table"
+#: Largest WebSocket message a client may send: a photo or a file picked for import travels in
+#: one message (see ``companion.app.shell.UPLOAD_MAX_BYTES``, which leaves room for the framing).
+WS_MAX_BYTES = 48 * 2**20
+#: Wrong table codes allowed per client address, and from all clients together, per minute.
+TRIES_PER_CLIENT = 8
+TRIES_IN_ALL = 40
+#: Seconds from SIGTERM to the process being gone at the latest.
+STOP_GRACE_S = 1.0
+STOP_HARD_S = 2.5
+CRASH_MESSAGE = "Something went wrong on the server (it is logged there). Reload the page."
+
+
+class ServeError(InputError):
+    """The app cannot be served as asked (port taken, address not on this machine)."""
+
+
+# ------------------------------------------------------------------------- addresses
+def is_loopback(host: str) -> bool:
+    """True for addresses only this machine can reach (127.0.0.0/8, ::1, localhost)."""
+    if host.strip("[]").lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def is_wildcard(host: str) -> bool:
+    return host in ("", "*", "0.0.0.0", "::", "[::]")
+
+
+def check_port(port: int) -> int:
+    if not 0 <= port <= 65535:
+        raise ServeError(f"--port must be between 1 and 65535 (or 0 for a free one), not {port}")
+    return port
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening socket on ``host:port``, or :class:`ServeError` saying why not, in one line.
+
+    Binding here, before anything is printed, is how ``chickenfoot app`` knows the address works
+    before it says "serving at"; uvicorn then serves on this very socket.
+    """
+    check_port(port)
+    name = "" if is_wildcard(host) else host.strip("[]")
+    try:
+        infos = socket.getaddrinfo(name or None, port, type=socket.SOCK_STREAM,
+                                   flags=socket.AI_PASSIVE)
+    except (OSError, UnicodeError) as exc:
+        raise ServeError(f"cannot listen on {host!r}: not an address of this machine "
+                         f"({getattr(exc, 'strerror', None) or exc})") from None
+    # A wildcard listens on IPv4's 0.0.0.0 (every phone on the network reaches it).
+    infos.sort(key=lambda i: i[0] != socket.AF_INET)
+    family, kind, proto, _, addr = infos[0]
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(addr)
+        sock.listen(128)
+    except OSError as exc:
+        sock.close()
+        if exc.errno in (98, 48, 10048):  # EADDRINUSE on Linux, macOS, Windows
+            raise ServeError(f"port {port} on {host or '0.0.0.0'} is in use (is the app already "
+                             "running? open its address, or pick another --port)") from None
+        if exc.errno in (13, 10013):  # EACCES
+            raise ServeError(f"port {port} needs administrator rights here; pick one above 1023 "
+                             "with --port") from None
+        raise ServeError(f"cannot listen on {host or '0.0.0.0'}:{port} "
+                         f"({exc.strerror or exc})") from None
+    sock.setblocking(False)
+    return sock
+
+
+def lan_addresses() -> list[str]:
+    """This machine's address on the local network (where phones reach it), if any."""
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            s.connect(("192.0.2.1", 9))  # no packet is sent; this only picks the outgoing interface
+            ip = s.getsockname()[0]
+    except OSError:
+        return []
+    return [] if ip.startswith("127.") else [ip]
+
+
+def new_code() -> str:
+    return f"{secrets.randbelow(10**6):06d}"
+
+
+def qr_text(url: str) -> str:
+    """The QR code of ``url`` drawn with block characters, for a terminal."""
+    import io
+
+    import segno
+
+    out = io.StringIO()
+    segno.make(url, error="m", micro=False).terminal(out=out, border=2, compact=True)
+    return out.getvalue()
+
+
+def qr_png(url: str, scale: int = 8) -> bytes:
+    """The QR code of ``url`` as a PNG (black on white, with its quiet zone)."""
+    import io
+
+    import segno
+
+    out = io.BytesIO()
+    segno.make(url, error="m", micro=False).save(out, kind="png", scale=scale, border=4)
+    return out.getvalue()
+
+
+# ------------------------------------------------------------------------------- gate
+@dataclass
+class _Tries:
+    """Wrong codes in the last minute, per client and in all."""
+
+    per_client: dict[str, deque[float]] = field(default_factory=dict)
+    everyone: deque[float] = field(default_factory=deque)
+
+    def blocked(self, client: str, now: float) -> bool:
+        for q in (self.per_client.get(client, deque()), self.everyone):
+            while q and now - q[0] > 60:
+                q.popleft()
+        return (len(self.per_client.get(client, ())) >= TRIES_PER_CLIENT
+                or len(self.everyone) >= TRIES_IN_ALL)
+
+    def failed(self, client: str, now: float) -> None:
+        self.per_client.setdefault(client, deque()).append(now)
+        self.everyone.append(now)
+        if len(self.per_client) > 4096:  # never grows without bound
+            self.per_client.clear()
+
+
+def _headers(scope: Scope) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for k, v in scope.get("headers", ()):
+        out.setdefault(k.decode("latin-1").lower(), v.decode("latin-1"))
+    return out
+
+
+def _cookies(header: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for part in header.split(";"):
+        k, sep, v = part.strip().partition("=")
+        if sep:
+            out.setdefault(k.strip(), v.strip())
+    return out
+
+
+def split_host(value: str) -> tuple[str, int | None] | None:
+    """``("192.168.1.5", 8550)`` from a ``Host`` header; None when it is not one."""
+    try:
+        parts = urlsplit("//" + value)
+        port = parts.port
+    except ValueError:
+        return None
+    host = parts.hostname
+    if not host or parts.username or parts.password or parts.path or parts.query:
+        return None
+    return host.lower(), port
+
+
+JOIN_PAGE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Join this table - Chicken Foot companion</title>
+<style>
+body {{ font-family: sans-serif; margin: 0; padding: 24px; max-width: 28em; }}
+h1 {{ font-size: 1.6em; }}
+input {{ font-size: 2em; width: 7em; letter-spacing: .2em; padding: 6px; }}
+button {{ font-size: 1.3em; padding: 10px 22px; margin-top: 14px; }}
+.err {{ color: #b00020; font-weight: bold; }}
+</style></head>
+<body>
+<h1>Join this table</h1>
+<p>Type the table code shown where the Chicken Foot companion was started (or scan its QR code).</p>
+{message}
+<form method="post" action="/join">
+<label for="code">Table code</label><br>
+<input id="code" name="code" inputmode="numeric" autocomplete="one-time-code" maxlength="12"
+ autofocus required><br>
+<button type="submit">Join</button>
+</form>
+</body></html>
+"""
+
+
+class TableGate:
+    """ASGI middleware in front of the Flet app: Host, Origin, table code, headers."""
+
+    def __init__(self, app: ASGIApp, *, port: int, loopback_only: bool, code: str | None,
+                 names: tuple[str, ...] = ()) -> None:
+        self.app = app
+        self.port = port
+        self.loopback_only = loopback_only
+        self.code = code
+        self._key = secrets.token_bytes(32)
+        self.token = hmac.new(self._key, b"joined this table", hashlib.sha256).hexdigest()
+        self.names = {n.lower() for n in names if n} | {"localhost"}
+        self.tries = _Tries()
+
+    # ---------------------------------------------------------------- checks
+    def host_ok(self, value: str | None) -> bool:
+        parsed = split_host(value or "")
+        if parsed is None:
+            return False
+        host, port = parsed
+        if (port or 80) != self.port:
+            return False
+        if self.loopback_only:
+            return is_loopback(host)
+        if host in self.names:
+            return True
+        try:
+            ipaddress.ip_address(host.strip("[]"))
+        except ValueError:
+            return False
+        return True
+
+    @staticmethod
+    def origin_ok(origin: str | None, host: str) -> bool:
+        return origin is not None and origin.lower() == f"http://{host.lower()}"
+
+    def joined(self, headers: dict[str, str]) -> bool:
+        if self.code is None:
+            return True
+        given = _cookies(headers.get("cookie", "")).get(COOKIE, "")
+        return hmac.compare_digest(given.encode(), self.token.encode())
+
+    # ---------------------------------------------------------------- ASGI
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        kind = scope["type"]
+        if kind == "lifespan":
+            await self.app(scope, receive, send)
+            return
+        headers = _headers(scope)
+        host = headers.get("host", "")
+        origin = headers.get("origin")
+        if kind == "websocket":
+            if not (self.host_ok(host) and self.origin_ok(origin, host) and self.joined(headers)):
+                log.info("refused a WebSocket (host %r, origin %r)", host, origin)
+                await receive()  # websocket.connect
+                await send({"type": "websocket.close", "code": 1008})  # before accept: HTTP 403
+                return
+            await self.app(scope, receive, send)
+            return
+        if kind != "http":
+            return
+        if not self.host_ok(host):
+            await _reply(send, 421, "This address is not served here.\n")
+            return
+        if origin is not None and not self.origin_ok(origin, host):
+            await _reply(send, 403, "Requests from other sites are refused.\n")
+            return
+        path, method = scope.get("path", "/"), scope.get("method", "GET")
+        if path == "/join" and self.code is not None:
+            await self._join(scope, receive, send, headers)
+            return
+        if method not in ("GET", "HEAD"):
+            await _reply(send, 405, "Only GET is served here.\n")
+            return
+        if not self.joined(headers):
+            await self._join_page(send, 403, "")
+            return
+        await self.app(scope, receive, _safe_headers(send))
+
+    async def _join(self, scope: Scope, receive: Receive, send: Send, headers: dict[str, str]) -> None:
+        client = (scope.get("client") or ("?", 0))[0]
+        if scope.get("method") == "POST":
+            body = await _read_body(receive, 4096)
+            given = parse_qs(body.decode("latin-1")).get("code", [""])[0]
+        elif scope.get("method") in ("GET", "HEAD"):
+            given = parse_qs(scope.get("query_string", b"").decode("latin-1")).get("code", [""])[0]
+            if not given:
+                if self.joined(headers):
+                    await _redirect(send, "/", None)
+                else:
+                    await self._join_page(send, 200, "")
+                return
+        else:
+            await _reply(send, 405, "Only GET and POST are served here.\n")
+            return
+        now = time.monotonic()
+        if self.tries.blocked(client, now):
+            await self._join_page(send, 429, "Too many wrong codes: wait a minute, then try again.")
+            return
+        assert self.code is not None
+        if not hmac.compare_digest("".join(given.split()).encode(), self.code.encode()):
+            self.tries.failed(client, now)
+            await self._join_page(send, 403, "That is not this table's code.")
+            return
+        await _redirect(send, "/", f"{COOKIE}={self.token}; Path=/; HttpOnly; SameSite=Strict")
+
+    async def _join_page(self, send: Send, status: int, message: str) -> None:
+        text = f'<p class="err" role="alert">{html.escape(message)}</p>' if message else ""
+        await _reply(send, status, JOIN_PAGE.format(message=text), "text/html; charset=utf-8")
+
+
+_DROPPED = {b"access-control-allow-origin", b"access-control-allow-credentials", b"server"}
+_ADDED = [
+    (b"x-frame-options", b"DENY"),
+    (b"referrer-policy", b"no-referrer"),
+    (b"x-content-type-options", b"nosniff"),
+    # Flutter's web engine wants cross-origin isolation (as Flet's own server sets it).
+    (b"cross-origin-opener-policy", b"same-origin"),
+    (b"cross-origin-embedder-policy", b"require-corp"),
+]
+
+
+def _safe_headers(send: Send) -> Send:
+    async def wrapped(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            kept = [(k, v) for k, v in message.get("headers", ()) if k.lower() not in _DROPPED
+                    and k.lower() not in {a for a, _ in _ADDED}]
+            message = {**message, "headers": kept + _ADDED}
+        await send(message)
+    return wrapped
+
+
+async def _reply(send: Send, status: int, body: str, ctype: str = "text/plain; charset=utf-8") -> None:
+    data = body.encode("utf-8")
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", ctype.encode()), (b"content-length", str(len(data)).encode()),
+                            (b"cache-control", b"no-store"), *_ADDED]})
+    await send({"type": "http.response.body", "body": data})
+
+
+async def _redirect(send: Send, to: str, cookie: str | None) -> None:
+    headers = [(b"location", to.encode()), (b"content-length", b"0"), (b"cache-control", b"no-store"), *_ADDED]
+    if cookie:
+        headers.append((b"set-cookie", cookie.encode()))
+    await send({"type": "http.response.start", "status": 303, "headers": headers})
+    await send({"type": "http.response.body", "body": b""})
+
+
+async def _read_body(receive: Receive, limit: int) -> bytes:
+    data = b""
+    while True:
+        message = await receive()
+        data += message.get("body", b"")
+        if len(data) > limit:
+            return b""
+        if not message.get("more_body"):
+            return data
+
+
+# ------------------------------------------------------------------- Flet's handler
+def flet_app(main: Callable[[Any], Any]) -> ASGIApp:
+    """Flet's web app (static files + ``/ws``) without its wildcard CORS, API docs, upload or
+    OAuth endpoints, whose sessions never send a traceback to the client."""
+    from flet.messaging.protocol import Message as FletMessage
+    from flet.messaging.protocol import MessageAction, RegisterClientResponseBody, SessionCrashedBody
+    from flet_web.fastapi import FastAPI, FletApp, FletStaticFiles, app_manager
+
+    class QuietFletApp(FletApp):
+        def send_message(self, message: FletMessage) -> None:
+            body = message.body
+            if message.action == MessageAction.SESSION_CRASHED:
+                log.error("a session failed: %s", getattr(body, "message", body))
+                message = FletMessage(message.action, SessionCrashedBody(CRASH_MESSAGE))
+            elif isinstance(body, RegisterClientResponseBody) and body.error:
+                log.error("a session could not start: %s", body.error)
+                body.error = CRASH_MESSAGE
+            super().send_message(message)
+
+    app = FastAPI(openapi_url=None, docs_url=None, redoc_url=None)
+
+    @app.websocket("/ws")
+    async def ws(websocket: WebSocket) -> None:
+        watched = _WatchedSocket(websocket)
+        conn = QuietFletApp(loop=asyncio.get_running_loop(), executor=app_manager.executor,
+                            main=main, before_main=None)
+        task = asyncio.ensure_future(conn.handle(watched))
+        ended = asyncio.ensure_future(watched.ended.wait())
+        try:
+            await asyncio.wait({task, ended}, return_when=asyncio.FIRST_COMPLETED)
+            if not task.done():
+                # The client is gone or sent what the handler cannot read: Flet's handler waits
+                # for a session that may never have started, so give it a moment, then end it.
+                await asyncio.wait({task}, timeout=2.0)
+                task.cancel()
+            with contextlib.suppress(BaseException):
+                await task
+        finally:
+            ended.cancel()
+            if not task.done():
+                task.cancel()
+
+    app.mount("/", FletStaticFiles(app_name="Chicken Foot companion", no_cdn=True,
+                                   websocket_endpoint_path="ws"))
+    return app
+
+
+class _WatchedSocket:
+    """The client's WebSocket as Flet's handler sees it; says when its receiving ended."""
+
+    def __init__(self, websocket: Any) -> None:
+        self._ws = websocket
+        self.ended = asyncio.Event()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._ws, name)
+
+    async def receive_bytes(self) -> bytes:
+        try:
+            data = await self._ws.receive_bytes()
+        except BaseException:
+            self.ended.set()
+            raise
+        if not isinstance(data, bytes | bytearray):
+            self.ended.set()
+            raise ConnectionError("not a binary frame")
+        return bytes(data)
+
+
+# ---------------------------------------------------------------------------- serving
+def serve(app: ASGIApp, sock: socket.socket, *, on_stop: Callable[[], None] | None = None) -> None:
+    """Serve ``app`` on the bound ``sock`` until SIGTERM/SIGINT; returns within 3 s of one."""
+    import uvicorn
+
+    class Server(uvicorn.Server):
+        def handle_exit(self, sig: int, frame: Any) -> None:
+            _arm_watchdog()
+            super().handle_exit(sig, frame)
+
+    config = uvicorn.Config(
+        app, log_level="warning", access_log=False, proxy_headers=False, server_header=False,
+        ws="websockets-sansio", ws_max_size=WS_MAX_BYTES, timeout_graceful_shutdown=STOP_GRACE_S,
+        lifespan="on", limit_concurrency=256)
+    server = Server(config)
+    try:
+        asyncio.run(server.serve(sockets=[sock]))
+    finally:
+        with contextlib.suppress(OSError):
+            sock.close()
+        if on_stop:
+            with contextlib.suppress(Exception):
+                on_stop()
+
+
+_watchdog_lock = threading.Lock()
+_watchdog: threading.Timer | None = None
+
+
+def _arm_watchdog() -> None:
+    global _watchdog
+    with _watchdog_lock:
+        if _watchdog is None:
+            _watchdog = threading.Timer(STOP_HARD_S, _hard_exit)
+            _watchdog.daemon = True
+            _watchdog.start()
+
+
+def _hard_exit() -> None:
+    # A session's handler thread still runs (a photo being read, say); the server is closed and
+    # every save is an atomic replace, so ending here loses nothing written.
+    with contextlib.suppress(Exception):
+        sys.stdout.flush()
+        sys.stderr.flush()
+    os._exit(0)
