@@ -35,6 +35,7 @@ import html
 import ipaddress
 import logging
 import os
+import re
 import secrets
 import socket
 import sys
@@ -216,6 +217,8 @@ def split_host(value: str) -> tuple[str, int | None] | None:
         return None
     host = parts.hostname
     if not host or parts.username or parts.password or parts.path or parts.query:
+        return None
+    if not re.fullmatch(r"[a-z0-9.\-]+|[0-9a-f:.]+", host):
         return None
     return host.lower(), port
 
@@ -416,12 +419,15 @@ def flet_app(main: Callable[[Any], Any]) -> ASGIApp:
         def send_message(self, message: FletMessage) -> None:
             body = message.body
             if message.action == MessageAction.SESSION_CRASHED:
-                log.error("a session failed: %s", getattr(body, "message", body))
+                log.error("a session failed: %s", _last_line(getattr(body, "message", body)))
                 message = FletMessage(message.action, SessionCrashedBody(CRASH_MESSAGE))
             elif isinstance(body, RegisterClientResponseBody) and body.error:
-                log.error("a session could not start: %s", body.error)
+                log.error("a session could not start: %s", _last_line(body.error))
                 body.error = CRASH_MESSAGE
-            super().send_message(message)
+            try:
+                super().send_message(message)
+            except AttributeError:  # the connection is already closed: nobody to tell
+                log.debug("dropped a message to a closed session")
 
     app = FastAPI(openapi_url=None, docs_url=None, redoc_url=None)
 
@@ -441,6 +447,8 @@ def flet_app(main: Callable[[Any], Any]) -> ASGIApp:
                 task.cancel()
             with contextlib.suppress(BaseException):
                 await task
+        except asyncio.CancelledError:
+            pass  # the server is stopping: the session ends with it, quietly
         finally:
             ended.cancel()
             if not task.done():
@@ -449,6 +457,11 @@ def flet_app(main: Callable[[Any], Any]) -> ASGIApp:
     app.mount("/", FletStaticFiles(app_name="Chicken Foot companion", no_cdn=True,
                                    websocket_endpoint_path="ws"))
     return app
+
+
+def _last_line(text: Any) -> str:
+    lines = [x for x in str(text).splitlines() if x.strip()]
+    return lines[-1].strip()[:300] if lines else ""
 
 
 class _WatchedSocket:
@@ -482,7 +495,15 @@ def serve(app: ASGIApp, sock: socket.socket, *, on_stop: Callable[[], None] | No
         def handle_exit(self, sig: int, frame: Any) -> None:
             _arm_watchdog()
             super().handle_exit(sig, frame)
+            # A stop that was asked for is a normal end (exit 0, the store closed), not a death
+            # by the signal raised again once serving is over.
+            self._captured_signals.clear()
 
+    # What a client did wrong is logged here in one line, not as Flet's tracebacks on the host's
+    # screen (FLET_LOG_LEVEL brings them back).
+    if not os.environ.get("FLET_LOG_LEVEL"):
+        for name in ("flet", "flet_web"):
+            logging.getLogger(name).setLevel(logging.CRITICAL)
     config = uvicorn.Config(
         app, log_level="warning", access_log=False, proxy_headers=False, server_header=False,
         ws="websockets-sansio", ws_max_size=WS_MAX_BYTES, timeout_graceful_shutdown=STOP_GRACE_S,

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
 import socket
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -37,28 +37,45 @@ def free_port() -> int:
 
 
 class Server:
-    """``chickenfoot app --web`` as a child process on a free port with its own DB file."""
+    """``chickenfoot app --web`` as a child process on a free port with its own DB file.
 
-    def __init__(self, db: Path, log: Path, env: dict[str, str] | None = None) -> None:
+    Served beyond loopback (``host="0.0.0.0"``), ``code`` is the table code it printed."""
+
+    def __init__(self, db: Path, log: Path, env: dict[str, str] | None = None,
+                 host: str = "127.0.0.1") -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}/"
         self.log = log
+        self.code: str | None = None
         self._fh = open(log, "w")  # noqa: SIM115 - closed in stop()
         full_env = {**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})}
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "companion", "app", "--web", "--port", str(self.port),
-             "--host", "127.0.0.1", "--db", str(db)],
+             "--host", host, "--db", str(db)],
             cwd=ROOT, stdout=self._fh, stderr=subprocess.STDOUT, env=full_env)
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"app exited early:\n{log.read_text()}")
-            with contextlib.suppress(OSError), urllib.request.urlopen(self.url, timeout=2) as r:
-                if r.status == 200:
+            found = re.search(r"table code: (\d+)", log.read_text())
+            self.code = found.group(1) if found else None
+            try:
+                with urllib.request.urlopen(self.url, timeout=2) as r:
+                    if r.status == 200:
+                        return
+            except urllib.error.HTTPError as exc:  # the "join this table" page
+                if exc.code == 403 and self.code:
                     return
+            except OSError:
+                pass
             time.sleep(0.2)
         self.stop()
         raise RuntimeError(f"app did not serve {self.url} within 60 s:\n{log.read_text()}")
+
+    @property
+    def join_url(self) -> str:
+        """The address a QR code of this table holds (the code in it)."""
+        return f"{self.url}join?code={self.code}"
 
     def stop(self) -> None:
         if self.proc.poll() is None:

@@ -53,4 +53,6 @@ def build(app: App, route: str) -> tuple[str, list[Any], str | None]:
         return home.build_settings(app)
     if head == "dispute":
         return dispute.build_dispute(app)
+    if head == "invite" and app.ctx.invite_url:
+        return home.build_invite(app)
     raise NotFound(f"nothing at {route}")

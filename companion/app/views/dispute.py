@@ -86,7 +86,7 @@ def build_dispute(app: App) -> tuple[str, list[Any], str | None]:
         if picked is None:
             return
         name, raw = picked
-        b.load((raw or b"").decode("utf-8", errors="replace"), name)
+        b.load(raw.decode("utf-8", errors="replace"), name)
         app.snack(f"Loaded {name}")
         app.render()
 
@@ -101,7 +101,7 @@ def build_dispute(app: App) -> tuple[str, list[Any], str | None]:
         app.render()
         try:
             # The reader runs in a worker thread: the page stays responsive meanwhile.
-            await asyncio.to_thread(lambda: b.read_photo(data or b"", app.ctx.reader(), name))
+            await asyncio.to_thread(lambda: b.read_photo(data, app.ctx.reader(), name))
         except ChickenFootError as exc:  # not an image, truncated, no double read, no models
             photo["error"] = " ".join(str(exc).split()) or type(exc).__name__
         except Exception as exc:  # the reader itself failed: still a message, never a crash
@@ -116,16 +116,9 @@ def build_dispute(app: App) -> tuple[str, list[Any], str | None]:
         app.render()
 
     async def save(_: Any) -> None:
-        data = b.to_json().encode("utf-8")
-        if app.page.web:
-            await app.picker.save_file(file_name="layout.json", src_bytes=data)
-        else:
-            path = await app.picker.save_file(file_name="layout.json", allowed_extensions=["json"],
-                                              file_type=ft.FilePickerFileType.CUSTOM)
-            if path:
-                with open(path, "wb") as fh:
-                    fh.write(data)
-        app.snack("Layout saved")
+        said = await app.deliver("layout.json", b.to_json().encode("utf-8"), "json")
+        if said:
+            app.snack(f"Layout saved: {said}")
         app.page.update()
 
     body: list[Any] = [ft.Row([

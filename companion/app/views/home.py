@@ -40,6 +40,8 @@ def build_home(app: App) -> tuple[str, list[Any], str | None]:
         ("Rules", "/rules", ft.Icons.MENU_BOOK),
         ("Settings", "/settings", ft.Icons.SETTINGS),
     ]
+    if app.ctx.invite_url:
+        items.append(("Invite a phone", "/invite", ft.Icons.QR_CODE))
     body.append(ft.Row([
         app.button(label, bind(app.go, route), icon=icon,
                    kind="filled" if label == "New match" else "tonal")
@@ -53,23 +55,33 @@ def build_home(app: App) -> tuple[str, list[Any], str | None]:
     return "Chicken Foot", body, None
 
 
+def build_invite(app: App) -> tuple[str, list[Any], str | None]:
+    """The table code and its QR code, for the next phone to join with."""
+    from companion.app.web import qr_png
+
+    url = app.ctx.invite_url or ""
+    code = url.rsplit("code=", 1)[-1]
+    side = min(320, int(getattr(app.page, "width", None) or 360) - 40)
+    return "Invite a phone", [
+        app.text("Scan this code with the phone's camera, or open the address below on it and "
+                 "type the table code.", 16),
+        ft.Semantics(label=f"QR code of {url}", content=ft.Image(
+            src=qr_png(url), width=side, height=side, fit=ft.BoxFit.CONTAIN)),
+        app.text(f"Table code: {code}", 26, bold=True, selectable=True),
+        app.text(url.split("/join", 1)[0] + "/", 16, selectable=True),
+        app.text("The code changes each time the app is started.", 14, italic=True),
+    ], "/"
+
+
 def build_history(app: App) -> tuple[str, list[Any], str | None]:
     store = app.ctx.store
 
     async def export(fmt: str) -> None:
         data = store.export_json() if fmt == "json" else store.export_csv()
-        name = f"chickenfoot-matches.{fmt}"
-        if app.page.web:
-            await app.picker.save_file(file_name=name, src_bytes=data.encode("utf-8"))
-            app.snack(f"Exported {len(store.all())} matches as {name}")
-        else:
-            path = await app.picker.save_file(file_name=name, allowed_extensions=[fmt],
-                                              file_type=ft.FilePickerFileType.CUSTOM)
-            if not path:
-                return
-            with open(path, "w", encoding="utf-8") as fh:
-                fh.write(data)
-            app.snack(f"Exported to {path}")
+        n = len(store.all())
+        said = await app.deliver(f"chickenfoot-matches.{fmt}", data.encode("utf-8"), fmt)
+        if said:
+            app.snack(f"Exported {n} matches: {said}")
         app.page.update()
 
     async def do_import(_: Any) -> None:
@@ -77,10 +89,6 @@ def build_history(app: App) -> tuple[str, list[Any], str | None]:
         if picked is None:
             return
         name, raw = picked
-        if raw is None:
-            app.snack("the file could not be read", error=True)
-            app.page.update()
-            return
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError:

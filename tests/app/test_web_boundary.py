@@ -1,0 +1,298 @@
+"""The web app's trust boundary, against the real server (``chickenfoot app --web``) over HTTP
+and its WebSocket, spoken to as a hostile client would: a foreign Origin, no table code, odd
+messages, a path on the server in a file dialog's answer."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import http.client
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import msgpack
+import pytest
+from app_e2e_helpers import ROOT, Server, free_port
+from websockets.sync.client import connect
+
+from companion.app.web import CRASH_MESSAGE, TableGate, split_host
+from companion.storage import Repository
+
+REGISTER = [1, {"session_id": "", "page_name": "", "page": {"route": "/", "web": True, "width": 800,
+                                                              "height": 600}}]
+
+
+def _db_with_a_match(tmp_path: Path) -> Path:
+    db = tmp_path / "matches.json"
+    with Repository.open(db) as repo:
+        repo.create_match(["Zelda", "Yann"], "double-chicken-foot")
+    return db
+
+
+@pytest.fixture
+def loopback(tmp_path: Path) -> Iterator[Server]:
+    srv = Server(_db_with_a_match(tmp_path), tmp_path / "app.log")
+    try:
+        yield srv
+    finally:
+        srv.stop()
+
+
+@pytest.fixture
+def table(tmp_path: Path) -> Iterator[Server]:
+    srv = Server(_db_with_a_match(tmp_path), tmp_path / "app.log", host="0.0.0.0")
+    try:
+        yield srv
+    finally:
+        srv.stop()
+
+
+def _get(srv: Server, path: str, headers: dict[str, str] | None = None,
+         method: str = "GET", body: str | None = None) -> tuple[int, dict[str, str], bytes]:
+    c = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=10)
+    try:
+        c.request(method, path, body=body, headers=headers or {})
+        r = c.getresponse()
+        return r.status, {k.lower(): v for k, v in r.getheaders()}, r.read()
+    finally:
+        c.close()
+
+
+def _session(srv: Server, origin: str | None, cookie: str | None = None,
+             send: list[Any] | None = None, seconds: float = 3.0) -> bytes | str:
+    """What the server sends a WebSocket client in ``seconds`` after it registers (and sends
+    ``send``); or ``"refused: ..."``."""
+    headers = {}
+    if origin is not None:
+        headers["Origin"] = origin
+    if cookie:
+        headers["Cookie"] = cookie
+    try:
+        ws = connect(f"ws://127.0.0.1:{srv.port}/ws", additional_headers=headers, open_timeout=10)
+    except Exception as exc:
+        return f"refused: {exc}"
+    got = b""
+    with ws:
+        ws.send(b"\x00" + msgpack.packb(REGISTER))
+        for message in send or []:
+            time.sleep(0.5)
+            ws.send(b"\x00" + msgpack.packb(message))
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            try:
+                got += ws.recv(timeout=0.3)
+            except TimeoutError:
+                continue
+            except Exception:
+                break
+    return got
+
+
+def test_a_websocket_from_another_origin_is_refused(loopback: Server) -> None:
+    own = f"http://127.0.0.1:{loopback.port}"
+    assert _session(loopback, "http://evil.example") == "refused: server rejected WebSocket connection: HTTP 403"
+    assert str(_session(loopback, None)).startswith("refused")  # a WebSocket must say where it comes from
+    assert str(_session(loopback, f"http://localhost:{loopback.port}")).startswith("refused")
+    seen = _session(loopback, own)
+    assert isinstance(seen, bytes) and b"Zelda" in seen  # served on loopback: no code needed
+    # HTTP: no wildcard CORS, a foreign Origin or Host is refused
+    status, headers, _ = _get(loopback, "/")
+    assert status == 200 and "access-control-allow-origin" not in headers
+    assert _get(loopback, "/", {"Origin": "http://evil.example"})[0] == 403
+    assert _get(loopback, "/", {"Host": f"evil.example:{loopback.port}"})[0] == 421
+    assert _get(loopback, "/", {"Host": f"192.168.1.20:{loopback.port}"})[0] == 421  # loopback only
+
+
+def test_beyond_loopback_a_client_without_the_table_code_sees_no_match(table: Server) -> None:
+    assert table.code and len(table.code) == 6
+    own = f"http://127.0.0.1:{table.port}"
+    # no code: the join page, no app files, no WebSocket; loopback clients included
+    status, _, body = _get(table, "/")
+    assert status == 403 and b"Join this table" in body and b"Zelda" not in body
+    assert _get(table, "/main.dart.js")[0] == 403
+    assert _get(table, "/match/x")[0] == 403
+    assert _session(table, own) == "refused: server rejected WebSocket connection: HTTP 403"
+    # a wrong code, a forged cookie
+    wrong = "000000" if table.code != "000000" else "111111"
+    assert _get(table, f"/join?code={wrong}")[0] == 403
+    assert _get(table, "/join", {"Content-Type": "application/x-www-form-urlencoded"}, "POST",
+                f"code={wrong}")[0] == 403
+    assert str(_session(table, own, "chickenfoot_table=" + "0" * 64)).startswith("refused")
+    # the code, typed into the form: a cookie, and then the app and its matches
+    status, headers, _ = _get(table, "/join", {"Content-Type": "application/x-www-form-urlencoded"},
+                              "POST", f"code={table.code}")
+    assert status == 303 and headers["location"] == "/"
+    cookie = headers["set-cookie"].split(";")[0]
+    assert "HttpOnly" in headers["set-cookie"] and "SameSite=Strict" in headers["set-cookie"]
+    assert _get(table, "/", {"Cookie": cookie})[0] == 200
+    seen = _session(table, own, cookie)
+    assert isinstance(seen, bytes) and b"Zelda" in seen
+    # the cookie does not let another site in
+    assert str(_session(table, "http://evil.example", cookie)).startswith("refused")
+    # the QR code's address works the same way
+    status, headers, _ = _get(table, f"/join?code={table.code}")
+    assert status == 303 and headers["set-cookie"].split(";")[0] == cookie
+
+
+def test_wrong_codes_are_rate_limited() -> None:
+    gate = TableGate(None, port=8550, loopback_only=False, code="123456")  # type: ignore[arg-type]
+
+    async def try_code(code: str, client: str = "10.0.0.9") -> int:
+        sent: list[dict[str, Any]] = []
+
+        async def receive() -> dict[str, Any]:
+            return {"type": "http.request", "body": b""}
+
+        async def send(message: dict[str, Any]) -> None:
+            sent.append(message)
+
+        scope = {"type": "http", "method": "GET", "path": "/join", "client": (client, 5000),
+                 "query_string": f"code={code}".encode(), "headers": [(b"host", b"10.0.0.1:8550")]}
+        await gate(scope, receive, send)
+        return int(sent[0]["status"])
+
+    statuses = [asyncio.run(try_code("000000")) for _ in range(10)]
+    assert statuses[:8] == [403] * 8 and statuses[8:] == [429, 429]
+    assert asyncio.run(try_code("123456")) == 429  # even the right one, for a minute
+    assert asyncio.run(try_code("123456", "10.0.0.10")) == 303  # another phone is not blocked
+
+
+def test_host_header_parsing() -> None:
+    assert split_host("192.168.1.5:8550") == ("192.168.1.5", 8550)
+    assert split_host("[::1]:8550") == ("::1", 8550)
+    assert split_host("evil.example") == ("evil.example", None)
+    for bad in ("", "a b:1", "x:notaport", "user@host:1", "host:1/path"):
+        assert split_host(bad) is None, bad
+    gate = TableGate(None, port=8550, loopback_only=False, code="1", names=("mybox",))  # type: ignore[arg-type]
+    assert gate.host_ok("10.1.2.3:8550") and gate.host_ok("mybox:8550") and gate.host_ok("localhost:8550")
+    assert not gate.host_ok("10.1.2.3:8551") and not gate.host_ok("attacker.example:8550")
+
+
+def test_errors_reach_the_client_as_one_short_line_and_sigterm_stops_within_3_s(loopback: Server) -> None:
+    own = f"http://127.0.0.1:{loopback.port}"
+    # an event whose data Flet cannot read makes the session fail (a traceback, before)
+    seen = _session(loopback, own, send=[[3, {"target": 1, "name": "route_change", "data": {"nope": 1}}]])
+    assert isinstance(seen, bytes)
+    assert CRASH_MESSAGE.encode() in seen
+    assert b"Traceback" not in seen and b"File \"" not in seen and b"TypeError" not in seen
+    # connections left in every odd state: garbage first, a bad registration, a half-sent event
+    with contextlib.ExitStack() as hold:
+        for first in (b"\x00\xc1garbage", b"\x00" + msgpack.packb([1, {"x": 1}]), None,
+                      b"\x00" + msgpack.packb(REGISTER)):
+            ws = hold.enter_context(connect(f"ws://127.0.0.1:{loopback.port}/ws",
+                                            additional_headers={"Origin": own}))
+            if first:
+                ws.send(first)
+        ws.send(b"\x00" + msgpack.packb([3, {"target": 1}]))
+        time.sleep(1.5)
+        start = time.monotonic()
+        loopback.proc.send_signal(signal.SIGTERM)
+        loopback.proc.wait(10)
+        took = time.monotonic() - start
+    assert took < 3.0, f"SIGTERM took {took:.2f} s"
+    assert loopback.proc.returncode == 0
+    assert "Traceback" not in loopback.log.read_text()
+
+
+# --------------------------------------------------------------------- start-up failures
+def _app(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
+    return subprocess.run([sys.executable, "-m", "companion", "app", "--web", *args], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=60)
+
+
+def _one_line_exit_2(out: subprocess.CompletedProcess[str]) -> str:
+    assert out.returncode == 2, out.stdout + out.stderr
+    assert "serving at" not in out.stdout
+    lines = (out.stdout + out.stderr).strip().splitlines()
+    assert len(lines) == 1, lines
+    return lines[0]
+
+
+def test_app_start_up_failures_are_one_line_and_exit_2(tmp_path: Path) -> None:
+    db = _db_with_a_match(tmp_path)
+    before = db.read_bytes()
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = str(taken.getsockname()[1])
+        line = _one_line_exit_2(_app(tmp_path, "--port", port, "--db", str(db)))
+        assert f"port {port} on 127.0.0.1 is in use" in line
+    assert "between 1 and 65535" in _one_line_exit_2(_app(tmp_path, "--port", "99999", "--db", str(db)))
+    assert "between 1 and 65535" in _one_line_exit_2(_app(tmp_path, "--port", "-1", "--db", str(db)))
+    assert "cannot listen on '999.1.1.1'" in _one_line_exit_2(
+        _app(tmp_path, "--host", "999.1.1.1", "--port", str(free_port()), "--db", str(db)))
+    assert "--models /nonexistent: no such folder" in _one_line_exit_2(
+        _app(tmp_path, "--models", "/nonexistent", "--port", str(free_port()), "--db", str(db)))
+    assert db.read_bytes() == before
+    damaged = tmp_path / "damaged.json"
+    damaged.write_text('{"matches": {"1": ')
+    line = _one_line_exit_2(_app(tmp_path, "--port", str(free_port()), "--db", str(damaged)))
+    assert "is damaged" in line
+    assert damaged.read_text() == '{"matches": {"1": '
+
+
+# ------------------------------------------------------- no path ever comes from a client
+class _Picked:
+    def __init__(self, name: str, path: str | None, data: bytes | None) -> None:
+        self.name, self.path, self.bytes = name, path, data
+
+
+class _HostilePicker:
+    """A client that claims to be a desktop and answers every file dialog with a server path."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.saved: list[tuple[str, bytes | None]] = []
+
+    async def pick_files(self, **_: Any) -> list[_Picked]:
+        return [_Picked("matches.json", str(self.path), None)]
+
+    async def save_file(self, file_name: str | None = None, src_bytes: bytes | None = None, **_: Any) -> str:
+        self.saved.append((file_name or "", src_bytes))
+        return str(self.path)
+
+
+def test_a_path_named_by_a_web_client_is_never_read_or_written(tmp_path: Path) -> None:
+    from test_views_inprocess import FakePage, _buttons, _go
+
+    from companion.app.shell import App, AppContext
+
+    sentinel = tmp_path / "secret.json"
+    sentinel.write_text('{"format": "chickenfoot-matches", "matches": []}')
+    os.chmod(sentinel, 0o600)
+    stamp = (sentinel.read_bytes(), sentinel.stat().st_mtime_ns)
+    ctx = AppContext(_db_with_a_match(tmp_path), web=True)
+    page = FakePage()
+    page.web = False  # the client's claim; the server knows better
+    app = App(page, ctx)  # type: ignore[arg-type]
+    picker = _HostilePicker(sentinel)
+    app.picker = picker  # type: ignore[assignment]
+
+    def press(route: str, caption: str) -> None:
+        _go(app, route)
+        (button,) = [b for b in _buttons(page.controls) if b.content.value == caption]
+        asyncio.run(button.on_click(None))
+
+    try:
+        press("/history", "Export JSON")
+        press("/history", "Import JSON")
+        press("/dispute", "Load layout file")
+        app.drafts["dispute"].start(9)  # a hub: the layout can be saved
+        press("/dispute", "Save layout")
+    finally:
+        ctx.store.close()
+    assert (sentinel.read_bytes(), sentinel.stat().st_mtime_ns) == stamp
+    # exports went to the browser as bytes; the imports were refused with a message
+    assert [name for name, _ in picker.saved] == ["chickenfoot-matches.json", "layout.json"]
+    assert all(data for _, data in picker.saved)
+    assert b"Zelda" in picker.saved[0][1]  # type: ignore[operator]
+    said = [d.content.value for d in page.dialogs]
+    assert sum("the browser sent no data" in s for s in said) == 2, said
