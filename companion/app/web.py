@@ -362,7 +362,7 @@ class TableGate:
 _DROPPED = {b"access-control-allow-origin", b"access-control-allow-credentials", b"server"}
 _ADDED = [
     (b"x-frame-options", b"DENY"),
-    (b"referrer-policy", b"no-referrer"),
+    (b"referrer-policy", b"same-origin"),
     (b"x-content-type-options", b"nosniff"),
     # Flutter's web engine wants cross-origin isolation (as Flet's own server sets it).
     (b"cross-origin-opener-policy", b"same-origin"),

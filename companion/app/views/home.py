@@ -67,7 +67,7 @@ def build_invite(app: App) -> tuple[str, list[Any], str | None]:
                  "type the table code.", 16),
         ft.Semantics(label=f"QR code of {url}", content=ft.Image(
             src=qr_png(url), width=side, height=side, fit=ft.BoxFit.CONTAIN)),
-        app.text(f"Table code: {code}", 26, bold=True, selectable=True),
+        app.text(f"Table code: {code}", 26, bold=True),
         app.text(url.split("/join", 1)[0] + "/", 16, selectable=True),
         app.text("The code changes each time the app is started.", 14, italic=True),
     ], "/"
