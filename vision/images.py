@@ -28,6 +28,15 @@ from companion.rules.errors import InputError
 MAX_PIXELS = 150_000_000
 #: Largest file accepted, in bytes (a 200 MP JPEG is about 60-100 MB).
 MAX_BYTES = 256 * 1024 * 1024
+#: Most memory the decoded pixels may take, checked from the header before decoding: a photo
+#: stored without DCT scaling (PNG, TIFF, WebP, HEIC) is decoded whole, at 1, 2 or 4 bytes a
+#: pixel by its mode (Pillow keeps RGB in 4); see :func:`decode_cost`. With the shrink done
+#: straight after decoding, the worst image each mode admits peaks at 533 MB for the whole
+#: process (``benchmarks/bench_image_memory.py``), under the 600 MB allowed.
+DECODE_BUDGET = 400 * 2**20
+#: Longest side over shortest side: no photo of dominoes is a thin strip, and the reader's
+#: resizes need both sides of at least a pixel at every scale it works at.
+MAX_ASPECT = 25
 
 _HEIF_BRANDS = (b"heic", b"heix", b"hevc", b"hevx", b"heim", b"heis", b"mif1", b"msf1", b"avif")
 
@@ -116,6 +125,7 @@ def _open(source: Source, name: str) -> tuple[Image.Image, bytes]:
             # Pillow warns from 89 MP; our own limit (checked next) decides instead.
             warnings.simplefilter("ignore", Image.DecompressionBombWarning)
             im = Image.open(fp)
+            im.size  # noqa: B018 - a header that names no size fails here, not later
     except (Image.DecompressionBombError, Image.DecompressionBombWarning):
         raise ImageError(f"{name}: image is absurdly large (decompression bomb), refused") from None
     except UnidentifiedImageError:
@@ -125,9 +135,16 @@ def _open(source: Source, name: str) -> tuple[Image.Image, bytes]:
                 "(pip install 'chickenfoot-companion[heic]')"
             ) from None
         raise ImageError(f"{name}: not an image Pillow can read (or a damaged one)") from None
-    except OSError as exc:
-        raise ImageError(f"{name}: cannot open image ({_one_line(exc)})") from None
+    except MemoryError:
+        raise ImageError(f"{name}: image too large to open in memory") from None
+    except Exception as exc:  # any decoder's own failure: the decoders raise every kind there is
+        raise ImageError(f"{name}: cannot open image ({_decoder_message(exc)})") from None
     return im, head
+
+
+def _decoder_message(exc: BaseException) -> str:
+    msg = _one_line(exc)[:200]
+    return f"{type(exc).__name__}: {msg}" if msg else type(exc).__name__
 
 
 def _check_size(im: Image.Image, name: str, max_pixels: int) -> None:
@@ -139,6 +156,44 @@ def _check_size(im: Image.Image, name: str, max_pixels: int) -> None:
             f"{name}: image is {w}x{h} ({w * h / 1e6:.0f} MP), over the {max_pixels / 1e6:.0f} MP "
             "limit (decompression bomb?)"
         )
+    if max(w, h) > MAX_ASPECT * min(w, h):
+        raise ImageError(f"{name}: image is {w}x{h}, a strip {max(w, h) / min(w, h):.0f} times longer "
+                         f"than wide (at most {MAX_ASPECT}:1 is a photo)")
+
+
+#: Bytes a decoded pixel takes in Pillow, by mode (every other mode, RGB and LA included, 4).
+_ONE_BYTE = {"1", "L", "P"}
+_TWO_BYTES = {"I;16", "I;16L", "I;16B", "I;16N"}
+#: Modes whose shrinking premultiplies the alpha into a full-size copy first.
+_ALPHA = {"LA", "La", "PA", "RGBA", "RGBa"}
+
+
+def _decoded_bytes(im: Image.Image) -> int:
+    w, h = im.size
+    bpp = 1 if im.mode in _ONE_BYTE else 2 if im.mode in _TWO_BYTES else 4
+    return w * h * bpp
+
+
+def decode_cost(im: Image.Image, whole: bool = False) -> int:
+    """Bytes of pixel buffers alive at once while :func:`load_image` decodes ``im`` (from its
+    header): the decoded image, the premultiplied copy an alpha image is shrunk through, the
+    buffers libwebp decodes into first, and for an image kept whole its RGB conversion."""
+    w, h = im.size
+    raw = _decoded_bytes(im)
+    cost = raw * (4 if im.format == "WEBP" else 2 if im.mode in _ALPHA else 1)
+    if whole and im.mode != "RGB":
+        cost += w * h * 4 * (3 if im.mode in _ALPHA or "transparency" in im.info else 1)
+    return cost
+
+
+def _check_memory(im: Image.Image, name: str, whole: bool) -> None:
+    """Refuse, before decoding, an image whose decoding would not fit :data:`DECODE_BUDGET`."""
+    need = decode_cost(im, whole)
+    if need > DECODE_BUDGET:
+        w, h = im.size
+        raise ImageError(f"{name}: a {w}x{h} {im.format or ''} image in mode {im.mode} needs "
+                         f"{need / 2**20:.0f} MB to decode, over the {DECODE_BUDGET // 2**20} MB limit "
+                         "(save it as JPEG, or smaller)")
 
 
 def _draft_target(size: tuple[int, int], max_side: int) -> tuple[int, int] | None:
@@ -206,23 +261,25 @@ def load_image(
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", Image.DecompressionBombWarning)
-            rgb = _decode(im, max_side)
+            rgb = _decode(im, max_side, name)
+    except ImageError:
+        raise
     except (Image.DecompressionBombError, Image.DecompressionBombWarning):
         raise ImageError(f"{name}: image is absurdly large (decompression bomb), refused") from None
-    except (OSError, SyntaxError, ValueError, EOFError) as exc:
+    except MemoryError:
+        raise ImageError(f"{name}: image too large to decode in memory") from None
+    except Exception as exc:  # the decoders raise every kind there is: each is a damaged image
         msg = _one_line(exc)
         if "truncated" in msg.lower() or isinstance(exc, EOFError):
             raise ImageError(f"{name}: image file is truncated (incomplete download or copy?)") from None
-        raise ImageError(f"{name}: damaged image ({msg})") from None
-    except MemoryError:
-        raise ImageError(f"{name}: image too large to decode in memory") from None
+        raise ImageError(f"{name}: damaged image ({_decoder_message(exc)})") from None
     full = (stored[1], stored[0]) if orientation in (5, 6, 7, 8) else stored
     if rgb is im or rgb is source:
         rgb = rgb.copy()  # never hand out (or later close) the caller's own object
     return LoadedImage(image=rgb, original_size=(int(full[0]), int(full[1])), name=name)
 
 
-def _decode(im: Image.Image, max_side: int | None) -> Image.Image:
+def _decode(im: Image.Image, max_side: int | None, name: str = "image") -> Image.Image:
     """Decode (shrunk while decoding where the format allows), upright, RGB, <= max_side."""
     if getattr(im, "n_frames", 1) > 1:
         im.seek(0)  # animated/multi-page: the first frame is the photo
@@ -234,7 +291,16 @@ def _decode(im: Image.Image, max_side: int | None) -> Image.Image:
             # [max_side, 2 * max_side). Resizing that again would cost more than the decode
             # saved (17 ms for 1920 -> 1600 here), so it is kept as it is.
             limit = 2 * max_side
+    _check_memory(im, name, whole=not max_side)
     im.load()
+    if limit and max(im.size) >= 2 * limit:
+        # Shrink first, in the decoded mode: converting a full-size image to RGB (and
+        # compositing its transparency) would take several times its memory again.
+        k = max(im.size) // limit
+        if im.mode in _ONE_BYTE or im.mode.startswith("I;16"):
+            im = im.resize((max(1, im.size[0] // k), max(1, im.size[1] // k)), Image.Resampling.NEAREST)
+        else:
+            im = im.reduce(k)
     upright = ImageOps.exif_transpose(im)
     rgb = _to_rgb(upright)
     if limit and max(rgb.size) > limit:

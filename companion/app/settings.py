@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from companion.rules import DEFAULT_PRESET, PRESETS, get_rules
+from companion.rules import DEFAULT_PRESET, PRESETS, get_rules, jsontext
 from companion.rules.errors import ChickenFootError, InputError
 
 THEMES = ("system", "light", "dark")
@@ -77,7 +77,7 @@ class SettingsStore:
         if not self.path.exists():
             return Settings()
         try:
-            return Settings.from_dict(json.loads(self.path.read_text(encoding="utf-8")))
+            return Settings.from_dict(jsontext.loads(self.path.read_text(encoding="utf-8")))
         except (OSError, ValueError, ChickenFootError) as exc:
             self.problem = f"settings file {self.path.name} could not be read ({exc}); defaults are used"
             with contextlib.suppress(OSError):

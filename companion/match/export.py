@@ -13,6 +13,8 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
+from companion.rules import jsontext
+
 from .errors import MatchDataError
 from .model import Match, utc_now
 
@@ -65,9 +67,11 @@ def read_export(data: Any) -> list[Match]:
 
 def loads_json(text: str) -> list[Match]:
     try:
-        data = json.loads(text)
+        data = jsontext.loads(text)
     except json.JSONDecodeError as exc:
         raise MatchDataError(f"not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+    except jsontext.JSONLimitError as exc:
+        raise MatchDataError(f"not a match export: {exc}") from None
     return read_export(data)
 
 

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from . import jsontext
 from .errors import IllegalPlayError, InputError, InvalidTileError, TileNotInSetError
 from .plays import Play, legal_plays
 from .ruleset import DEFAULT_PRESET, RuleSet, get_rules
@@ -435,10 +436,12 @@ class Layout:
     @classmethod
     def from_json(cls, text: str, source: str = "layout") -> Layout:
         try:
-            data = json.loads(text)
+            data = jsontext.loads(text)
         except json.JSONDecodeError as exc:
             raise LayoutError(f"{source} is not valid JSON (line {exc.lineno}, column "
                               f"{exc.colno}: {exc.msg})") from None
+        except jsontext.JSONLimitError as exc:
+            raise LayoutError(f"{source} is not a layout: {exc}") from None
         return cls.from_dict(data)
 
     @classmethod

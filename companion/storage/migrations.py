@@ -24,7 +24,7 @@ from collections.abc import Callable
 from typing import Any
 
 from companion.match import Match, MatchError
-from companion.rules import ChickenFootError, RuleSet, get_rules
+from companion.rules import ChickenFootError, RuleSet, get_rules, jsontext
 
 from .errors import SchemaError
 
@@ -84,7 +84,7 @@ def match_doc(m: Match) -> dict[str, Any]:
 def match_data(doc: dict[str, Any]) -> Any:
     """The ``Match.to_dict`` data of a stored document (text, or an object after a hand repair)."""
     data = doc["match"]
-    return json.loads(data) if isinstance(data, str) else data
+    return jsontext.loads(data) if isinstance(data, str) else data
 
 
 # ------------------------------------------------------------------------- migrations

@@ -480,6 +480,10 @@ class Repository:
         """Every problem in the file at once (empty list: all matches read back fine)."""
         problems = []
         with self._lock:
+            try:
+                self.version  # noqa: B018 - a bad change counter is a problem `db info` trips on
+            except DamagedFileError as exc:
+                problems.append(str(exc))
             self._refresh_index()
             for doc in self._matches:
                 try:

@@ -20,7 +20,9 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import errno
 import shutil
+import stat
 import tempfile
 import threading
 from collections.abc import Iterator
@@ -29,6 +31,8 @@ from pathlib import Path
 from typing import Any
 
 from tinydb.storages import Storage
+
+from companion.rules import jsontext
 
 from .errors import DamagedFileError, StorageBusyError, StorageError
 
@@ -72,10 +76,42 @@ def _fsync_dir(folder: Path) -> None:
         os.close(fd)
 
 
-def _write_temp(folder: Path, stem: str, data: bytes) -> Path:
+_umask: int | None = None
+
+
+def _new_file_mode() -> int:
+    """The mode an ordinary new file gets here (0666 less the umask), read once: the umask can
+    only be read by setting it, which must not race other threads later."""
+    global _umask
+    if _umask is None:
+        _umask = os.umask(0o022)
+        os.umask(_umask)
+    return 0o666 & ~_umask
+
+
+def writable_target(path: Path) -> int:
+    """The mode the file at ``path`` must keep when it is replaced (an ordinary new file's mode
+    when there is none yet). Raises ``IsADirectoryError`` for a folder and ``PermissionError``
+    for a read-only file: replacing it would overwrite what its owner made read-only, even for
+    root, whom the permission bits do not stop."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return _new_file_mode()
+    if stat.S_ISDIR(st.st_mode):
+        raise IsADirectoryError(errno.EISDIR, "it is a folder, not a file", str(path))
+    if not st.st_mode & 0o222 or not os.access(path, os.W_OK):
+        raise PermissionError(errno.EACCES, "the file is read-only (make it writable to save)",
+                              str(path))
+    return stat.S_IMODE(st.st_mode)
+
+
+def _write_temp(folder: Path, stem: str, data: bytes, mode: int | None = None) -> Path:
     fd, tmp = tempfile.mkstemp(prefix=f".{stem}.", suffix=".tmp", dir=folder)
     try:
         with os.fdopen(fd, "wb") as f:
+            if mode is not None:
+                os.fchmod(f.fileno(), mode)  # mkstemp makes 0600; the file keeps its own mode
             f.write(data)
             f.flush()
             os.fsync(f.fileno())
@@ -101,16 +137,26 @@ def _keep_backup(path: Path) -> None:
     try:
         os.link(path, tmp)  # same inode: free, and still the old file after the replace
     except OSError:
-        tmp = _write_temp(path.parent, path.name + ".bak", path.read_bytes())
+        tmp = _write_temp(path.parent, path.name + ".bak", path.read_bytes(),
+                          stat.S_IMODE(os.stat(path).st_mode))
     os.replace(tmp, bak)
     with contextlib.suppress(FileNotFoundError):
         tmp.unlink()  # only still there if rename found both names on one inode
 
 
-def atomic_write(path: Path, data: bytes, *, keep_backup: bool = True) -> None:
-    """Replace ``path`` with ``data`` so that a crash at any moment leaves the old or new file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = _write_temp(path.parent, path.name, data)
+def atomic_write(path: Path, data: bytes, *, keep_backup: bool = True, make_folder: bool = True) -> None:
+    """Replace ``path`` with ``data`` so that a crash at any moment leaves the old or new file.
+
+    The file keeps its mode (a shared 0664 file stays shared); a read-only file or a folder is
+    refused with ``PermissionError`` / ``IsADirectoryError`` before anything is written. With
+    ``make_folder=False`` a missing folder is ``FileNotFoundError`` instead of being created.
+    """
+    if make_folder:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    elif not path.parent.is_dir():
+        raise FileNotFoundError(errno.ENOENT, f"there is no folder {path.parent}", str(path))
+    mode = writable_target(path)
+    tmp = _write_temp(path.parent, path.name, data, mode)
     try:
         if keep_backup and path.exists():
             _keep_backup(path)
@@ -127,11 +173,13 @@ def decode(raw: bytes, path: Path) -> dict[str, Any]:
     if not raw.strip():
         raise damaged(path, "the file is empty")
     try:
-        data = json.loads(raw)
+        data = jsontext.loads(raw)
     except UnicodeDecodeError:
         raise damaged(path, "the file is not text") from None
     except json.JSONDecodeError as exc:
         raise damaged(path, f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+    except jsontext.JSONLimitError as exc:
+        raise damaged(path, str(exc)) from None
     if not isinstance(data, dict):
         raise damaged(path, "the top level is not an object of tables")
     for name, table in data.items():
@@ -327,10 +375,19 @@ def restore_backup(path: str | os.PathLike[str]) -> Path | None:
 
     path = Path(path).expanduser().absolute()
     bak = backup_path(path)
+    if path.is_dir():
+        raise StorageError(f"{path} is a folder, not a scorekeeper file; give the file with --db")
+    try:
+        writable_target(path)
+    except OSError as exc:
+        raise StorageError(f"cannot restore {path}: {exc.strerror}; nothing was changed") from None
     with FileLock(str(lock_path(path)), timeout=LOCK_TIMEOUT_S):
         if not bak.exists():
             raise StorageError(f"there is no backup {bak} to restore")
-        raw = bak.read_bytes()
+        try:
+            raw = bak.read_bytes()
+        except OSError as exc:
+            raise StorageError(f"cannot read the backup {bak}: {exc.strerror}; nothing was changed") from None
         try:
             decode(raw, bak)
         except DamagedFileError:
