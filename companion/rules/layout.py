@@ -26,7 +26,7 @@ from typing import Any
 from . import jsontext
 from .errors import IllegalPlayError, InputError, InvalidTileError, TileNotInSetError
 from .plays import Play, legal_plays
-from .ruleset import DEFAULT_PRESET, RuleSet, get_rules
+from .ruleset import DEFAULT_PRESET, OPTIONS, RuleSet, get_rules, option_value
 from .tiles import MAX_SET, SETS, Tile
 
 # ----------------------------------------------------------------------------- reason codes
@@ -355,7 +355,8 @@ class Layout:
 
     ``rules`` names a preset (None: the caller's default); ``set`` is the double-N set (None:
     from the rules, see :func:`resolve_set`); ``ordered`` says whether ``plays`` are listed in
-    the order they were made.
+    the order they were made; ``options`` are the rule options that differ from the preset's,
+    by their written names (``(("spokes", 4),)``; see :func:`~.ruleset.changed_options`).
     """
 
     hub: Tile
@@ -363,6 +364,7 @@ class Layout:
     rules: str | None = None
     set: int | None = None
     ordered: bool = True
+    options: tuple[tuple[str, Any], ...] = ()
 
     def __post_init__(self) -> None:
         if self.set is not None and self.set not in SETS:
@@ -380,7 +382,7 @@ class Layout:
 
     def with_play(self, tile: Tile | str, on: Tile | str, seat: int | None = None) -> Layout:
         p = Placement(Tile.parse(tile), Tile.parse(on), seat)
-        return Layout(self.hub, (*self.plays, p), self.rules, self.set, self.ordered)
+        return Layout(self.hub, (*self.plays, p), self.rules, self.set, self.ordered, self.options)
 
     def tiles(self) -> list[Tile]:
         return [self.hub, *(p.tile for p in self.plays)]
@@ -389,6 +391,8 @@ class Layout:
         d: dict[str, Any] = {}
         if self.rules is not None:
             d["rules"] = self.rules
+        if self.options:
+            d["options"] = dict(self.options)
         if self.set is not None:
             d["set"] = self.set
         d["hub"] = str(self.hub)
@@ -419,6 +423,7 @@ class Layout:
         ordered = data.get("ordered", True)
         if not isinstance(ordered, bool):
             raise LayoutError("\"ordered\" must be true or false")
+        options = _options_field(data.get("options", {}))
         raw_plays = data.get("plays", [])
         if not isinstance(raw_plays, list):
             raise LayoutError("\"plays\" must be a list of {\"tile\": ..., \"on\": ...} objects")
@@ -431,7 +436,7 @@ class Layout:
                 raise LayoutError(f"plays[{i}].seat must be a whole number")
             plays.append(Placement(_tile_field(p["tile"], f"plays[{i}].tile"),
                                    _tile_field(p["on"], f"plays[{i}].on"), seat))
-        return cls(hub, tuple(plays), rules, top, ordered)
+        return cls(hub, tuple(plays), rules, top, ordered, options)
 
     @classmethod
     def from_json(cls, text: str, source: str = "layout") -> Layout:
@@ -467,6 +472,21 @@ class Layout:
         tmp.replace(p)
 
 
+def _options_field(raw: Any) -> tuple[tuple[str, Any], ...]:
+    if not isinstance(raw, Mapping):
+        raise LayoutError("\"options\" must be an object of rule options, e.g. {\"spokes\": 4}")
+    out = []
+    for key, value in raw.items():
+        option = OPTIONS.get(str(key).replace("-", "_"))
+        if option is None:
+            raise LayoutError(f"options: unknown rule option {key!r}")
+        try:
+            out.append((option.name, option_value(option.coerce(value))))
+        except InputError as exc:
+            raise LayoutError(f"options: {exc}") from None
+    return tuple(sorted(out))
+
+
 def _tile_field(raw: Any, where: str) -> Tile:
     if not isinstance(raw, str):
         raise LayoutError(f"{where} must be a tile written like \"4-7\", not {raw!r}")
@@ -477,10 +497,13 @@ def _tile_field(raw: Any, where: str) -> Tile:
 
 
 def resolve_rules(layout: Layout, rules: RuleSet | str | None = None) -> RuleSet:
-    """The rules to judge ``layout`` by: ``rules`` if given, else the file's, else the default."""
+    """The rules to judge ``layout`` by: ``rules`` if given, else the file's (with its options),
+    else the default. The file's options are changes to its own preset, so they are dropped
+    when another preset is named."""
     if isinstance(rules, RuleSet):
         return rules
-    return get_rules(rules or layout.rules or DEFAULT_PRESET)
+    keep = rules is None or rules == layout.rules
+    return get_rules(rules or layout.rules or DEFAULT_PRESET, dict(layout.options) if keep else None)
 
 
 def resolve_set(layout: Layout, rules: RuleSet) -> int:

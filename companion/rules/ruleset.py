@@ -231,6 +231,11 @@ class Option:
     low: int | None = None
     high: int | None = None
 
+    @property
+    def name(self) -> str:
+        """How people write the option (``zero-zero``); ``key`` is the field (``zero_zero``)."""
+        return self.key.replace("_", "-")
+
     def coerce(self, raw: Any) -> Any:
         # "none" is a real value for some enums (tie-break=none); it means "unset" only where
         # the option can be unset.
@@ -238,7 +243,7 @@ class Option:
         if raw is None or (blank and self.nullable):
             if self.nullable:
                 return None
-            raise InvalidOptionError(f"option {self.key!r} needs a value")
+            raise InvalidOptionError(f"option {self.name!r} needs a value")
         try:
             if issubclass(self.kind, StrEnum):
                 value: Any = self.kind(str(raw).strip().lower())
@@ -259,11 +264,11 @@ class Option:
                 value = self.kind(raw)
         except ValueError:
             allowed = self._allowed()
-            raise InvalidOptionError(f"option {self.key!r}: {raw!r} is not allowed ({allowed})") from None
+            raise InvalidOptionError(f"option {self.name!r}: {raw!r} is not allowed ({allowed})") from None
         if self.choices is not None and value not in self.choices:
-            raise InvalidOptionError(f"option {self.key!r}: {raw!r} is not allowed ({self._allowed()})")
+            raise InvalidOptionError(f"option {self.name!r}: {raw!r} is not allowed ({self._allowed()})")
         if (self.low is not None and value < self.low) or (self.high is not None and value > self.high):
-            raise InvalidOptionError(f"option {self.key!r}: {raw!r} is not allowed ({self._allowed()})")
+            raise InvalidOptionError(f"option {self.name!r}: {raw!r} is not allowed ({self._allowed()})")
         return value
 
     def _allowed(self) -> str:
@@ -416,6 +421,19 @@ def get_rules(name: str = DEFAULT_PRESET, options: Mapping[str, Any] | None = No
             f"unknown rules preset {name!r}; presets are: {', '.join(PRESETS)}"
         ) from None
     return base.with_options(options) if options else base
+
+
+def option_value(value: Any) -> Any:
+    """An option's value as JSON and the command line write it."""
+    return value.value if isinstance(value, StrEnum) else value
+
+
+def changed_options(rules: RuleSet) -> dict[str, Any]:
+    """The options of ``rules`` that differ from its preset's, by their written names
+    (``{"spokes": 4}``): what a file must carry besides the preset's name to mean these rules."""
+    base = PRESETS.get(rules.name)
+    return {o.name: option_value(getattr(rules, o.key)) for o in OPTIONS.values()
+            if base is None or getattr(rules, o.key) != getattr(base, o.key)}
 
 
 def parse_option(text: str) -> tuple[str, str]:
