@@ -77,7 +77,7 @@ def test_options_from_cli_strings_and_match_length():
     ("options", "fragment"),
     [
         ({"spokes": "5"}, "spokes"),
-        ({"zero-zero": "10"}, "zero-zero")  # one spelling: as typed on the command line,
+        ({"zero-zero": "10"}, "zero-zero"),  # one spelling: as typed on the command line
         ({"draw": "sometimes"}, "may-play"),
         ({"colour": "red"}, "unknown rule option"),
         ({"set": "10"}, "6, 9, 12, 15, 18"),
