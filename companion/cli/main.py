@@ -10,11 +10,13 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
-from companion.rules.errors import ChickenFootError
+from companion.rules.errors import ChickenFootError, InputError
 
 # Order is the order shown in --help.
 COMMAND_MODULES = (
@@ -48,6 +50,56 @@ def build_parser() -> argparse.ArgumentParser:
             raise
         module.register(sub)
     return parser
+
+
+def add_option_arg(p: argparse.ArgumentParser) -> None:
+    """``-o/--option KEY=VALUE``, the same on every command that takes rules."""
+    p.add_argument("--option", "-o", action="append", default=[], metavar="KEY=VALUE",
+                   help="change a rule option, e.g. zero-zero=25 or spokes=4 (repeatable; "
+                   "`chickenfoot rules NAME` lists them; zero_zero=25 is read the same)")
+
+
+def option_args(args: argparse.Namespace) -> dict[str, str] | None:
+    from companion.rules.ruleset import parse_option
+
+    return dict(parse_option(o) for o in args.option) if args.option else None
+
+
+def output_file(text: str, flag: str, kinds: Sequence[str] = ()) -> Path:
+    """Where ``flag FILE`` will be written, checked before any work is done: a file name (not a
+    folder) in a folder that exists (no folder is ever made for it), of one of ``kinds``
+    (extensions such as ``.png``) when given, and not a read-only file. Every command checks
+    its outputs this way, so a bad one fails at once with nothing written."""
+    path = Path(text).expanduser()
+    if text.endswith(("/", os.sep)) or path.is_dir():
+        raise InputError(f"{flag} {text} is a folder; give a file name in it, e.g. "
+                         f"{path / ('out' + (kinds[0] if kinds else '.json'))}")
+    if not path.parent.is_dir():
+        raise InputError(f"{flag} {text}: there is no folder {path.parent} (it is not created)")
+    if kinds and path.suffix.lower() not in kinds:
+        raise InputError(f"{flag} {text}: unknown kind of file {path.suffix or '(no extension)'}; "
+                         f"use {' or '.join(kinds)}")
+    if path.exists() and (not os.access(path, os.W_OK) or not path.stat().st_mode & 0o222):
+        raise InputError(f"{flag} {text}: the file is read-only")
+    return path
+
+
+def write_outputs(files: Sequence[tuple[Path, bytes]]) -> None:
+    """Write every output atomically; if one cannot be written, the ones this call created
+    are removed again (exit 2 leaves no new file)."""
+    from companion.storage.safe_json import atomic_write
+
+    done: list[Path] = []
+    for path, data in files:
+        existed = path.exists()
+        try:
+            atomic_write(path, data, keep_backup=False, make_folder=False)
+        except OSError as exc:
+            for p in done:
+                p.unlink(missing_ok=True)
+            raise InputError(f"cannot write {path}: {exc.strerror or exc}; nothing was written") from None
+        if not existed:
+            done.append(path)
 
 
 def emit(data: Any, as_json: bool, text: str | None = None) -> None:

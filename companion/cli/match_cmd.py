@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from companion.cli.main import emit
+from companion.cli.main import add_option_arg, emit, option_args, output_file, write_outputs
 from companion.rules.errors import InputError
 
 # The storage and match packages are imported inside the handlers: `chickenfoot --help` and the
@@ -21,7 +21,7 @@ from companion.rules.errors import InputError
 
 def _common() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(add_help=False)
-    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument("--json", action="store_true", help="print JSON (machine-readable output)")
     p.add_argument("--db", metavar="PATH",
                    help="scorekeeper file (default: $CHICKENFOOT_DB, else the user data folder)")
     return p
@@ -29,9 +29,9 @@ def _common() -> argparse.ArgumentParser:
 
 def _round_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--penalty", action="append", nargs="+", default=[], metavar="NAME=POINTS",
-                   help="penalty points, e.g. Ann=12 (repeat, or Ann=12,Bob=5)")
+                   help="penalty points, e.g. Ann=12 (repeat, list several, or Ann=12,Bob=5)")
     p.add_argument("--tiles", action="append", nargs="+", default=[], metavar="NAME=TILES",
-                   help="tiles left in hand, e.g. Bob=3-4,0-0 (the penalty is computed)")
+                   help="tiles left in hand, e.g. Bob=3-4,0-0 (the penalty is computed; Bob= for none)")
     p.add_argument("--out", metavar="NAME", help="the player who went out")
     p.add_argument("--blocked", action="store_true", help="the round was blocked")
     p.add_argument("--held", metavar="NAME",
@@ -42,41 +42,55 @@ def _round_flags(p: argparse.ArgumentParser) -> None:
 
 def register(subparsers: Any) -> None:
     common = _common()
-    match = subparsers.add_parser("match", help="keep score: matches, rounds, history",
-                                  description="Keep score of Chicken Foot matches.")
+    match = subparsers.add_parser(
+        "match", help="keep score: matches, rounds, history",
+        description="Keep score of Chicken Foot matches in the scorekeeper file. A match id may "
+        "be shortened to any unique start of it (3fa8 for 3fa8c1...). Exit 2 with one line for "
+        "unusable input; nothing is written then.")
     msub = match.add_subparsers(dest="match_command", metavar="ACTION")
     match.set_defaults(func=lambda a: _usage(match))
 
-    p = msub.add_parser("new", parents=[common], help="start a match")
+    def action(name: str, helptext: str, description: str) -> argparse.ArgumentParser:
+        return msub.add_parser(name, parents=[common], help=helptext,
+                               description=description + " " + ID_NOTE)
+
+    p = action("new", "start a match", "Start a match: players in seating order, a rules preset "
+               "and options; prints its id.")
     p.add_argument("--players", required=True, help="names in seating order, e.g. Ann,Bob,Cy")
-    p.add_argument("--rules", default="double-chicken-foot", help="rules preset")
-    p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
-                   help="change a rule option (repeatable), e.g. zero-zero=25")
+    p.add_argument("--rules", default="double-chicken-foot",
+                   help="rules preset (default double-chicken-foot; `chickenfoot rules` lists them)")
+    add_option_arg(p)
     p.set_defaults(func=cmd_new)
 
-    p = msub.add_parser("list", parents=[common], help="list matches, newest first")
-    p.add_argument("--status", choices=("active", "finished", "abandoned"))
+    p = action("list", "list matches, newest first", "List the matches in the file, newest first.")
+    p.add_argument("--status", choices=("active", "finished", "abandoned"),
+                   help="only matches in this state")
     p.set_defaults(func=cmd_list)
 
-    p = msub.add_parser("show", parents=[common], help="standings, rounds and the next round")
-    p.add_argument("id")
+    p = action("show", "standings, rounds and the next round",
+               "Show a match: its rounds, totals, ranks and what the next round is.")
+    p.add_argument("id", help=ID_HELP)
     p.set_defaults(func=cmd_show)
 
-    p = msub.add_parser("round", parents=[common], help="score the current round")
-    p.add_argument("id")
+    p = action("round", "score the current round",
+               "Score the current round: every player's penalty (points or tiles) and who went "
+               "out, or --blocked.")
+    p.add_argument("id", nargs="?", help=ID_HELP)
     _round_flags(p)
     p.set_defaults(func=cmd_round)
 
-    p = msub.add_parser("edit", parents=[common], help="correct a past round (only what you give)")
-    p.add_argument("id")
-    p.add_argument("round", type=int, help="round number, 1 = first")
+    p = action("edit", "correct a past round (only what you give)",
+               "Correct a past round: only the players and facts given change.")
+    p.add_argument("id", nargs="?", help=ID_HELP)
+    p.add_argument("round", nargs="?", type=int, help="round number, 1 = first")
     _round_flags(p)
     p.set_defaults(func=cmd_edit)
 
-    p = msub.add_parser("held", parents=[common],
-                        help="record who holds the current round's double (who starts follows)")
-    p.add_argument("id")
-    p.add_argument("name")
+    p = action("held", "record who holds the current round's double (who starts follows)",
+               "Record who holds (or drew and placed) the current round's double; who plays "
+               "first follows from it.")
+    p.add_argument("id", help=ID_HELP)
+    p.add_argument("name", help="the player who holds it")
     p.set_defaults(func=lambda a: _change(a, lambda m: m.set_holder(a.name), "recorded"))
 
     for name, helptext, attr in (
@@ -86,35 +100,54 @@ def register(subparsers: Any) -> None:
         ("abandon", "abandon an unfinished match", "abandon"),
         ("resume", "resume an abandoned match", "resume"),
     ):
-        p = msub.add_parser(name, parents=[common], help=helptext)
-        p.add_argument("id")
+        p = action(name, helptext, helptext[0].upper() + helptext[1:] + ".")
+        p.add_argument("id", help=ID_HELP)
         p.set_defaults(func=_simple(attr, name))
 
-    p = msub.add_parser("export", parents=[common], help="export one match or all history")
+    p = action("export", "export one match or all history",
+               "Export one match or every match as JSON (which `match import` reads back) or CSV "
+               "(one row per player per round), to standard output or --out FILE.")
     p.add_argument("id", nargs="?", help="match id (omit, or --all, for every match)")
     p.add_argument("--all", action="store_true", help="export every match")
-    p.add_argument("--format", choices=("json", "csv"), default="json")
-    p.add_argument("--out", metavar="FILE", help="write to FILE instead of standard output")
+    p.add_argument("--format", choices=("json", "csv"), default="json", help="json (default) or csv")
+    p.add_argument("--out", metavar="FILE", help="write to FILE (in a folder that exists) instead of "
+                   "standard output")
     p.set_defaults(func=cmd_export)
 
-    p = msub.add_parser("import", parents=[common], help="merge an exported JSON file")
-    p.add_argument("file")
+    p = action("import", "merge an exported JSON file",
+               "Merge a file written by `match export`: new matches are added, a copy with more "
+               "changes replaces the stored one. Everything is checked before anything is written.")
+    p.add_argument("file", help="the JSON export to read")
     p.set_defaults(func=cmd_import)
 
-    p = subparsers.add_parser("stats", parents=[common], help="player statistics across matches")
+    p = subparsers.add_parser("stats", parents=[common], help="player statistics across matches",
+                              description="Per-player statistics across the matches in the file: "
+                              "played, won, drawn, rounds, went out, caught with the 0-0, average "
+                              "and worst penalty, best match total.")
     p.add_argument("--player", help="only this player")
     p.set_defaults(func=cmd_stats)
 
-    db = subparsers.add_parser("db", help="the scorekeeper file: where, check, restore")
+    db = subparsers.add_parser("db", help="the scorekeeper file: where, check, restore",
+                               description="The scorekeeper file itself: where it is, whether every "
+                               "match in it reads back, and restoring its last good backup.")
     dsub = db.add_subparsers(dest="db_command", metavar="ACTION")
     db.set_defaults(func=lambda a: _usage(db))
-    p = dsub.add_parser("info", parents=[common], help="where the file is, its size and backup")
+    p = dsub.add_parser("info", parents=[common], help="where the file is, its size and backup",
+                        description="Where the scorekeeper file is, its size, its backup and schema.")
     p.set_defaults(func=cmd_db_info)
-    p = dsub.add_parser("check", parents=[common], help="read back every match; list problems")
+    p = dsub.add_parser("check", parents=[common], help="read back every match; list problems",
+                        description="Read back every match in the file and list every problem "
+                        "found; exit 1 if there is one.")
     p.set_defaults(func=cmd_db_check)
     p = dsub.add_parser("restore", parents=[common],
-                        help="put the last good backup (FILE.bak) back in place")
+                        help="put the last good backup (FILE.bak) back in place",
+                        description="Put the last good backup (FILE.bak) back as FILE; the file "
+                        "it replaces is kept as FILE.damaged-TIME.")
     p.set_defaults(func=cmd_db_restore)
+
+
+ID_HELP = "match id; any unique start of it is enough (e.g. 3fa8)"
+ID_NOTE = "A match id may be shortened to any unique start of it."
 
 
 def _usage(parser: argparse.ArgumentParser) -> int:
@@ -140,6 +173,24 @@ def _pairs(groups: list[list[str]], what: str) -> list[tuple[str, str]]:
                 raise InputError(f"{what} {item!r} has no player name")
             out.append((name.strip(), value.strip()))
     return out
+
+
+def _positionals(args: argparse.Namespace, names: tuple[str, ...]) -> None:
+    """Take positionals typed after ``--penalty``/``--tiles`` values back from them:
+    ``match round --penalty Ann=12 3fa8`` means the match 3fa8 (a penalty is always NAME=VALUE)."""
+    missing = [n for n in names if getattr(args, n, None) is None]
+    for group in reversed([*args.penalty, *args.tiles]):
+        while missing and group and "=" not in group[-1]:
+            value = group.pop()
+            name = missing.pop()
+            setattr(args, name, int(value) if name == "round" and value.isdigit() else value)
+    if missing:
+        raise InputError(f"give the {' and the '.join(m if m != 'id' else 'match id' for m in missing)}: "
+                         f"chickenfoot match {args.match_command} {' '.join(n.upper() for n in names)} ...")
+    if "round" in names and not isinstance(args.round, int):
+        raise InputError(f"the round number must be a whole number, not {args.round!r}")
+    args.penalty = [g for g in args.penalty if g]
+    args.tiles = [g for g in args.tiles if g]
 
 
 def _round_kwargs(args: argparse.Namespace) -> dict[str, Any]:
@@ -182,11 +233,10 @@ def _simple(attr: str, name: str) -> Any:
 
 # ----------------------------------------------------------------------------- commands
 def cmd_new(args: argparse.Namespace) -> int:
-    from companion.rules import get_rules, parse_option
+    from companion.rules import get_rules
 
     players = [p.strip() for p in args.players.split(",") if p.strip()]
-    options = dict(parse_option(o) for o in args.option)
-    rules = get_rules(args.rules, options or None)
+    rules = get_rules(args.rules, option_args(args))
     from companion.match import Match
 
     Match.new(players, rules)  # validate before opening (and maybe creating) the file
@@ -219,6 +269,7 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def cmd_round(args: argparse.Namespace) -> int:
+    _positionals(args, ("id",))
     kw = _round_kwargs(args)
     with _open(args) as repo:
         m = repo.add_round(args.id, **kw)
@@ -227,6 +278,7 @@ def cmd_round(args: argparse.Namespace) -> int:
 
 
 def cmd_edit(args: argparse.Namespace) -> int:
+    _positionals(args, ("id", "round"))
     kw = _round_kwargs(args)
     with _open(args) as repo:
         m = repo.edit_round(args.id, args.round, **kw)
@@ -239,18 +291,13 @@ def cmd_export(args: argparse.Namespace) -> int:
 
     if args.id and args.all:
         raise InputError("give a match id or --all, not both")
+    out = output_file(args.out, "--out") if args.out else None
     with _open(args) as repo:
         matches = ([repo.get(args.id)] if args.id else
                    sorted(repo.all_matches(), key=lambda m: (m.created_at, m.id)))
     text = dumps_json(matches) if args.format == "json" else export_csv(matches)
-    if args.out:
-        from companion.storage.safe_json import atomic_write
-
-        out = Path(args.out).expanduser()
-        try:
-            atomic_write(out, text.encode("utf-8"), keep_backup=False)
-        except OSError as exc:
-            raise InputError(f"cannot write {out}: {exc.strerror}") from None
+    if out is not None:
+        write_outputs([(out, text.encode("utf-8"))])
         emit({"file": str(out), "matches": len(matches), "format": args.format}, args.json,
              f"exported {len(matches)} match(es) to {out}")
     else:

@@ -10,9 +10,18 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from companion.cli.main import EXIT_FAIL, EXIT_OK, emit
+from companion.cli.main import EXIT_FAIL, EXIT_OK, add_option_arg, emit, option_args
 from companion.rules.errors import InputError, TileNotInSetError
-from companion.rules.ruleset import DEFAULT_PRESET, PRESETS, RuleSet, get_rules, parse_option
+from companion.rules.ruleset import (
+    DEFAULT_PRESET,
+    OPTIONS,
+    PRESETS,
+    RuleSet,
+    changed_options,
+    get_rules,
+    option_value,
+    parse_option,
+)
 from companion.rules.tiles import Tile
 
 
@@ -20,8 +29,7 @@ def register(sub: Any) -> None:
     p = sub.add_parser("rules", help="list the rule presets, or show one in full",
                        description="List the rule presets, or show one in full.")
     p.add_argument("name", nargs="?", help="preset to show (omit to list them all)")
-    p.add_argument("--option", "-o", action="append", default=[], metavar="KEY=VALUE",
-                   help="change an option of the shown preset (repeatable)")
+    add_option_arg(p)
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=cmd_rules)
 
@@ -30,10 +38,11 @@ def register(sub: Any) -> None:
                        "ends; with --play TILE --on TILE, judge that one play. Exit 0 legal, 1 not, "
                        "2 unusable input.")
     c.add_argument("layout", metavar="LAYOUT.json", help="the layout file")
-    c.add_argument("--rules", metavar="NAME", help="rules preset (default: the file's, else "
-                   f"{DEFAULT_PRESET})")
+    c.add_argument("--rules", metavar="NAME", help="rules preset (default: the file's, with the "
+                   f"options it carries, else {DEFAULT_PRESET})")
     c.add_argument("--play", metavar="TILE", help="a tile to judge, e.g. 4-7")
     c.add_argument("--on", metavar="TILE", help="the tile on the table it is laid against")
+    add_option_arg(c)
     c.add_argument("--json", action="store_true", help="print JSON")
     c.set_defaults(func=cmd_check)
 
@@ -48,14 +57,18 @@ def register(sub: Any) -> None:
     s.add_argument("--matches", type=int, default=1, metavar="M", help="matches (default 1)")
     s.add_argument("--bot", choices=("random", "greedy"), default="greedy",
                    help="bot for every seat (default greedy)")
-    s.add_argument("--option", "-o", action="append", default=[], metavar="KEY=VALUE",
-                   help="change a rule option, e.g. draw=must-play (repeatable)")
+    add_option_arg(s)
     s.add_argument("--json", action="store_true", help="print JSON")
     s.set_defaults(func=cmd_simulate)
 
 
 def _rules_with_options(name: str, options: list[str]) -> RuleSet:
     return get_rules(name, dict(parse_option(o) for o in options) if options else None)
+
+
+def _options_as_typed(rules: RuleSet) -> dict[str, Any]:
+    """Every option of ``rules`` as ``--option`` takes it (``zero-zero``, not ``zero_zero``)."""
+    return {o.name: option_value(getattr(rules, o.key)) for o in OPTIONS.values()}
 
 
 # ------------------------------------------------------------------------------- rules
@@ -70,8 +83,12 @@ def cmd_rules(args: argparse.Namespace) -> int:
         emit(rows, args.json, text)
         return EXIT_OK
     rules = _rules_with_options(args.name, args.option)
-    data = {**rules.to_dict(), "describe": rules.describe()}
+    data = {**rules.to_dict(), "options": _options_as_typed(rules),
+            "changed_options": changed_options(rules), "describe": rules.describe()}
     lines = [f"{rules.title} ({rules.name})", f"Source: {rules.source}" if rules.source else ""]
+    changed = changed_options(rules)
+    if changed:
+        lines.append("Options changed: " + ", ".join(f"{k}={v}" for k, v in changed.items()))
     lines = [x for x in lines if x] + [f"- {s}" for s in rules.describe()]
     emit(data, args.json, "\n".join(lines))
     return EXIT_OK
@@ -86,6 +103,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         raise InputError("--play and --on go together: --play 4-7 --on 9-4")
     layout = Layout.load(args.layout)
     rules = resolve_rules(layout, args.rules)
+    if args.option:
+        rules = rules.with_options(option_args(args))
     report = check_layout(layout, rules)
     bad = [p for p in report.problems if p.code == NOT_IN_SET]
     if bad:

@@ -14,9 +14,8 @@ from collections import defaultdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from companion.cli.main import EXIT_OK, emit
-from companion.rules.errors import ChickenFootError
-from companion.rules.ruleset import RuleSet, get_rules, parse_option
+from companion.cli.main import EXIT_OK, add_option_arg, emit, option_args, output_file, write_outputs
+from companion.rules.ruleset import RuleSet, get_rules
 from companion.rules.tiles import SETS, Tile
 
 if TYPE_CHECKING:  # numpy and onnxruntime load only when a photo is scored, not for every command
@@ -34,9 +33,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("photos", nargs="+", metavar="PHOTO", help="JPEG, PNG, WebP, HEIC, ... photo")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
     p.add_argument("--rules", default=None, metavar="NAME", help="rules preset (penalty of 0-0, set)")
-    p.add_argument(
-        "--option", action="append", default=[], metavar="K=V", help="rule option, e.g. zero_zero=25"
-    )
+    add_option_arg(p)
     p.add_argument(
         "--set", type=int, default=None, choices=SETS, metavar="N", dest="top",
         help="the tiles are a double-N set: no half is read as more than N pips "
@@ -44,15 +41,33 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument(
         "--annotate", metavar="OUT.png", default=None,
-        help="write the photo with the reading drawn on it (several photos: OUT-1.png, OUT-2.png, ...)",
+        help="write the photo with the reading drawn on it, as PNG or JPEG, in a folder that exists "
+        "(several photos: OUT-1.png, OUT-2.png, ...)",
     )
     p.add_argument("--models", metavar="DIR", default=None, help=argparse.SUPPRESS)
     p.set_defaults(func=run)
 
 
 def _rules(args: argparse.Namespace) -> RuleSet:
-    options = dict(parse_option(o) for o in args.option)
-    return get_rules(args.rules, options) if args.rules else get_rules(options=options or None)
+    options = option_args(args)
+    return get_rules(args.rules, options) if args.rules else get_rules(options=options)
+
+
+#: What ``--annotate`` writes, by extension.
+PICTURE_KINDS = {".png": "PNG", ".jpg": "JPEG", ".jpeg": "JPEG", ".webp": "WEBP"}
+
+
+def picture_file(text: str, flag: str = "--annotate") -> Path:
+    return output_file(text, flag, tuple(PICTURE_KINDS))
+
+
+def picture_bytes(image: Any, path: Path) -> bytes:
+    """A drawn picture encoded for ``path``'s kind (written later with every other output)."""
+    import io
+
+    buf = io.BytesIO()
+    image.save(buf, PICTURE_KINDS[path.suffix.lower()])
+    return buf.getvalue()
 
 
 def largest_set(rules: RuleSet) -> int:
@@ -63,7 +78,7 @@ def largest_set(rules: RuleSet) -> int:
 
 
 def annotate_paths(out: str, count: int) -> list[Path]:
-    path = Path(out)
+    path = picture_file(out)
     if count == 1:
         return [path]
     return [path.with_name(f"{path.stem}-{i}{path.suffix}") for i in range(1, count + 1)]
@@ -148,31 +163,21 @@ def decode_photos(paths: list[str], models: Path) -> list[LoadedImage]:
     return [load_image(p, max_side, name=p) for p in paths]
 
 
-def save_annotated(image: Any, out: str | Path) -> None:
-    """Write a drawn picture; a place it cannot go is a one-line :class:`AnnotateError`."""
-    try:
-        image.save(out)
-    except (OSError, ValueError, KeyError) as exc:
-        raise AnnotateError(f"cannot write {out}: {' '.join(str(exc).split())}") from None
-
-
 def run(args: argparse.Namespace) -> int:
     from vision.draw import annotate
     from vision.reader import Reader, resolve_models_dir
 
     rules = _rules(args)
+    outs = annotate_paths(args.annotate, len(args.photos)) if args.annotate else []
     models = resolve_models_dir(args.models)
     loaded = decode_photos(list(args.photos), models)
     reader = Reader.from_models_dir(models)
     readings = [reader.read(img, rules, args.top) for img in loaded]
     names = list(args.photos)
     warnings = same_pictures(names) + round_warnings(names, readings, rules, args.top)
-    written: list[str] = []
-    if args.annotate:
-        for img, reading, out in zip(loaded, readings, annotate_paths(args.annotate, len(loaded)),
-                                     strict=True):
-            save_annotated(annotate(img.image, reading), out)
-            written.append(str(out))
+    write_outputs([(out, picture_bytes(annotate(img.image, reading), out))
+                   for img, reading, out in zip(loaded, readings, outs, strict=bool(outs))])
+    written = [str(out) for out in outs]
     data = {
         "rules": rules.name,
         "photos": [{"photo": n, **r.to_dict()} for n, r in zip(names, readings, strict=True)],
@@ -188,8 +193,4 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-class AnnotateError(ChickenFootError):
-    """The annotated picture could not be written."""
-
-
-__all__ = ["AnnotateError", "decode_photos", "register", "run", "save_annotated"]
+__all__ = ["decode_photos", "picture_bytes", "picture_file", "register", "run"]

@@ -12,8 +12,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from companion.cli.main import EXIT_FAIL, EXIT_OK, emit
-from companion.cli.score_cmd import _rules, decode_photos, save_annotated
+from companion.cli.main import EXIT_FAIL, EXIT_OK, add_option_arg, emit, output_file, write_outputs
+from companion.cli.score_cmd import _rules, decode_photos, picture_bytes, picture_file
 from companion.rules.errors import InputError
 from companion.rules.tiles import SETS, Tile
 
@@ -29,13 +29,15 @@ def register(subparsers: Any) -> None:
     p.add_argument("photo", metavar="PHOTO", help="JPEG, PNG, WebP, HEIC, ... photo of the table, from above")
     p.add_argument("--hub", metavar="TILE", help="the round's double, e.g. 9-9 (default: guessed from the photo)")
     p.add_argument("--rules", default=None, metavar="NAME", help="rules preset")
-    p.add_argument("--option", action="append", default=[], metavar="K=V", help="rule option, e.g. toes=2")
+    add_option_arg(p)
     p.add_argument("--set", type=int, default=None, choices=SETS, metavar="N", dest="top",
                    help="the tiles are a double-N set (default: the rules' set, else the smallest that fits)")
     p.add_argument("--play", metavar="TILE", help="a tile to judge on this table, e.g. 4-7")
     p.add_argument("--on", metavar="TILE", help="the tile on the table it would be laid against")
-    p.add_argument("--save", metavar="LAYOUT.json", help="write the layout read from the photo")
-    p.add_argument("--annotate", metavar="OUT.png", help="write the photo with the layout drawn on it")
+    p.add_argument("--save", metavar="LAYOUT.json", help="write the layout read from the photo (its "
+                   "rules and options included), in a folder that exists")
+    p.add_argument("--annotate", metavar="OUT.png", help="write the photo with the layout drawn on it, "
+                   "as PNG or JPEG, in a folder that exists")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
     p.add_argument("--models", metavar="DIR", default=None, help=argparse.SUPPRESS)
     p.set_defaults(func=run)
@@ -53,7 +55,8 @@ def _hub(text: str | None) -> Tile | None:
 
 def run(args: argparse.Namespace) -> int:
     # imported here, not at the top: every command builds this module's parser
-    from companion.rules.layout import NOT_IN_SET, UNKNOWN_TARGET, Layout, LayoutError
+    from companion.rules.layout import NOT_IN_SET, UNKNOWN_TARGET, Layout
+    from companion.rules.ruleset import changed_options
     from vision.draw import annotate_table
     from vision.reader import Reader, resolve_models_dir
     from vision.table import read_table_photo, set_warning, verdict_word
@@ -63,6 +66,10 @@ def run(args: argparse.Namespace) -> int:
     play = (Tile.parse(args.play), Tile.parse(args.on)) if args.play is not None else None
     hub = _hub(args.hub)
     rules = _rules(args)
+    # Every output is checked before any work, and written only once the answer is known:
+    # an exit 2 leaves no file behind.
+    save_to = output_file(args.save, "--save", (".json",)) if args.save else None
+    draw_to = picture_file(args.annotate) if args.annotate else None
     models = resolve_models_dir(args.models)
     (loaded,) = decode_photos([args.photo], models)
     table = read_table_photo(Reader.from_models_dir(models), loaded, rules, args.top, hub=hub, set=args.top)
@@ -85,27 +92,29 @@ def run(args: argparse.Namespace) -> int:
              + (f" ({len(table.loose)} not in the layout)" if table.loose else "")]
     lines += report.summary_lines()
     ok = report.legal
-    if args.save:
-        try:
-            Layout(table.layout.hub, table.layout.plays, rules.name, report.set, ordered=False).save(args.save)
-        except OSError as exc:
-            raise LayoutError(f"cannot write {args.save}: {exc.strerror or exc}") from None
-        data["saved"] = args.save
-        lines.append(f"layout written to {args.save}")
-    if args.annotate:
-        save_annotated(annotate_table(loaded.image, table, table.problem_tiles(report), verdict_word(report)),
-                       args.annotate)
-        data["annotated"] = args.annotate
     if play is not None:
         verdict = report.judge(*play)
         if verdict.code in (NOT_IN_SET, UNKNOWN_TARGET):
-            raise InputError(verdict.message + (" (as read from the photo: see the annotated picture)"
-                                                if args.annotate else " (as read from the photo: try --annotate)"))
+            raise InputError(f"{verdict.message} (as read from {args.photo}: {len(reading.tiles)} tiles, "
+                             "hub " + str(table.layout.hub) + "; run it without --play, with --annotate, "
+                             "to see the reading)")
         data["play"] = verdict.to_dict()
         t = report.table
         lines.append(f"Play {t.show(verdict.tile, t.value.get(verdict.on))} on {t.show(verdict.on)}: "
                      f"{'legal' if verdict.legal else 'not legal'} [{verdict.code}] {verdict.message}")
         ok = ok and verdict.legal
+    files = []
+    if save_to is not None:
+        saved = Layout(table.layout.hub, table.layout.plays, rules.name, report.set, ordered=False,
+                       options=tuple(changed_options(rules).items()))
+        files.append((save_to, (saved.to_json() + "\n").encode("utf-8")))
+        data["saved"] = args.save
+        lines.append(f"layout written to {args.save}")
+    if draw_to is not None:
+        drawn = annotate_table(loaded.image, table, table.problem_tiles(report), verdict_word(report))
+        files.append((draw_to, picture_bytes(drawn, draw_to)))
+        data["annotated"] = args.annotate
+    write_outputs(files)
     lines += [f"warning: {w}" for w in warnings]
     emit(data, args.json, "\n".join(lines))
     return EXIT_OK if ok else EXIT_FAIL

@@ -50,12 +50,18 @@ def read_export(data: Any) -> list[Match]:
             raise MatchDataError(f"export version {version!r} is newer than this program reads "
                                  f"({EXPORT_VERSION}); update chickenfoot")
         items = data["matches"]
+    elif isinstance(data, dict) and "hub" in data and "plays" in data:
+        raise MatchDataError("this is a layout file (for `chickenfoot check`), not a match export")
     elif isinstance(data, dict):
         items = [data]
     else:
         items = data
     if not isinstance(items, list):
         raise MatchDataError("an export holds a list of matches")
+    for n, d in enumerate(items, start=1):
+        if not isinstance(d, dict) or not isinstance(d.get("id"), str) or "players" not in d:
+            raise MatchDataError(f"entry {n} is not a match (a match has an \"id\" and \"players\"); "
+                                 "export files come from `chickenfoot match export`")
     matches = [Match.from_dict(d) for d in items]
     seen: set[str] = set()
     for m in matches:

@@ -26,7 +26,7 @@ from typing import Any
 from . import jsontext
 from .errors import IllegalPlayError, InputError, InvalidTileError, TileNotInSetError
 from .plays import Play, legal_plays
-from .ruleset import DEFAULT_PRESET, OPTIONS, RuleSet, get_rules, option_value
+from .ruleset import DEFAULT_PRESET, OPTIONS, RuleSet, changed_options, get_rules, option_value
 from .tiles import MAX_SET, SETS, Tile
 
 # ----------------------------------------------------------------------------- reason codes
@@ -581,8 +581,10 @@ class Report:
         """The report for people, one fact per line."""
         t = self.table
         spokes = self.spokes
+        changed = changed_options(self.rules)
+        named = ", ".join([self.rules.name, *(f"{k}={v}" for k, v in changed.items())])
         lines = [
-            f"Rules: {self.rules.title} ({self.rules.name}), double-{self.set} set; "
+            f"Rules: {self.rules.title} ({named}), double-{self.set} set; "
             f"{_count(len(t), 'tile')} on the table"
             + ("" if self.layout.ordered else " (order unknown: only order-free checks)") + ".",
             f"Hub {t.hub}: {len(spokes)} of {t.spokes} spokes"

@@ -18,9 +18,9 @@ file) and has no lock (two writers corrupt it). This storage:
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
-import errno
 import shutil
 import stat
 import tempfile

@@ -196,7 +196,8 @@ def test_annotate_to_an_unwritable_place_exits_2(tmp_path: Path, capsys):
     code, _, err = _run(["score", str(photo), "--annotate", str(out_path), "--models", str(models)],
                         capsys)
     assert code == 2
-    _one_line_error(err, "cannot write")
+    _one_line_error(err, "there is no folder")  # checked before reading: nothing is made
+    assert not out_path.parent.exists()
 
 
 def test_console_entry_point_one_line_error(tmp_path: Path):
