@@ -24,7 +24,8 @@ from typing import TYPE_CHECKING, Any
 
 from companion.rules import PRESETS, RuleSet, Tile, get_rules
 from companion.rules.errors import InputError
-from companion.rules.layout import Layout, OpenEnd, Report, Verdict, check_layout
+from companion.rules.layout import Layout, OpenEnd, Report, Verdict, check_layout, resolve_rules
+from companion.rules.ruleset import changed_options
 from companion.rules.tiles import check_in_set
 
 if TYPE_CHECKING:
@@ -145,7 +146,9 @@ class DisputeBuilder:
         if lay.rules is not None and lay.rules not in PRESETS:
             raise DisputeError(f"{source}: unknown rules preset {lay.rules!r}")
         self.preset = lay.rules or self.preset
-        rep = check_layout(lay, self.preset)
+        if lay.options:  # the file's own options (spokes=4, ...) come with its preset
+            self.match_rules = resolve_rules(lay)
+        rep = check_layout(lay, self.rules)
         self.top = rep.set
         self.layout = Layout(lay.hub, lay.plays, self.preset, self.top, lay.ordered)
         self.named_hub = lay.hub
@@ -176,7 +179,9 @@ class DisputeBuilder:
         return table
 
     def to_json(self) -> str:
-        return self._layout().to_json()
+        """The layout file, with the options of its rules that differ from the preset's."""
+        lay = self._layout()
+        return replace(lay, options=tuple(changed_options(self.rules).items())).to_json()
 
     # --------------------------------------------------------------- reading
     def _layout(self) -> Layout:
