@@ -138,7 +138,7 @@ def test_every_failing_write_fsync_link_rename_and_replace_leaves_old_or_new(
         monkeypatch.setattr(safe_json, "os", _Os(faults))
         code = main(_round_cli(db, mid))
         monkeypatch.setattr(safe_json, "os", os)
-        out, err = capsys.readouterr()
+        _, err = capsys.readouterr()
         if faults.count < k:  # the save made fewer than k operations: every one has failed once
             assert code == 0 and _rounds(db, mid) == 2
             seen_ops = faults.done

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import io
 import struct
+import subprocess
+import sys
 import zlib
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -223,3 +226,58 @@ def test_real_bomb_over_our_limit_is_refused(tmp_path: Path):
     _assert_one_line(err.value, "limit")
     with pytest.raises(ImageError):
         load_image(_marked(100, 100), max_pixels=5000)
+
+
+CORPUS = Path(__file__).resolve().parents[1] / "fuzz" / "corpus" / "image"
+
+
+@pytest.mark.parametrize("size", [(1700, 2), (2, 1700), (830, 1), (260, 10)])
+def test_strips_are_refused_before_decoding(size: tuple[int, int]):
+    buf = io.BytesIO()
+    Image.new("RGB", size, "white").save(buf, "PNG")
+    with pytest.raises(ImageError) as err:
+        load_image(buf.getvalue(), 1600)
+    _assert_one_line(err.value, "strip")
+    assert load_image(Image.new("RGB", (250, 10), "white"), 1600).size == (250, 10)  # 25:1 passes
+
+
+def test_any_decoder_failure_is_an_image_error(monkeypatch: pytest.MonkeyPatch):
+    for name, said in (("tiff-bad-dimensions.tif", "cannot open image (valueerror"),
+                       ("tiff-bad-tag-type.tif", "damaged image (typeerror")):
+        with pytest.raises(ImageError) as err:
+            load_image(CORPUS / name, 1600)
+        _assert_one_line(err.value, said)
+
+    def broken_load(self: Any) -> None:
+        raise TypeError("Missing dimensions")
+
+    monkeypatch.setattr(Image.Image, "load", broken_load)
+    with pytest.raises(ImageError) as err:
+        load_image(_marked(100, 100), 1600)
+    _assert_one_line(err.value, "damaged image (TypeError: Missing dimensions)")
+
+
+def test_memory_is_checked_from_the_header_before_decoding():
+    from vision.images import DECODE_BUDGET, decode_cost
+
+    big = Image.new("RGBA", (1, 1))
+    big._size = (10500, 10500)  # a header's claim: nothing is decoded
+    assert decode_cost(big) > DECODE_BUDGET
+    with pytest.raises(ImageError) as err:
+        from vision.images import _check_memory
+
+        _check_memory(big, "x.png", whole=False)
+    _assert_one_line(err.value, "needs")
+
+
+def test_the_single_colour_12000_px_png_stays_under_600_mb():
+    """The issue's image (a 144 MP PNG of a few hundred KB) took 1.24 GB; in a fresh process."""
+    code = ("import resource, sys\n"
+            "from vision.images import load_image\n"
+            f"img = load_image({str(CORPUS / 'single-colour-12000x12000.png')!r}, 1600)\n"
+            "print(img.size[0], resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)\n")
+    out = subprocess.run([sys.executable, "-c", code], cwd=Path(__file__).resolve().parents[2],
+                         capture_output=True, text=True, check=True)
+    side, peak_mb = map(int, out.stdout.split())
+    assert side == 1600
+    assert peak_mb < 600, f"peak {peak_mb} MB"
