@@ -251,9 +251,10 @@ def test_any_decoder_failure_is_an_image_error(monkeypatch: pytest.MonkeyPatch):
     def broken_load(self: Any) -> None:
         raise TypeError("Missing dimensions")
 
+    photo = _marked(100, 100)
     monkeypatch.setattr(Image.Image, "load", broken_load)
     with pytest.raises(ImageError) as err:
-        load_image(_marked(100, 100), 1600)
+        load_image(photo, 1600)
     _assert_one_line(err.value, "damaged image (TypeError: Missing dimensions)")
 
 
