@@ -255,7 +255,7 @@ def test_any_decoder_failure_is_an_image_error(monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setattr(Image.Image, "load", broken_load)
     with pytest.raises(ImageError) as err:
         load_image(photo, 1600)
-    _assert_one_line(err.value, "damaged image (TypeError: Missing dimensions)")
+    _assert_one_line(err.value, "damaged image (typeerror: missing dimensions)")
 
 
 def test_memory_is_checked_from_the_header_before_decoding():
