@@ -43,6 +43,7 @@ from companion.match import (
     player_stats,
 )
 from companion.rules import RuleSet, get_rules
+from companion.rules.jsontext import JSONLimitError
 
 from .errors import ConflictError, DamagedFileError, MatchNotFoundError, StorageError
 from .migrations import (
@@ -286,7 +287,7 @@ class Repository:
                 f"the scorekeeper file {self.path} holds match {doc.get('id')} whose data is not "
                 f"JSON ({exc.msg}); it was probably hand-edited. Restore the backup with "
                 f"`{restore_hint(self.path)}` or fix the entry.") from None
-        except MatchDataError as exc:
+        except (MatchDataError, JSONLimitError) as exc:
             raise DamagedFileError(
                 f"the scorekeeper file {self.path} holds a match that cannot be read ({exc}); "
                 f"it was probably hand-edited. Restore the backup with `{restore_hint(self.path)}`"
