@@ -98,6 +98,10 @@ class Ui:
 
     def open(self, url: str) -> None:
         self.page.goto(url)
+        self.ready()
+
+    def ready(self) -> None:
+        """Wait for the app to be drawn (after opening it, or after a page that leads to it)."""
         self.page.wait_for_selector("flt-semantics-placeholder, flt-semantics", state="attached",
                                     timeout=60_000)
         self.enable_semantics()

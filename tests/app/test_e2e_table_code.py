@@ -61,9 +61,7 @@ def test_a_second_device_joins_the_table_with_its_code(table: Server) -> None:
             host.fill("#code", table.code)
             host.get_by_role("button", name="Join").click()
             ui = Ui(host, shots)
-            ui.page.wait_for_selector("flt-semantics-placeholder, flt-semantics", state="attached",
-                                      timeout=60_000)
-            ui.enable_semantics()
+            ui.ready()
             ui.see("Resume match")
             ui.see("Zelda, Yann, Xavi · Double Chicken Foot · round 1 of 10")
             ui.shot("host-joined")
@@ -76,12 +74,8 @@ def test_a_second_device_joins_the_table_with_its_code(table: Server) -> None:
             assert address.endswith(f"/join?code={table.code}")
             # (the QR code holds this machine's network address, which the test's phone, on the
             # same machine, reaches too)
-            phone = browser.new_context(viewport={"width": 360, "height": 780}).new_page()
-            phone.goto(address)
-            ui2 = Ui(phone, shots)
-            ui2.page.wait_for_selector("flt-semantics-placeholder, flt-semantics", state="attached",
-                                       timeout=60_000)
-            ui2.enable_semantics()
+            ui2 = Ui(browser.new_context(viewport={"width": 360, "height": 780}).new_page(), shots)
+            ui2.open(address)
             ui2.see("Resume match")
             ui2.click("Resume match")
             ui2.see("Standings")
