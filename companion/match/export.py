@@ -67,7 +67,9 @@ def loads_json(text: str) -> list[Match]:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise MatchDataError(f"not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+        raise MatchDataError(
+            "not a Chicken Foot export: the file is not JSON (it goes wrong at line "
+            f"{exc.lineno}, column {exc.colno}: {exc.msg[:1].lower()}{exc.msg[1:]})") from None
     return read_export(data)
 
 

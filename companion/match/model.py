@@ -41,6 +41,7 @@ from companion.rules import (
     set_size,
 )
 from companion.rules.standings import DRAW_RESULT, decide_winners
+from companion.rules.words import count
 
 from .errors import MatchDataError, MatchStateError, PlayerError, RoundError
 
@@ -428,7 +429,7 @@ class Match:
         if self.abandoned:
             raise MatchStateError("the match is abandoned; resume it before editing")
         if not isinstance(number, int) or not 1 <= number <= len(self.rounds):
-            raise RoundError(f"no round {number}: this match has {len(self.rounds)} round(s)")
+            raise RoundError(f"no round {number}: this match has {count(len(self.rounds), 'round')}")
         old = self.rounds[number - 1]
         pens = dict(penalties or {})
         tls = dict(tiles or {})

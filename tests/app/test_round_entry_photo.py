@@ -106,10 +106,10 @@ def test_review_from_a_reader_like_result_and_annotated_png():
     Image.new("RGB", (400, 200), (20, 90, 40)).save(buf, format="PNG")
     reading = {"tiles": [Tile(2, 5), None], "confidences": [0.9, 0.3],
                "boxes": [[100, 100, 80, 40, 0.0], [300, 100, 80, 40, 1.57]],
-               "image_size": (400, 200), "penalty": 7, "warnings": ["1 tile(s) read with low confidence"]}
+               "image_size": (400, 200), "penalty": 7, "warnings": ["1 tile read with low confidence"]}
     r = from_reading(get_rules(), 9, reading, buf.getvalue())
     assert r.reader_penalty == 7 and len(r.items[0].corners) == 4
-    assert r.warnings == ("1 tile(s) read with low confidence",)
+    assert r.warnings == ("1 tile read with low confidence",)
     assert r.tile_at(100, 100) == 0 and r.tile_at(300, 130) == 1
     png = Image.open(io.BytesIO(annotate(r)))
     assert png.size == (400, 200)
