@@ -488,6 +488,19 @@ class Match:
             raise MatchStateError("that is already recorded")
         return self._change("holder recorded", [{"kind": "held", "value": seat}], now)
 
+    def rename_player(self, name: str, new_name: str, now: str | None = None) -> Match:
+        """Call a player something else (a typo at the start, a nickname). Rounds are kept by
+        seat, so nothing else changes. Not an undo step: renaming back undoes it, and the undo
+        history stays readable by versions that know only rounds."""
+        seat = self.seat_of(name)
+        names = list(self.players)
+        names[seat] = new_name
+        checked = check_player_names(names)
+        if checked == self.players:
+            raise MatchStateError(f"{self.players[seat]} is already called that")
+        return dataclasses.replace(self, players=checked, revision=self.revision + 1,
+                                   updated_at=now or utc_now())
+
     def abandon(self, now: str | None = None) -> Match:
         if self.abandoned:
             raise MatchStateError("the match is already abandoned")
