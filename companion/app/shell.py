@@ -12,6 +12,7 @@ import inspect
 import logging
 import threading
 import time
+import uuid
 import weakref
 from collections.abc import Callable
 from pathlib import Path
@@ -100,6 +101,12 @@ class App:
         self.ctx = ctx
         #: Per-session work in progress that survives moving between screens.
         self.drafts: dict[str, Any] = {}
+        #: State of the screen now shown (which pad is open, an error message...): emptied
+        #: whenever the route changes, so nothing said on one screen shows up on another.
+        self.screen: dict[str, Any] = {}
+        self._screen_route: str | None = None
+        #: Names this device where it matters (who saved a round).
+        self.device = uuid.uuid4().hex[:12]
         self._render_lock = threading.RLock()
         page.title = "Chicken Foot companion"
         page.padding = 0
@@ -134,9 +141,11 @@ class App:
 
     def external_change(self) -> None:
         """The file changed (maybe from another process): redraw screens that only show data."""
+        from .views.scoring import draft_moved
+
         route = self.page.route or "/"
         if route == "/" or route.startswith(("/history", "/stats")) or (
-                route.startswith("/match/") and route.count("/") == 2):
+                route.startswith("/match/") and route.count("/") == 2) or draft_moved(self):
             self.page.run_task(self._render_async)
 
     async def _render_async(self) -> None:
@@ -170,29 +179,55 @@ class App:
         return f.name, data
 
     def snack(self, message: str, error: bool = False) -> None:
-        self.page.show_dialog(ft.SnackBar(
-            ft.Text(message, size=self.fs(15)), bgcolor=ft.Colors.ERROR if error else None,
-            duration=ft.Duration(seconds=6 if error else 3)))
+        """A short note that something was done; an error goes on its screen instead."""
+        if error:
+            self.show_error(message)
+            return
+        self.page.show_dialog(ft.SnackBar(ft.Text(message, size=self.fs(15)),
+                                          duration=ft.Duration(seconds=3)))
+
+    def show_error(self, message: str) -> None:
+        """Say what went wrong on the screen where it happened, until the next action there or
+        until another screen is shown (never a toast that vanishes, never on the next screen)."""
+        self.screen["error"] = message[:1].upper() + message[1:]
+        self.render()
 
     def guarded(self, fn: Callable[..., Any]) -> Callable[..., Any]:
         """Wrap a handler: a ChickenFootError becomes a message, never a crash."""
         def run(*args: Any) -> Any:
+            self.screen.pop("error", None)
             try:
                 return fn(*args)
             except ChickenFootError as exc:
-                self.snack(str(exc), error=True)
-                self.page.update()
+                self.show_error(str(exc))
         return run
 
     def aguarded(self, fn: Callable[..., Any]) -> Callable[..., Any]:
         """``guarded`` for async handlers (file dialogs, background reads)."""
         async def run(*args: Any) -> Any:
+            self.screen.pop("error", None)
             try:
                 return await fn(*args)
             except ChickenFootError as exc:
-                self.snack(str(exc), error=True)
-                self.page.update()
+                self.show_error(str(exc))
         return run
+
+    def _error_banner(self) -> ft.Control | None:
+        message = self.screen.get("error")
+        if not message:
+            return None
+
+        def dismiss(_: Any) -> None:
+            self.screen.pop("error", None)
+            self.render()
+
+        return ft.Semantics(live_region=True, content=ft.Container(ft.Row([
+            ft.Icon(ft.Icons.ERROR_OUTLINE, color=ft.Colors.ON_ERROR_CONTAINER, size=self.fs(22),
+                    semantics_label="Error"),
+            ft.Container(self.text(message, 16, color=ft.Colors.ON_ERROR_CONTAINER), expand=True),
+            self.icon_button(ft.Icons.CLOSE, "Dismiss the message", dismiss),
+        ], vertical_alignment=ft.CrossAxisAlignment.START), bgcolor=ft.Colors.ERROR_CONTAINER,
+            border_radius=10, padding=ft.Padding.only(left=12, top=6, bottom=6, right=4)))
 
     # ------------------------------------------------------- text helpers
     def fs(self, size: float) -> float:
@@ -245,8 +280,13 @@ class App:
         from . import views
 
         route = self.page.route or "/"
+        if route != self._screen_route:
+            self.screen.clear()
+            self._screen_route = route
+        footer: ft.Control | None = None
         try:
-            title, body, back = views.build(self, route)
+            title, body, back, *rest = views.build(self, route)
+            footer = rest[0] if rest else None
         except ChickenFootError as exc:
             title, body, back = "Cannot show this", [self.text(str(exc)),
                                              self.button("Home", lambda _: self.go("/"))], "/"
@@ -259,10 +299,24 @@ class App:
             if route != "/" else [self.icon_button(ft.Icons.SETTINGS, "Settings",
                                                    lambda _: self.go("/settings"))],
         )
+        banner = self._error_banner()
         self.page.controls.clear()
-        self.page.controls.append(ft.SafeArea(ft.Container(
-            ft.Column(body, spacing=14, scroll=None), padding=ft.Padding.all(14))))
-        self.page.scroll = ft.ScrollMode.AUTO
+        if footer is None:
+            self.page.controls.append(ft.SafeArea(ft.Container(
+                ft.Column([banner, *body] if banner else body, spacing=14, scroll=None),
+                padding=ft.Padding.all(14))))
+            self.page.scroll = ft.ScrollMode.AUTO
+        else:
+            # The footer (a number pad, Save) stays at the bottom of the screen; the rest scrolls.
+            self.page.scroll = None
+            self.page.controls.append(ft.SafeArea(ft.Column([
+                ft.Container(ft.Column(body, spacing=14, scroll=ft.ScrollMode.AUTO, expand=True),
+                             padding=ft.Padding.only(left=14, right=14, top=14), expand=True),
+                ft.Container(ft.Column([banner, footer] if banner else [footer], spacing=8),
+                             padding=ft.Padding.symmetric(horizontal=14, vertical=10),
+                             bgcolor=ft.Colors.SURFACE_CONTAINER,
+                             border=ft.Border.only(top=ft.BorderSide(1, ft.Colors.OUTLINE_VARIANT))),
+            ], spacing=0, expand=True), expand=True))
         self.page.update()
 
 
@@ -271,9 +325,9 @@ def make_main(ctx: AppContext) -> Callable[[ft.Page], Any]:
         app = App(page, ctx)
         page.data = app
         ctx.add_session(app)
-        if ctx.settings_store.problem:
-            app.snack(ctx.settings_store.problem, error=True)
         app.render()
+        if ctx.settings_store.problem:
+            app.show_error(ctx.settings_store.problem)
 
     return main
 

@@ -15,7 +15,10 @@ from typing import Any
 
 from companion.match import Commit, Match, RoundDraft, loads_json
 from companion.match.stats import PlayerStats
+from companion.storage.errors import DraftNotFoundError
 from companion.storage.repository import Repository, resolve_db_path
+
+__all__ = ["DraftNotFoundError", "MatchStore"]
 
 
 class MatchStore:

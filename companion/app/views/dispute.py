@@ -109,10 +109,12 @@ def build_dispute(app: App) -> tuple[str, list[Any], str | None]:
             photo["error"] = f"{name}: the reader failed ({type(exc).__name__})"
         finally:
             photo["busy"] = False
-        if photo["error"]:
-            app.snack(f"Could not read the photo: {photo['error']}", error=True)
-        else:
-            app.snack(f"Read the table from {name}")
+        error, photo["error"] = photo["error"], None
+        if error:  # said on this screen until the next action here (see App.show_error)
+            app.show_error(f"Could not read the photo: {error}."
+                           + (" The table below is unchanged." if b.layout is not None else ""))
+            return
+        app.snack(f"Read the table from {name}")
         app.render()
 
     async def save(_: Any) -> None:
@@ -141,10 +143,6 @@ def build_dispute(app: App) -> tuple[str, list[Any], str | None]:
     ], wrap=True, spacing=8, run_spacing=8)]
     if photo["busy"]:
         body.append(ft.Row([ft.ProgressRing(width=28, height=28), app.text("Reading the table…", 16)]))
-    error, photo["error"] = photo["error"], None  # said once, then gone with the next redraw
-    if error:
-        body.append(app.warning(f"Could not read the photo: {error}."
-                                + (" The table below is unchanged." if b.layout is not None else "")))
 
     if b.layout is None:
         body.append(app.text("Which double is in the centre (the hub)?", 18, bold=True))
