@@ -240,10 +240,12 @@ class RoundEntry:
         return None
 
     def summary(self) -> str:
-        """What is left to do, in words: "Still to enter: Cy, Dee" / "Ready to save"."""
+        """What is left to do, in few words (it sits beside Save on a phone): "Still to enter:
+        Cy, Dee", "Still to enter: 6 players", "Every hand is in: ready to save"."""
         missing = self.missing()
         if missing:
-            return f"Still to enter: {', '.join(missing)}"
+            return "Still to enter: " + (", ".join(missing) if len(missing) <= 4
+                                         else count(len(missing), "player"))
         if self.errors():
             return f"Fix {count(len(self.errors()), 'problem')} to save"
         return "Every hand is in: ready to save"

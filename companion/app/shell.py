@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
+import os
 import threading
 import time
 import uuid
@@ -30,6 +31,8 @@ log = logging.getLogger(__name__)
 TOPIC = "chickenfoot-match"
 #: Seconds between checks of the scorekeeper file's change counter (writes from other processes).
 POLL_S = 2.0
+#: Seconds a screen waits before redrawing for another device's change (see App._remote_change).
+REMOTE_REDRAW_DELAY_S = 0.15
 
 
 class AppContext:
@@ -44,9 +47,6 @@ class AppContext:
         self._reader: Any = None
         self._reader_lock = threading.Lock()
         self.sessions: weakref.WeakSet[App] = weakref.WeakSet()
-        #: Work in progress every device shares (the round being entered), under ``lock``.
-        self.drafts: dict[str, Any] = {}
-        self.lock = threading.RLock()
         self._seen_version = self.store.version
         self._poller: threading.Thread | None = None
 
@@ -111,7 +111,9 @@ class App:
         page.title = "Chicken Foot companion"
         page.padding = 0
         page.on_route_change = lambda e: self.render()
-        page.pubsub.subscribe_topic(TOPIC, self._on_remote_change)
+        page.on_resize = self._resized
+        self._drawn_width = page.width
+        page.pubsub.subscribe_topic(TOPIC, self._remote_change)
         # One picker per session, made while the page is the current context (so it registers).
         self.picker = ft.FilePicker()
         self.apply_settings()
@@ -130,6 +132,13 @@ class App:
             self.settings.theme, ft.ThemeMode.SYSTEM)
         self.page.theme = ft.Theme(color_scheme_seed=ft.Colors.GREEN)
         self.page.dark_theme = ft.Theme(color_scheme_seed=ft.Colors.GREEN)
+
+    def _resized(self, e: Any) -> None:
+        # Widths are laid out for the page (dropdowns, photos, the chart): redraw when the width
+        # changes, not the height (a phone's keyboard opening must not redraw a field being typed).
+        width = getattr(e, "width", None) or self.page.width
+        if width and abs(width - (self._drawn_width or 0)) > 1:
+            self.render()
 
     def go(self, route: str) -> None:
         """Navigate (works from sync handlers running in worker threads)."""
@@ -154,6 +163,14 @@ class App:
     def notify_entry(self, match_id: str) -> None:
         """Tell the other devices that the shared round entry of a match changed."""
         self.page.pubsub.send_others_on_topic(TOPIC, {"entry": match_id})
+
+    async def _remote_change(self, topic: str, message: Any) -> None:
+        # On the event loop, a moment later: taps this page sent before it heard of the change
+        # are handled first, on the controls they were aimed at. So a Save pressed here at the
+        # same moment as on another device is handled (and told "saved on another device")
+        # instead of being lost under a redrawn screen.
+        await asyncio.sleep(REMOTE_REDRAW_DELAY_S)
+        self._on_remote_change(topic, message)
 
     def _on_remote_change(self, topic: str, message: Any) -> None:
         route = self.page.route or "/"
@@ -221,13 +238,14 @@ class App:
             self.screen.pop("error", None)
             self.render()
 
-        return ft.Semantics(live_region=True, content=ft.Container(ft.Row([
+        return ft.Container(ft.Row([
             ft.Icon(ft.Icons.ERROR_OUTLINE, color=ft.Colors.ON_ERROR_CONTAINER, size=self.fs(22),
                     semantics_label="Error"),
-            ft.Container(self.text(message, 16, color=ft.Colors.ON_ERROR_CONTAINER), expand=True),
+            ft.Container(ft.Semantics(live_region=True, content=self.text(
+                message, 16, color=ft.Colors.ON_ERROR_CONTAINER)), expand=True),
             self.icon_button(ft.Icons.CLOSE, "Dismiss the message", dismiss),
         ], vertical_alignment=ft.CrossAxisAlignment.START), bgcolor=ft.Colors.ERROR_CONTAINER,
-            border_radius=10, padding=ft.Padding.only(left=12, top=6, bottom=6, right=4)))
+            border_radius=10, padding=ft.Padding.only(left=12, top=6, bottom=6, right=4))
 
     # ------------------------------------------------------- text helpers
     def fs(self, size: float) -> float:
@@ -249,19 +267,35 @@ class App:
         return self.text(value, 22, bold=True)
 
     def button(self, label: str, on_click: Callable[..., Any], *, kind: str = "filled",
-               icon: Any = None, disabled: bool = False, tooltip: str | None = None) -> ft.Control:
+               icon: Any = None, disabled: bool = False, tooltip: str | None = None,
+               compact: bool = False) -> ft.Control:
+        """A labelled button; ``compact`` for rows of several on a phone (still 40 px high)."""
         cls = {"filled": ft.FilledButton, "outlined": ft.OutlinedButton, "text": ft.TextButton,
                "tonal": ft.FilledTonalButton}[kind]
-        return cls(content=ft.Text(label, size=self.fs(16)), icon=icon,
+        pad = ft.Padding.symmetric(horizontal=10, vertical=8) if compact else \
+            ft.Padding.symmetric(horizontal=16, vertical=12)
+        return cls(content=ft.Text(label, size=self.fs(15 if compact else 16)), icon=icon,
                    on_click=self.aguarded(on_click) if inspect.iscoroutinefunction(on_click)
                    else self.guarded(on_click), disabled=disabled, tooltip=tooltip,
-                   style=ft.ButtonStyle(padding=ft.Padding.symmetric(horizontal=16, vertical=12)))
+                   style=ft.ButtonStyle(padding=pad))
 
     def icon_button(self, icon: Any, label: str, on_click: Callable[..., Any], *,
                     disabled: bool = False) -> ft.Control:
         """An icon button whose name screen readers (and the tests) can read."""
         return ft.IconButton(ft.Icon(icon, semantics_label=label), tooltip=label, disabled=disabled,
                              on_click=self.guarded(on_click))
+
+    def dropdown(self, label: str, value: str | None, options: list[tuple[str, str]],
+                 on_select: Callable[..., Any], size: float = 16, inset: float = 0) -> ft.Control:
+        """A dropdown as wide as the screen allows (``inset``: what its place is narrower by), so
+        large text is never cut off, with a name screen readers say (Flutter's menu button has
+        none of its own): "Rules preset: Pagat"."""
+        shown = dict(options).get(value or "", value or "")
+        width = max(200, min((self.page.width or 360) - 28 - inset, 520))
+        return ft.Semantics(label=f"{label}: {shown}", content=ft.Dropdown(
+            value=value, label=label, text_size=self.fs(size), width=width,
+            options=[ft.DropdownOption(key=k, text=t) for k, t in options],
+            on_select=self.guarded(on_select)))
 
     def card(self, *controls: ft.Control, color: Any = None) -> ft.Control:
         return ft.Container(
@@ -280,6 +314,7 @@ class App:
         from . import views
 
         route = self.page.route or "/"
+        self._drawn_width = self.page.width
         if route != self._screen_route:
             self.screen.clear()
             self._screen_route = route
@@ -334,7 +369,15 @@ def make_main(ctx: AppContext) -> Callable[[ft.Page], Any]:
 
 def run_app(db_path: str | Path, *, web: bool, host: str | None = None, port: int = 0,
             models_dir: str | Path | None = None) -> None:
-    """Serve (web) or open (desktop) the app; blocks until it is closed."""
+    """Serve (web) or open (desktop) the app; blocks until it is closed. ``$CHICKENFOOT_LOG``
+    (e.g. ``INFO``) writes what the app does (rounds saved, by which device) to standard error."""
+    level = os.environ.get("CHICKENFOOT_LOG")
+    if level:
+        handler = logging.StreamHandler()
+        handler.setFormatter(logging.Formatter("%(asctime)s %(name)s %(levelname)s %(message)s"))
+        ours = logging.getLogger("companion")
+        ours.addHandler(handler)
+        ours.setLevel(level.upper())
     ctx = AppContext(db_path, models_dir)
     view = ft.AppView.WEB_BROWSER if web else ft.AppView.FLET_APP
     ft.run(make_main(ctx), view=view, host=host, port=port, no_cdn=True)

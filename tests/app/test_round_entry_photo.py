@@ -191,6 +191,7 @@ def test_the_double_on_the_table_is_not_offered_and_is_refused_in_a_hand():
 def test_missing_hands_are_steps_and_mistakes_are_errors():
     e = RoundEntry(get_rules(), PLAYERS, 9, double=9)
     assert e.summary() == "Still to enter: Ann, Bob, Cy, Dee" and e.errors() == []
+    assert RoundEntry(get_rules(), [*PLAYERS, "Eve"], 9).summary() == "Still to enter: 5 players"
     e.went_out(0)
     e.went_out(1)
     assert e.missing() == ["Cy", "Dee"]

@@ -134,7 +134,7 @@ def test_holder_rules_brief_records_who_holds_the_double(app: App) -> None:
 def test_round_entry_handlers_save_a_round_and_the_match_ends(app: App) -> None:
     m = app.ctx.store.create(["Ann", "Bob"], "double-chicken-foot", {"match_length": "single"})
     texts = _go(app, f"/match/{m.id}/round")
-    assert "Round 1 · 9-9 · Ann starts" in texts and "9-9 on the table (in nobody's hand)" in texts
+    assert "Round 1 · 9-9 · Ann starts" in texts and "9-9 is on the table, in nobody's hand" in texts
     assert "Ann: … points" in texts  # the pad is open on the first hand at once
     _click(app, "Went out", 0)
     assert "Bob: … points" in _texts(app.page.controls)  # ... and moves on by itself
@@ -267,7 +267,7 @@ def test_round_entry_offers_the_opening_double_when_the_rules_allow(app: App) ->
     ms = MatchSession(app.ctx.store, m.id)
     content = ms.content(ms.draft(app.screen["draft"]))
     assert content.entry.started_with == 5
-    assert "5-5 on the table (in nobody's hand)" in _texts(app.page.controls)
+    assert "5-5 is on the table, in nobody's hand" in _texts(app.page.controls)
 
 
 def test_tiles_are_picked_by_suit_without_the_double_on_the_table(app: App) -> None:

@@ -130,17 +130,14 @@ def build_dispute(app: App) -> tuple[str, list[Any], str | None]:
         app.snack("Layout saved")
         app.page.update()
 
-    body: list[Any] = [ft.Row([
-        ft.Dropdown(value=b.preset, label="Rules", text_size=app.fs(15), width=250,
-                    options=[ft.DropdownOption(key=k, text=r.title) for k, r in PRESETS.items()],
-                    on_select=app.guarded(set_preset)),
-        ft.Dropdown(value=str(b.top), label="Set", text_size=app.fs(15), width=150,
-                    options=[ft.DropdownOption(key=str(s), text=f"double-{s}") for s in SETS],
-                    on_select=app.guarded(set_top)),
-        app.button("Load layout file", load, kind="tonal", icon=ft.Icons.FILE_OPEN),
-        app.button("Read the table from a photo", read_photo, kind="tonal", icon=ft.Icons.PHOTO_CAMERA,
-                   disabled=photo["busy"]),
-    ], wrap=True, spacing=8, run_spacing=8)]
+    body: list[Any] = [
+        app.dropdown("Rules", b.preset, [(k, r.title) for k, r in PRESETS.items()], set_preset, size=15),
+        app.dropdown("Set", str(b.top), [(str(s), f"double-{s}") for s in SETS], set_top, size=15),
+        ft.Row([
+            app.button("Load layout file", load, kind="tonal", icon=ft.Icons.FILE_OPEN),
+            app.button("Read the table from a photo", read_photo, kind="tonal", icon=ft.Icons.PHOTO_CAMERA,
+                       disabled=photo["busy"]),
+        ], wrap=True, spacing=8, run_spacing=8)]
     if photo["busy"]:
         body.append(ft.Row([ft.ProgressRing(width=28, height=28), app.text("Reading the table…", 16)]))
 

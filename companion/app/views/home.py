@@ -175,9 +175,7 @@ def build_settings(app: App) -> tuple[str, list[Any], str | None]:
         ft.Switch(label="Large text", value=s.large_text, on_change=app.guarded(set_large),
                   label_text_style=ft.TextStyle(size=app.fs(16))),
         app.text("Default rules for new matches", 18, bold=True),
-        ft.Dropdown(value=s.default_preset, on_select=app.guarded(set_preset), label="Preset",
-                    options=[ft.DropdownOption(key=k, text=r.title) for k, r in PRESETS.items()],
-                    text_size=app.fs(16)),
+        app.dropdown("Preset", s.default_preset, [(k, r.title) for k, r in PRESETS.items()], set_preset),
         app.text(PRESETS[s.default_preset].summary, 15),
     ]
     return "Settings", body, "/"

@@ -12,6 +12,7 @@ pad for the next round. What this device has open (the pad, a picker, a photo) l
 from __future__ import annotations
 
 import asyncio
+import logging
 from typing import TYPE_CHECKING, Any
 
 import flet as ft
@@ -27,6 +28,8 @@ from companion.rules.words import count
 
 if TYPE_CHECKING:
     from companion.app.shell import App
+
+log = logging.getLogger(__name__)
 
 #: ``app.screen`` keys of this screen.
 DRAFT, SEEN, PAD, FRESH, PANEL, SUIT, NOTICE = "draft", "seen", "pad", "fresh", "panel", "suit", "notice"
@@ -120,7 +123,8 @@ class _Screen:
         self.next_key: ft.Control | None = None
         self.summary = app.text("", 15)
         self.errors = ft.Column(spacing=4)
-        self.save_button = app.button(f"Save round {d.number}", self.save, icon=ft.Icons.CHECK)
+        self.save_button = ft.Container(app.button(f"Save round {d.number}", self.save, icon=ft.Icons.CHECK),
+                                        height=max(48, app.fs(48)))
         self.picker_parts: dict[Any, ft.Container] = {}
         self.picker_intro = app.text("", 15)
 
@@ -154,7 +158,7 @@ class _Screen:
             self.pad_display.value = f"{h.player}: {shown or '…'} points"
         self.summary.value = self.entry.summary()
         self.errors.controls = [self.app.warning(w) for w in self.entry.errors()]
-        self.save_button.disabled = bool(self.entry.problems())
+        self.save_button.content.disabled = bool(self.entry.problems())
         if PANEL in self.app.screen and self.app.screen[PANEL] and self.app.screen[PANEL][1] == "tiles":
             self._refresh_picker()
 
@@ -200,6 +204,8 @@ class _Screen:
     def save(self, _: Any = None) -> None:
         app, ms, n = self.app, self.ms, self.d.number
         result = ms.save_draft(self.d.id, app.device)
+        log.info("save of round %d (draft %s) by device %s: %s", n, self.d.id[:8], app.device,
+                 result.outcome.value)
         if result.stored or (result.outcome is Saved.ALREADY and result.draft.saved_by == app.device):
             if result.stored:
                 app.notify_change(ms.id)
@@ -294,14 +300,14 @@ class _Screen:
 
         def key(label: str, k: str, name: str | None = None) -> ft.Control:
             return ft.Container(app.button(label, bind(self.press, k), kind="tonal", tooltip=name),
-                                expand=True, height=max(48, app.fs(46)))
+                                expand=True, height=max(44, app.fs(44)))
 
         nxt = self.entry.next_open(i)
         who = self.entry.hands[nxt].player if nxt is not None and nxt != i else None
         self.next_key = ft.Container(app.button(f"Next: {who}" if who else "Done", self.next_hand,
                                                 kind="filled", tooltip="Next player's hand" if who
                                                 else "Close the number pad"),
-                                     expand=True, height=max(48, app.fs(46)))
+                                     expand=True, height=max(44, app.fs(44)))
         self.refresh()
         rows = [ft.Row([key(str(n), str(n)) for n in trio], spacing=6)
                 for trio in ((1, 2, 3), (4, 5, 6), (7, 8, 9))]
@@ -342,7 +348,7 @@ def _entry_screen(app: App, ms: MatchSession, d: RoundDraft) -> tuple[str, list[
                       vertical_alignment=ft.CrossAxisAlignment.CENTER)
 
         def mode_button(label: str, on: bool, handler: Any, tip: str) -> ft.Control:
-            return app.button(label, handler, kind="filled" if on else "outlined", tooltip=tip)
+            return app.button(label, handler, kind="filled" if on else "outlined", tooltip=tip, compact=True)
 
         modes = ft.Row([
             mode_button("Went out", h.mode is Mode.OUT, bind(s.went_out, i), f"{h.player} went out"),
@@ -352,7 +358,7 @@ def _entry_screen(app: App, ms: MatchSession, d: RoundDraft) -> tuple[str, list[
                         bind(s.open_panel, i, "tiles"), f"Pick {h.player}'s tiles"),
             mode_button("Photo", h.mode is Mode.PHOTO or (panel == (i, "photo")),
                         bind(s.open_panel, i, "photo"), f"Photo of {h.player}'s hand"),
-        ], wrap=True, spacing=6, run_spacing=6)
+        ], wrap=True, spacing=4, run_spacing=4)
         parts: list[Any] = [head, modes]
         if panel == (i, "tiles"):
             parts.append(s.tile_picker(i))
@@ -377,7 +383,7 @@ def _entry_screen(app: App, ms: MatchSession, d: RoundDraft) -> tuple[str, list[
     else:
         s.refresh()
     footer_parts += [s.errors, ft.Row([ft.Container(s.summary, expand=True), s.save_button],
-                                      vertical_alignment=ft.CrossAxisAlignment.CENTER, wrap=True)]
+                                      vertical_alignment=ft.CrossAxisAlignment.CENTER)]
     footer = ft.Column(footer_parts, spacing=8)
     title = f"Edit round {n}" if d.edit else f"Round {n} results"
     return title, body, f"/match/{mid}", footer
@@ -395,7 +401,8 @@ def _on_table(app: App, entry: RoundEntry) -> ft.Control:
                                spacing=0, tight=True),
                         bgcolor=ft.Colors.WHITE, border=ft.Border.all(2, ft.Colors.BLACK), border_radius=6)
     return ft.Semantics(label=f"{d} is on the table: it opened the round, so it is in nobody's hand",
-                        content=ft.Row([tile, app.text(f"{d} on the table (in nobody's hand)", 16)], spacing=10))
+                        content=ft.Row([tile, ft.Container(app.text(f"{d} is on the table, in nobody's hand", 16),
+                                                           expand=True)], spacing=10))
 
 
 def _status(entry: RoundEntry, i: int) -> str:
