@@ -149,7 +149,7 @@ class MatchSession:
             return "The match is over"
         d = m.round_doubles[idx]
         seat = m.first_seat(idx)
-        who = f"{m.players[seat]} starts" if seat is not None else f"after whoever holds {d}-{d}"
+        who = f"{m.players[seat]} starts" if seat is not None else "the player after its holder starts"
         return f"Round {idx + 1} · {d}-{d} · {who}"
 
     # ------------------------------------------------------- drafts (stored)

@@ -327,6 +327,15 @@ def test_eight_players_in_large_text_at_360px_nothing_is_cut_off(tmp_path: Path,
         ui.see("Rules preset: Double Chicken Foot")  # the dropdown has a name, and its text fits
         checked["new match"] = _check_fits(ui, "new match", 360)
         ui.shot("new-match-large-text-360px")
+        # every other screen at the same size: nothing cut off, every control named
+        for route, ready in (("", "New match"), ("history", "Export JSON"), ("stats", "Best match: -"),
+                             ("rules", "Chickie Sixes"), ("settings", "Theme"),
+                             ("dispute", "Read the table from a photo")):
+            ui.page.goto(f"{srv.url}{route}")
+            ui.enable_semantics()
+            ui.see(ready)
+            checked[route or "home"] = _check_fits(ui, route or "home", 360)
+            ui.shot(f"{route or 'home'}-large-text-360px")
         print("named nodes checked per screen:", checked)
     finally:
         srv.stop()

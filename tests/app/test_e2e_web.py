@@ -78,7 +78,7 @@ def test_four_player_match_two_rounds_edit_and_reload(server: Server, browser) -
     ui.shot("new-match")
     ui.click("Start match")
     ui.see("Round 1 of 10")
-    ui.see("Deal 11 tiles to each player (double-9 set).")
+    ui.see("Round 1 of 10. Deal 11 tiles to each player (double-9 set).")
     ui.see("Ann plays first (the first turn moves one seat each round).")
     ui.shot("round-brief")
 

@@ -253,10 +253,9 @@ def build_brief(app: App, mid: str) -> tuple[str, list[Any], str | None]:
                            for i, p in enumerate(m.players)], wrap=True, spacing=8, run_spacing=8))
     body: list[Any] = [
         ft.Semantics(header=True, content=app.text(ms.heading(), 24, bold=True)),
-        app.text(f"Round {b.number} of {b.of}", 18),
-        ft.Row([_domino(app, b.double)], alignment=ft.MainAxisAlignment.CENTER),
-        app.text(f"Deal {b.deal} tiles to each player (double-{b.set_top} set).", 18),
+        app.text(f"Round {b.number} of {b.of}. Deal {b.deal} tiles to each player (double-{b.set_top} set).", 18),
         app.card(*who),
+        ft.Row([_domino(app, b.double)], alignment=ft.MainAxisAlignment.CENTER),
         app.button(f"Enter round {b.number} results", lambda _: app.go(f"/match/{mid}/round"),
                    icon=ft.Icons.EDIT_NOTE),
         app.card(app.text("If nobody holds the double", 18, bold=True), app.text(b.missing_double, 16)),
