@@ -9,11 +9,10 @@ storage repository, not from the screen.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from app_e2e_helpers import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, Server, Ui, require_browser
+from app_e2e_helpers import Server, Ui, shots_dir
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -34,25 +33,8 @@ CONTROL_ROLES = {"button", "checkbox", "radio", "switch", "slider", "textbox", "
                  "menuitem"}
 
 
-@pytest.fixture
-def browser() -> Iterator[object]:
-    require_browser()
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            yield b
-        finally:
-            b.close()
-
-
-def _shots(name: str) -> Path:
-    d = ARTIFACTS / f"scoring-{name}"
-    d.mkdir(parents=True, exist_ok=True)
-    for old in d.glob("*.png"):
-        old.unlink()
-    return d
+def _scoring_shots(name: str) -> Path:
+    return shots_dir(f"scoring-{name}")
 
 
 def _match(db: Path, players: list[str], rounds: list[tuple[dict[str, int], str]] = ()) -> str:  # type: ignore[assignment]
@@ -101,7 +83,7 @@ def test_a_double_tap_on_save_stores_one_round(tmp_path: Path, browser) -> None:
     mid = _match(db, ["Ann", "Bob", "Cy", "Dee"])
     srv = Server(db, tmp_path / "app.log", LOG)
     try:
-        ui = Ui(browser.new_page(viewport=PHONE), _shots("double-tap"))
+        ui = Ui(browser.new_page(viewport=PHONE), _scoring_shots("double-tap"))
         ui.open(f"{srv.url}match/{mid}/round")
         ui.see("Round 1 · 9-9 · Ann starts")
         ui.click("Went out", nth=0)
@@ -127,7 +109,7 @@ def test_two_devices_saving_at_once_store_one_round_and_the_second_is_told(tmp_p
     db = tmp_path / "matches.json"
     mid = _match(db, ["Ann", "Bob", "Cy", "Dee"])
     srv = Server(db, tmp_path / "app.log", LOG)
-    shots = _shots("two-devices")
+    shots = _scoring_shots("two-devices")
     try:
         a = Ui(browser.new_page(viewport=PHONE), shots)
         b = Ui(browser.new_page(viewport=PHONE), shots)
@@ -193,7 +175,7 @@ def test_a_server_restart_in_the_middle_of_a_round_keeps_its_entries(tmp_path: P
     db = tmp_path / "matches.json"
     mid = _match(db, ["Eve", "Fay", "Gus"])
     srv = Server(db, tmp_path / "app.log")
-    shots = _shots("restart")
+    shots = _scoring_shots("restart")
     ui = Ui(browser.new_page(viewport=PHONE), shots)
     try:
         ui.open(f"{srv.url}match/{mid}/round")
@@ -226,7 +208,7 @@ def test_a_four_player_round_by_numbers_in_eight_taps_at_360px(tmp_path: Path, b
     db = tmp_path / "matches.json"
     mid = _match(db, ["Ann", "Bob", "Cy", "Dee"])
     srv = Server(db, tmp_path / "app.log")
-    shots = _shots("taps")
+    shots = _scoring_shots("taps")
     try:
         ui = Ui(browser.new_page(viewport=PHONE), shots)
         ui.open(f"{srv.url}match/{mid}/round")
@@ -289,7 +271,7 @@ def test_eight_players_in_large_text_at_360px_nothing_is_cut_off(tmp_path: Path,
     mid = _match(db, names, rounds)
     SettingsStore(tmp_path / "matches-settings.json").save(Settings(large_text=True))
     srv = Server(db, tmp_path / "app.log")
-    shots = _shots("eight-players")
+    shots = _scoring_shots("eight-players")
     try:
         ui = Ui(browser.new_page(viewport=PHONE), shots)
         checked: dict[str, int] = {}

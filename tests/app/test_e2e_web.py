@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from app_e2e_helpers import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, Server, Ui, require_browser
+from app_e2e_helpers import Server, Ui, require_browser, shots_dir
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -24,27 +24,6 @@ def server(tmp_path: Path) -> Iterator[Server]:
         yield srv
     finally:
         srv.stop()
-
-
-@pytest.fixture
-def browser() -> Iterator[object]:
-    require_browser()
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            yield b
-        finally:
-            b.close()
-
-
-def _shots(name: str) -> Path:
-    d = ARTIFACTS / name
-    d.mkdir(parents=True, exist_ok=True)
-    for old in d.glob("*.png"):
-        old.unlink()
-    return d
 
 
 def _pad(ui: Ui, player: str, keys: str) -> None:
@@ -62,7 +41,7 @@ def _standings(ui: Ui, expected: list[str]) -> None:
 
 
 def test_four_player_match_two_rounds_edit_and_reload(server: Server, browser) -> None:  # type: ignore[no-untyped-def]
-    shots = _shots("match")
+    shots = shots_dir("match")
     page = browser.new_page(viewport={"width": 900, "height": 1300})
     ui = Ui(page, shots)
     ui.open(server.url)
@@ -236,7 +215,7 @@ def test_score_a_photo_through_the_ui(tmp_path: Path, browser) -> None:  # type:
     expected = reading.penalty
     print(f"photo test: {what}; reader read {len(reading.tiles)} tiles, penalty {expected}")
 
-    shots = _shots("photo")
+    shots = shots_dir("photo")
     srv = Server(tmp_path / "matches.json", tmp_path / "app.log", env)
     try:
         page = browser.new_page(viewport={"width": 800, "height": 1000})
@@ -278,7 +257,7 @@ def test_score_a_photo_through_the_ui(tmp_path: Path, browser) -> None:  # type:
 
 
 def test_dispute_rules_settings_history_at_phone_and_desktop_width(server: Server, browser, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    shots = _shots("tour")
+    shots = shots_dir("tour")
     page = browser.new_page(viewport={"width": 360, "height": 780})
     ui = Ui(page, shots)
     ui.open(server.url)
@@ -349,7 +328,7 @@ def test_dispute_reads_the_table_from_a_photo(server: Server, browser, tmp_path:
         pytest.skip("no shipped reader models (models/reader.json)")
     photo = Path(__file__).parents[1] / "data" / "table.jpg"
     page = browser.new_page(viewport={"width": 800, "height": 1100})
-    ui = Ui(page, _shots("dispute-photo"))
+    ui = Ui(page, shots_dir("dispute-photo"))
     ui.open(server.url)
     ui.click("Dispute checker")
     with page.expect_file_chooser(timeout=20_000) as fc:

@@ -287,13 +287,17 @@ def test_tiles_are_picked_by_suit_without_the_double_on_the_table(app: App) -> N
     assert "3 points (0-3)" in _texts(app.page.controls)
 
 
-def test_manage_a_match_rename_abandon_and_delete_with_confirmation(app: App) -> None:
-    m = app.ctx.store.create(["Ann", "Bob"], "double-chicken-foot", {})
-    _go(app, f"/match/{m.id}")
+def _rename_seat_2(app: App, mid: str, name: str) -> None:
+    _go(app, f"/match/{mid}")
     _click(app, "Rename a player")
     field = _find(app.page.controls, ft.TextField, lambda c: c.label == "Name of seat 2")[0]
-    field.value = "Robert"
+    field.value = name
     _click(app, "Rename", 1)
+
+
+def test_manage_a_match_rename_abandon_and_delete_with_confirmation(app: App) -> None:
+    m = app.ctx.store.create(["Ann", "Bob"], "double-chicken-foot", {})
+    _rename_seat_2(app, m.id, "Robert")
     assert app.ctx.store.get(m.id).players == ("Ann", "Robert")
     _click(app, "Done renaming")
     _click(app, "Abandon match")
@@ -314,11 +318,7 @@ def test_manage_a_match_rename_abandon_and_delete_with_confirmation(app: App) ->
 
 def test_an_error_stays_on_its_screen_and_not_on_the_next(app: App) -> None:
     m = app.ctx.store.create(["Ann", "Bob"], "double-chicken-foot", {})
-    _go(app, f"/match/{m.id}")
-    _click(app, "Rename a player")
-    field = _find(app.page.controls, ft.TextField, lambda c: c.label == "Name of seat 2")[0]
-    field.value = "ann"
-    _click(app, "Rename", 1)
+    _rename_seat_2(app, m.id, "ann")
     texts = _texts(app.page.controls)
     assert "Player 'ann' is listed twice" in texts and "Dismiss the message" in _labels(app.page.controls)
     assert not app.page.dialogs  # not a toast that vanishes after a few seconds

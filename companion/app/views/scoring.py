@@ -263,19 +263,7 @@ class _Screen:
 
     def tile_picker(self, i: int) -> ft.Control:
         app, entry = self.app, self.entry
-        suits = entry.suits()
-        suit = app.screen.get(SUIT)
-        if suit not in suits:
-            suit = suits[0]
-
-        def pick_suit(s: int) -> None:
-            app.screen[SUIT] = s
-            app.render()
-
-        suit_row = ft.Row([
-            ft.Container(app.button(str(s), bind(pick_suit, s), kind="filled" if s == suit else "outlined",
-                                    tooltip=f"Tiles with a {s}"), width=max(52, app.fs(52)))
-            for s in suits], wrap=True, spacing=4, run_spacing=4)
+        suit, suit_row = _suits(app, entry, SUIT)
         self.picker_parts = {}
         tiles = []
         for pt in entry.suit_tiles(suit):
@@ -568,21 +556,29 @@ def _review(app: App, s: _Screen, i: int, review: PhotoReview, ui: dict) -> list
     return out
 
 
-def _suit_grid(app: App, entry: RoundEntry, key: str, on_pick: Any) -> ft.Control:
-    """Pick one tile: a suit, then a tile of that suit (a double-18 set fits on a phone)."""
+def _suits(app: App, entry: RoundEntry, key: str) -> tuple[int, ft.Control]:
+    """The suit shown (``app.screen[key]``; the highest at first) and the row of suit buttons
+    that changes it."""
     suits = entry.suits()
     suit = app.screen.get(key)
     if suit not in suits:
         suit = suits[0]
 
-    def pick_suit(v: int) -> None:
+    def pick(v: int) -> None:
         app.screen[key] = v
         app.render()
 
+    return suit, ft.Row([
+        ft.Container(app.button(str(v), bind(pick, v), kind="filled" if v == suit else "outlined",
+                                tooltip=f"Tiles with a {v}"), width=max(52, app.fs(52)))
+        for v in suits], wrap=True, spacing=4, run_spacing=4)
+
+
+def _suit_grid(app: App, entry: RoundEntry, key: str, on_pick: Any) -> ft.Control:
+    """Pick one tile: a suit, then a tile of that suit (a double-18 set fits on a phone)."""
+    suit, suit_row = _suits(app, entry, key)
     return ft.Column([
-        ft.Row([ft.Container(app.button(str(v), bind(pick_suit, v), kind="filled" if v == suit else "outlined",
-                                        tooltip=f"Tiles with a {v}"), width=max(52, app.fs(52)))
-                for v in suits], wrap=True, spacing=4, run_spacing=4),
+        suit_row,
         ft.Row([ft.OutlinedButton(content=ft.Text(pt.label, size=app.fs(15)),
                                   on_click=app.guarded(bind(on_pick, pt.tile)),
                                   style=ft.ButtonStyle(padding=ft.Padding.symmetric(horizontal=8, vertical=8)))
