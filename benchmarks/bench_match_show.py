@@ -4,6 +4,8 @@ Builds the history in a temporary TinyDB file through the real repository, then 
   * the file size,
   * `match show` in-process, cold (open the file, parse it, find the match, build the view,
     dump JSON) and warm (an open repository, file unchanged: only a stat and the view),
+  * one saved change, and one key typed into a round being entered (the app keeps the round
+    being entered in the file, so every key is a save),
   * `chickenfoot match show ID --json` as a real process (Python start-up included), and a bare
     `python -c pass` for reference,
 each as the median over repeats.
@@ -116,6 +118,15 @@ def main() -> None:
         print(f"in-process `match list` warm (1,000 rows):                {listing:.1f} ms median")
         saving = median_ms(save_round, max(5, args.repeats // 2)) / 2
         print(f"in-process save of one change (round or undo):            {saving:.1f} ms median")
+        draft = warm_repo.open_draft(active.id)
+        keys = iter(range(10**6))
+
+        def type_key() -> None:  # what one key on the app's number pad costs: a stored draft
+            k = next(keys)
+            warm_repo.change_draft(draft.id, lambda d: {**d.data, "pad": k})
+
+        keying = median_ms(type_key, args.repeats)
+        print(f"in-process key typed into a round being entered (draft):  {keying:.1f} ms median")
 
         def cli() -> None:
             subprocess.run([sys.executable, "-m", "companion", "match", "show", target[:8],

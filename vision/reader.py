@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 from PIL import Image
 
+from companion.rules import words
 from companion.rules.errors import ChickenFootError
 from companion.rules.ruleset import RuleSet, get_rules
 from companion.rules.tiles import Tile
@@ -851,23 +852,25 @@ def assemble(
         warnings.append("no face-up tiles found in the photo")
     low = sum(t.needs_review for t in tiles)
     if low:
-        warnings.append(f"{low} tile(s) read with low confidence: check them")
+        warnings.append(f"{words.count(low, 'tile')} read with low confidence: check them")
     unsure = sum(t.uncounted == "unsure" for t in candidates)
     if unsure:
-        warnings.append(f"{unsure} possible tile(s) too unsure to count: add any that is a tile")
+        warnings.append(f"{words.count(unsure, 'possible tile')} too unsure to count: add any that is a tile")
     printed = sum(t.uncounted == "not pips" for t in candidates)
     if printed:
-        warnings.append(f"{printed} possible tile(s) look like print or a back, not pips: "
+        warnings.append(f"{words.count(printed, 'possible tile')} "
+                        f"{'looks' if printed == 1 else 'look'} like print or a back, not pips: "
                         "not counted; add any that is a tile")
     overlapping = sum(t.uncounted == "overlap" for t in candidates)
     if overlapping:
-        warnings.append(f"{overlapping} possible tile(s) overlap a surer tile, and tiles cannot overlap: "
+        warnings.append(f"{words.count(overlapping, 'possible tile')} "
+                        f"{'overlaps' if overlapping == 1 else 'overlap'} a surer tile, and tiles cannot overlap: "
                         "not counted; add any that is a tile")
     for tile, count in sorted(Counter(tile_values).items()):
         if count > 1:
             warnings.append(f"{tile} read {count} times in this photo (one set has one of each)")
     if face_down:
-        warnings.append(f"{face_down} face-down tile(s) seen and not counted")
+        warnings.append(f"{words.count(face_down, 'face-down tile')} seen and not counted")
     return Reading(
         tiles=tuple(tiles),
         pips=sum(t.pips for t in tile_values),

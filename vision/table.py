@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from companion.rules import words
 from companion.rules.errors import ChickenFootError, InputError
 from companion.rules.layout import NOT_IN_SET, Layout, Placement, Report, check_layout
 from companion.rules.ruleset import DEFAULT_PRESET, RuleSet, get_rules
@@ -534,7 +535,9 @@ def read_table(reading: Reading, hub: Tile | str | None = None, set: int | None 
         warnings.append("read unsurely, check them before trusting the verdict: " + ", ".join(unsure))
     loose = tuple(i for i, p in enumerate(tree.parent) if p is None and i != h)
     if loose:
-        warnings.append(f"{len(loose)} tile(s) do not join the layout and are left out (off the table, or "
+        warnings.append(f"{words.count(len(loose), 'tile')} "
+                        f"{'does' if len(loose) == 1 else 'do'} not join the layout and "
+                        f"{'is' if len(loose) == 1 else 'are'} left out (off the table, or "
                         "joined through a tile that was not read): " + ", ".join(str(tiles[i].tile) for i in loose))
     return TableReading(reading, _layout(tiles, tree.parent, h, rules, set), h, tuple(tree.parent), loose,
                         tuple(warnings), tuple(found))
@@ -553,7 +556,7 @@ def read_table_photo(reader: Reader, photo: LoadedImage, rules: RuleSet, top: in
 
 def verdict_word(report: Report) -> str:
     """The rules core's word on a layout, short enough to head a picture of it."""
-    return "legal" if report.legal else f"{len(report.problems)} problem(s)"
+    return "legal" if report.legal else words.count(len(report.problems), 'problem')
 
 
 def set_warning(report: Report) -> str | None:

@@ -40,8 +40,8 @@ def round_brief(rules: RuleSet, players: list[str], round_index: int,
     if rules.first_player is FirstPlayer.ROTATE:
         seat = rules.rotating_first_seat(round_index, n) if first_seat is None else first_seat
         who = players[seat]
-        why = (f"The first turn moves one seat each round: round {round_index + 1} starts with "
-               f"seat {seat + 1}, {who}.")
+        nxt = players[rules.seat_after(seat, n)]
+        why = f"Seat {seat + 1} starts round {round_index + 1}; the next round starts with {nxt}."
     else:
         seat = first_seat
         who = players[seat] if seat is not None else f"the player after whoever plays {dd}"

@@ -10,10 +10,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from companion.match import Match, Outcome, Standing
+from companion.match import Commit, Match, Outcome, Round, RoundDraft, Standing
 from companion.rules import MissingDouble, Start, TieBreak
 
 from .brief import RoundBrief, round_brief
+from .drafts import DraftContent
 from .round_entry import Mode, RoundEntry
 from .store import MatchStore
 
@@ -131,20 +132,72 @@ class MatchSession:
 
     # --------------------------------------------------------------- entry
     def new_entry(self) -> RoundEntry:
-        return RoundEntry(self.match.rules, self.players, self.match.set_top)
+        return _new_entry(self.match)
 
     def entry_for(self, number: int) -> RoundEntry:
         """An entry pre-filled from saved round ``number`` (1-based), to edit it."""
-        rnd = self.match.rounds[number - 1]
-        entry = RoundEntry.from_penalties(self.match.rules, self.players, self.match.set_top,
-                                          list(rnd.penalties),
-                                          [list(t) if t is not None else None for t in rnd.tiles])
-        entry.started_with = rnd.started_with
-        if rnd.out is None:
-            for i, h in enumerate(entry.hands):  # a blocked round's 0 is a score, not "went out"
-                if h.mode is Mode.OUT:
-                    entry.set_pips(i, 0)
-        return entry
+        return _entry_for(self.match, number)
+
+    def round_at(self, number: int) -> Round | None:
+        return self.match.rounds[number - 1] if 1 <= number <= len(self.match.rounds) else None
+
+    def heading(self, number: int | None = None) -> str:
+        """The round in a few words, for large type: "Round 4 · 6-6 · Dee starts"."""
+        m = self.match
+        idx = len(m.rounds) if number is None else number - 1
+        if idx >= m.planned_rounds:
+            return "The match is over"
+        d = m.round_doubles[idx]
+        seat = m.first_seat(idx)
+        who = f"{m.players[seat]} starts" if seat is not None else "the player after its holder starts"
+        return f"Round {idx + 1} · {d}-{d} · {who}"
+
+    # ------------------------------------------------------- drafts (stored)
+    def open_draft(self, number: int | None = None) -> RoundDraft:
+        """The round being entered for the next round (or to edit round ``number``), shared by
+        every device and kept in the scorekeeper file."""
+        if number is None:
+            return self.store.open_draft(self.id, entry=lambda m: DraftContent(_new_entry(m)).to_dict())
+        return self.store.open_draft(self.id, number, edit=True,
+                                     entry=lambda m: DraftContent(_entry_for(m, number)).to_dict())
+
+    def draft(self, draft_id: str) -> RoundDraft:
+        return self.store.get_draft(draft_id)
+
+    def content(self, draft: RoundDraft, match: Match | None = None) -> DraftContent:
+        m = match or self.match
+        return DraftContent.from_dict(draft.data, m.rules, list(m.players), m.set_top,
+                                      m.round_doubles[draft.number - 1], self.store.photo)
+
+    def change(self, draft_id: str, fn: Callable[[DraftContent], object]
+               ) -> tuple[RoundDraft, DraftContent]:
+        """Apply ``fn`` to the latest stored content of a draft and store the result, atomically
+        (a key typed on one phone and a tile picked on another are both kept). A draft saved
+        meanwhile is returned unchanged (its ``open`` is False)."""
+        done: list[DraftContent] = []
+
+        def apply(d: RoundDraft) -> dict:
+            c = self.content(d, self.store.get(self.id))
+            fn(c)
+            done.append(c)
+            return c.to_dict()
+
+        d = self.store.change_draft(draft_id, apply)
+        return d, (done[-1] if done and d.open else self.content(d))
+
+    def save_draft(self, draft_id: str, by: str) -> Commit:
+        """Save a draft as its round, exactly once, whichever device presses Save and however
+        often; ``by`` names the device (see :class:`companion.match.Saved` for the outcomes)."""
+        def apply(m: Match, d: RoundDraft) -> Match:
+            payload = self._payload(self.content(d, m).entry)
+            return m.edit_round(d.number, **payload) if d.edit else m.add_round(**payload)
+
+        result = self.store.commit_draft(draft_id, apply, by)
+        self.match = result.match
+        return result
+
+    def drop_draft(self, draft_id: str) -> None:
+        self.store.drop_draft(draft_id)
 
     def _payload(self, entry: RoundEntry) -> dict:
         pens = entry.penalties()  # raises with every problem listed
@@ -200,5 +253,28 @@ class MatchSession:
     def abandon(self) -> None:
         self._apply(lambda m: m.abandon())
 
+    def rename(self, seat: int, new_name: str) -> None:
+        old = self.match.players[seat]
+        self._apply(lambda m: m.rename_player(old, new_name))
+
+    def delete(self) -> None:
+        self.store.delete(self.id)
+
     def resume(self) -> None:
         self._apply(lambda m: m.resume())
+
+
+def _new_entry(m: Match) -> RoundEntry:
+    return RoundEntry(m.rules, list(m.players), m.set_top, m.current_double)
+
+
+def _entry_for(m: Match, number: int) -> RoundEntry:
+    rnd = m.rounds[number - 1]
+    entry = RoundEntry.from_penalties(m.rules, list(m.players), m.set_top, list(rnd.penalties),
+                                      [list(t) if t is not None else None for t in rnd.tiles],
+                                      rnd.double, rnd.started_with)
+    if rnd.out is None:
+        for i, h in enumerate(entry.hands):  # a blocked round's 0 is a score, not "went out"
+            if h.mode is Mode.OUT:
+                entry.set_pips(i, 0)
+    return entry

@@ -1,7 +1,10 @@
 """End-of-round entry: per player "went out", a pip count, picked tiles, or a read photo.
 
 Penalties come from the :class:`RuleSet` (so 0-0 counts what the preset says); the entry only
-keeps what was entered and reports every problem at once before the round can be saved.
+keeps what was entered and reports every problem at once before the round can be saved. The
+double that opened the round lies on the table, so it is never offered for a hand. An entry
+round-trips through plain data (``to_dict`` / ``from_dict``) so it can be kept as a stored
+round draft while it is being typed.
 """
 
 from __future__ import annotations
@@ -9,10 +12,12 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Any
 
 from companion.rules import RuleSet, Tile, full_set
 from companion.rules.errors import InputError
 from companion.rules.tiles import check_in_set
+from companion.rules.words import count
 
 MAX_PIPS = 10_000
 
@@ -49,9 +54,11 @@ class PickerTile:
 class RoundEntry:
     """The hands of one round, being entered (or re-entered when a past round is edited)."""
 
-    def __init__(self, rules: RuleSet, players: list[str], top: int) -> None:
+    def __init__(self, rules: RuleSet, players: list[str], top: int, double: int | None = None) -> None:
         self.rules = rules
         self.top = top
+        #: The round's own double (None: not known, nothing is kept off the hands).
+        self.double = double
         self.hands = [HandEntry(p) for p in players]
         #: The double that opened the round when it was not the round's own (rules that let
         #: the next-highest double start, or skip a double nobody holds); None: its own.
@@ -59,9 +66,11 @@ class RoundEntry:
 
     @classmethod
     def from_penalties(cls, rules: RuleSet, players: list[str], top: int,
-                       penalties: list[int], hands: list[list[Tile] | None] | None = None) -> RoundEntry:
+                       penalties: list[int], hands: list[list[Tile] | None] | None = None,
+                       double: int | None = None, started_with: int | None = None) -> RoundEntry:
         """Start from a saved round (to edit it): tiles where they were kept, else the number."""
-        entry = cls(rules, players, top)
+        entry = cls(rules, players, top, double)
+        entry.started_with = started_with
         for i, pen in enumerate(penalties):
             tiles = hands[i] if hands and i < len(hands) else None
             if tiles:
@@ -72,14 +81,32 @@ class RoundEntry:
                 entry.set_pips(i, pen)
         return entry
 
+    @property
+    def on_table(self) -> Tile | None:
+        """The double that opened the round: it lies on the table, in nobody's hand."""
+        d = self.double if self.started_with is None else self.started_with
+        return None if d is None else Tile(d, d)
+
     # ------------------------------------------------------------ picker
+    def _picker_tile(self, t: Tile) -> PickerTile:
+        pen = self.rules.tile_penalty(t)
+        return PickerTile(t, f"{t} = {pen}" if t.low == 0 and t.high == 0 else str(t), pen)
+
     def picker_tiles(self) -> list[PickerTile]:
-        out = []
-        for t in full_set(self.top):
-            pen = self.rules.tile_penalty(t)
-            label = f"{t} = {pen}" if t.low == 0 and t.high == 0 else str(t)
-            out.append(PickerTile(t, label, pen))
-        return out
+        """Every tile a hand can hold: the set without the double on the table."""
+        return [self._picker_tile(t) for t in full_set(self.top) if t != self.on_table]
+
+    def suits(self) -> list[int]:
+        """The suits (numbers) the picker is grouped by, highest first."""
+        return list(range(self.top, -1, -1))
+
+    def suit_tiles(self, suit: int) -> list[PickerTile]:
+        """The tiles with a ``suit`` half, its double first, then by the other half, highest
+        first (a suit's row of the tile picker; the double on the table is left out)."""
+        if not 0 <= suit <= self.top:
+            raise EntryError(f"there is no suit {suit} in a double-{self.top} set")
+        return [self._picker_tile(Tile(suit, o)) for o in range(self.top, -1, -1)
+                if Tile(suit, o) != self.on_table]
 
     # ------------------------------------------------------------- edits
     def went_out(self, i: int) -> None:
@@ -92,10 +119,11 @@ class RoundEntry:
         h = self.hands[i]
         h.mode, h.pips, h.tiles, h.pad = Mode.PIPS, pips, [], str(pips)
 
-    def press(self, i: int, key: str) -> None:
-        """Number pad: digits, "back" and "clear"."""
+    def press(self, i: int, key: str, fresh: bool = False) -> None:
+        """Number pad: digits, "back" and "clear". ``fresh``: the first key since the pad
+        opened, so a digit starts a new number instead of adding to the one shown."""
         h = self.hands[i]
-        pad = h.pad if h.mode is Mode.PIPS else ""
+        pad = h.pad if h.mode is Mode.PIPS and not (fresh and key.isdigit()) else ""
         if key == "back":
             pad = pad[:-1]
         elif key == "clear":
@@ -112,6 +140,9 @@ class RoundEntry:
     def add_tile(self, i: int, tile: Tile | str) -> None:
         t = self._tile(tile)
         h = self.hands[i]
+        if t == self.on_table:
+            raise EntryError(f"{t} is on the table (it opened the round), so it is not in "
+                             f"{h.player}'s hand")
         if h.mode not in (Mode.TILES, Mode.PHOTO):
             h.mode, h.tiles, h.pips, h.pad = Mode.TILES, [], None, ""
         h.tiles.append(t)
@@ -174,14 +205,84 @@ class RoundEntry:
                 out.append(f"{t} is entered {len(who)} times ({names}); a set has only one")
         return out
 
-    def problems(self) -> list[str]:
-        out = [f"{h.player}: nothing entered yet"
-               for i, h in enumerate(self.hands) if self.penalty(i) is None]
+    def missing(self) -> list[str]:
+        """Players whose hand is still to be entered (steps to do, not mistakes)."""
+        return [h.player for i, h in enumerate(self.hands) if self.penalty(i) is None]
+
+    def errors(self) -> list[str]:
+        """What is wrong in what was entered (each needs a correction before saving)."""
+        out = []
         outs = [h.player for h in self.hands if h.mode is Mode.OUT]
         if len(outs) > 1:
             out.append(f"only one player can go out in a round ({', '.join(outs)} are marked)")
         out.extend(self.duplicates())
+        out.extend(self.on_table_warnings())
         return out
+
+    def on_table_warnings(self) -> list[str]:
+        """A hand holding the double that lies on the table (a tile exists once)."""
+        d = self.on_table
+        return [f"{d} is on the table (it opened the round), so it cannot be in {h.player}'s hand: "
+                "remove it" for h in self.hands if h.mode in (Mode.TILES, Mode.PHOTO) and d in h.tiles]
+
+    def problems(self) -> list[str]:
+        return [f"{p}: nothing entered yet" for p in self.missing()] + self.errors()
+
+    def next_open(self, after: int | None = None) -> int | None:
+        """The next hand with nothing entered, in seating order after seat ``after`` (from the
+        first seat when None), going round the table; None when every hand is in."""
+        n = len(self.hands)
+        start = 0 if after is None else after + 1
+        for k in range(n):
+            i = (start + k) % n
+            if self.penalty(i) is None:
+                return i
+        return None
+
+    def summary(self) -> str:
+        """What is left to do, in few words (it sits beside Save on a phone): "Still to enter:
+        Cy, Dee", "Still to enter: 6 players", "Every hand is in: ready to save"."""
+        missing = self.missing()
+        if missing:
+            return "Still to enter: " + (", ".join(missing) if len(missing) <= 4
+                                         else count(len(missing), "player"))
+        if self.errors():
+            return f"Fix {count(len(self.errors()), 'problem')} to save"
+        return "Every hand is in: ready to save"
+
+    # ------------------------------------------------------------- storing
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data for a stored draft (``from_dict`` gives the same entry back)."""
+        return {"hands": [{"mode": h.mode.value, "pips": h.pips, "pad": h.pad,
+                           "tiles": [str(t) for t in h.tiles]} for h in self.hands],
+                "started_with": self.started_with}
+
+    @classmethod
+    def from_dict(cls, data: Any, rules: RuleSet, players: list[str], top: int,
+                  double: int | None = None) -> RoundEntry:
+        """The entry kept in ``data``; anything unreadable in it (a hand-edited file, another
+        version) is left blank rather than guessed."""
+        entry = cls(rules, players, top, double)
+        if not isinstance(data, dict):
+            return entry
+        sw = data.get("started_with")
+        if isinstance(sw, int) and not isinstance(sw, bool) and double is not None and 0 <= sw < double:
+            entry.started_with = sw
+        hands = data.get("hands")
+        for h, raw in zip(entry.hands, hands if isinstance(hands, list) else [], strict=False):
+            try:
+                mode = Mode(raw["mode"])
+                pips, pad = raw.get("pips"), str(raw.get("pad") or "")
+                tiles = [entry._tile(t) for t in raw.get("tiles") or []]
+                if pips is not None and (isinstance(pips, bool) or not isinstance(pips, int)
+                                         or not 0 <= pips <= MAX_PIPS):
+                    raise EntryError("bad pips")
+                if not pad.isdigit() and pad:
+                    raise EntryError("bad pad")
+            except (KeyError, TypeError, ValueError, AttributeError, InputError):
+                continue
+            h.mode, h.pips, h.pad, h.tiles = mode, pips, pad, tiles
+        return entry
 
     @property
     def complete(self) -> bool:

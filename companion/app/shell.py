@@ -10,8 +10,10 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
+import os
 import threading
 import time
+import uuid
 import weakref
 from collections.abc import Callable
 from pathlib import Path
@@ -31,6 +33,8 @@ TOPIC = "chickenfoot-match"
 UPLOAD_MAX_BYTES = 40 * 2**20
 #: Seconds between checks of the scorekeeper file's change counter (writes from other processes).
 POLL_S = 2.0
+#: Seconds a screen waits before redrawing for another device's change (see App._remote_change).
+REMOTE_REDRAW_DELAY_S = 0.15
 
 
 class UploadError(InputError):
@@ -55,9 +59,6 @@ class AppContext:
         self._reader: Any = None
         self._reader_lock = threading.Lock()
         self.sessions: weakref.WeakSet[App] = weakref.WeakSet()
-        #: Work in progress every device shares (the round being entered), under ``lock``.
-        self.drafts: dict[str, Any] = {}
-        self.lock = threading.RLock()
         self._seen_version = self.store.version  # a damaged file fails here, before serving
         self._poller: threading.Thread | None = None
 
@@ -112,11 +113,20 @@ class App:
         self.ctx = ctx
         #: Per-session work in progress that survives moving between screens.
         self.drafts: dict[str, Any] = {}
+        #: State of the screen now shown (which pad is open, an error message...): emptied
+        #: whenever the route changes, so nothing said on one screen shows up on another.
+        self.screen: dict[str, Any] = {}
+        self._screen_route: str | None = None
+        #: Names this device where it matters (who saved a round).
+        self.device = uuid.uuid4().hex[:12]
+        self._shown: Any = None  # see _shown_data
         self._render_lock = threading.RLock()
         page.title = "Chicken Foot companion"
         page.padding = 0
         page.on_route_change = lambda e: self.render()
-        page.pubsub.subscribe_topic(TOPIC, self._on_remote_change)
+        page.on_resize = self._resized
+        self._drawn_width = page.width
+        page.pubsub.subscribe_topic(TOPIC, self._remote_change)
         # One picker per session, made while the page is the current context (so it registers).
         self.picker = ft.FilePicker()
         self.apply_settings()
@@ -136,6 +146,13 @@ class App:
         self.page.theme = ft.Theme(color_scheme_seed=ft.Colors.GREEN)
         self.page.dark_theme = ft.Theme(color_scheme_seed=ft.Colors.GREEN)
 
+    def _resized(self, e: Any) -> None:
+        # Widths are laid out for the page (dropdowns, photos, the chart): redraw when the width
+        # changes, not the height (a phone's keyboard opening must not redraw a field being typed).
+        width = getattr(e, "width", None) or self.page.width
+        if width and abs(width - (self._drawn_width or 0)) > 1:
+            self.render()
+
     def go(self, route: str) -> None:
         """Navigate (works from sync handlers running in worker threads)."""
         self.page.run_task(self.page.push_route, route)
@@ -144,11 +161,27 @@ class App:
         """Tell every other session that a match changed (they refresh if they show it)."""
         self.page.pubsub.send_others_on_topic(TOPIC, match_id)
 
+    def _shown_data(self, route: str) -> Any:
+        """What a data-only screen shows, in brief (match revisions), or None for other screens.
+        A redraw replaces every control, and a tap landing during it is lost: so a screen is
+        redrawn for a change in the file only when what it shows changed, not for every key
+        typed into a round on another device."""
+        if route == "/" or route.startswith(("/history", "/stats")):
+            return tuple((m.id, m.revision) for m in self.ctx.store.all())
+        if route.startswith("/match/") and route.count("/") == 2:
+            try:
+                return self.ctx.store.get(route.split("/")[2]).revision
+            except ChickenFootError:
+                return None
+        return None
+
     def external_change(self) -> None:
-        """The file changed (maybe from another process): redraw screens that only show data."""
+        """The file changed (maybe from another process): redraw screens whose data changed."""
+        from .views.scoring import draft_moved
+
         route = self.page.route or "/"
-        if route == "/" or route.startswith(("/history", "/stats")) or (
-                route.startswith("/match/") and route.count("/") == 2):
+        shown = self._shown_data(route)
+        if (shown is not None and shown != self._shown) or draft_moved(self):
             self.page.run_task(self._render_async)
 
     async def _render_async(self) -> None:
@@ -157,6 +190,14 @@ class App:
     def notify_entry(self, match_id: str) -> None:
         """Tell the other devices that the shared round entry of a match changed."""
         self.page.pubsub.send_others_on_topic(TOPIC, {"entry": match_id})
+
+    async def _remote_change(self, topic: str, message: Any) -> None:
+        # On the event loop, a moment later: taps this page sent before it heard of the change
+        # are handled first, on the controls they were aimed at. So a Save pressed here at the
+        # same moment as on another device is handled (and told "saved on another device")
+        # instead of being lost under a redrawn screen.
+        await asyncio.sleep(REMOTE_REDRAW_DELAY_S)
+        self._on_remote_change(topic, message)
 
     def _on_remote_change(self, topic: str, message: Any) -> None:
         route = self.page.route or "/"
@@ -217,9 +258,18 @@ class App:
         return f"saved to {path}"
 
     def snack(self, message: str, error: bool = False) -> None:
-        self.page.show_dialog(ft.SnackBar(
-            ft.Text(message, size=self.fs(15)), bgcolor=ft.Colors.ERROR if error else None,
-            duration=ft.Duration(seconds=6 if error else 3)))
+        """A short note that something was done; an error goes on its screen instead."""
+        if error:
+            self.show_error(message)
+            return
+        self.page.show_dialog(ft.SnackBar(ft.Text(message, size=self.fs(15)),
+                                          duration=ft.Duration(seconds=3)))
+
+    def show_error(self, message: str) -> None:
+        """Say what went wrong on the screen where it happened, until the next action there or
+        until another screen is shown (never a toast that vanishes, never on the next screen)."""
+        self.screen["error"] = message[:1].upper() + message[1:]
+        self.render()
 
     def failed(self, exc: BaseException) -> None:
         """Show why a handler failed: the project's own message, or a short line for a bug
@@ -235,6 +285,7 @@ class App:
     def guarded(self, fn: Callable[..., Any]) -> Callable[..., Any]:
         """Wrap a handler: any error becomes a message, never a crash or a traceback."""
         def run(*args: Any) -> Any:
+            self.screen.pop("error", None)
             try:
                 return fn(*args)
             except Exception as exc:
@@ -244,11 +295,30 @@ class App:
     def aguarded(self, fn: Callable[..., Any]) -> Callable[..., Any]:
         """``guarded`` for async handlers (file dialogs, background reads)."""
         async def run(*args: Any) -> Any:
+            self.screen.pop("error", None)
             try:
                 return await fn(*args)
             except Exception as exc:
                 self.failed(exc)
         return run
+
+    def _error_banner(self) -> ft.Control | None:
+        message = self.screen.get("error")
+        if not message:
+            return None
+
+        def dismiss(_: Any) -> None:
+            self.screen.pop("error", None)
+            self.render()
+
+        return ft.Container(ft.Row([
+            ft.Icon(ft.Icons.ERROR_OUTLINE, color=ft.Colors.ON_ERROR_CONTAINER, size=self.fs(22),
+                    semantics_label="Error"),
+            ft.Container(ft.Semantics(live_region=True, content=self.text(
+                message, 16, color=ft.Colors.ON_ERROR_CONTAINER)), expand=True),
+            self.icon_button(ft.Icons.CLOSE, "Dismiss the message", dismiss),
+        ], vertical_alignment=ft.CrossAxisAlignment.START), bgcolor=ft.Colors.ERROR_CONTAINER,
+            border_radius=10, padding=ft.Padding.only(left=12, top=6, bottom=6, right=4))
 
     # ------------------------------------------------------- text helpers
     def fs(self, size: float) -> float:
@@ -270,19 +340,35 @@ class App:
         return self.text(value, 22, bold=True)
 
     def button(self, label: str, on_click: Callable[..., Any], *, kind: str = "filled",
-               icon: Any = None, disabled: bool = False, tooltip: str | None = None) -> ft.Control:
+               icon: Any = None, disabled: bool = False, tooltip: str | None = None,
+               compact: bool = False) -> ft.Control:
+        """A labelled button; ``compact`` for rows of several on a phone (still 40 px high)."""
         cls = {"filled": ft.FilledButton, "outlined": ft.OutlinedButton, "text": ft.TextButton,
                "tonal": ft.FilledTonalButton}[kind]
-        return cls(content=ft.Text(label, size=self.fs(16)), icon=icon,
+        pad = ft.Padding.symmetric(horizontal=10, vertical=8) if compact else \
+            ft.Padding.symmetric(horizontal=16, vertical=12)
+        return cls(content=ft.Text(label, size=self.fs(15 if compact else 16)), icon=icon,
                    on_click=self.aguarded(on_click) if inspect.iscoroutinefunction(on_click)
                    else self.guarded(on_click), disabled=disabled, tooltip=tooltip,
-                   style=ft.ButtonStyle(padding=ft.Padding.symmetric(horizontal=16, vertical=12)))
+                   style=ft.ButtonStyle(padding=pad))
 
     def icon_button(self, icon: Any, label: str, on_click: Callable[..., Any], *,
                     disabled: bool = False) -> ft.Control:
         """An icon button whose name screen readers (and the tests) can read."""
         return ft.IconButton(ft.Icon(icon, semantics_label=label), tooltip=label, disabled=disabled,
                              on_click=self.guarded(on_click))
+
+    def dropdown(self, label: str, value: str | None, options: list[tuple[str, str]],
+                 on_select: Callable[..., Any], size: float = 16, inset: float = 0) -> ft.Control:
+        """A dropdown as wide as the screen allows (``inset``: what its place is narrower by), so
+        large text is never cut off, with a name screen readers say (Flutter's menu button has
+        none of its own): "Rules preset: Pagat"."""
+        shown = dict(options).get(value or "", value or "")
+        width = max(200, min((self.page.width or 360) - 28 - inset, 520))
+        return ft.Semantics(label=f"{label}: {shown}", content=ft.Dropdown(
+            value=value, label=label, text_size=self.fs(size), width=width,
+            options=[ft.DropdownOption(key=k, text=t) for k, t in options],
+            on_select=self.guarded(on_select)))
 
     def card(self, *controls: ft.Control, color: Any = None) -> ft.Control:
         return ft.Container(
@@ -301,8 +387,18 @@ class App:
         from . import views
 
         route = self.page.route or "/"
+        self._drawn_width = self.page.width
         try:
-            title, body, back = views.build(self, route)
+            self._shown = self._shown_data(route)
+        except ChickenFootError:  # a damaged file: the screen below says so
+            self._shown = None
+        if route != self._screen_route:
+            self.screen.clear()
+            self._screen_route = route
+        footer: ft.Control | None = None
+        try:
+            title, body, back, *rest = views.build(self, route)
+            footer = rest[0] if rest else None
         except ChickenFootError as exc:
             title, body, back = "Cannot show this", [self.text(str(exc)),
                                              self.button("Home", lambda _: self.go("/"))], "/"
@@ -315,10 +411,24 @@ class App:
             if route != "/" else [self.icon_button(ft.Icons.SETTINGS, "Settings",
                                                    lambda _: self.go("/settings"))],
         )
+        banner = self._error_banner()
         self.page.controls.clear()
-        self.page.controls.append(ft.SafeArea(ft.Container(
-            ft.Column(body, spacing=14, scroll=None), padding=ft.Padding.all(14))))
-        self.page.scroll = ft.ScrollMode.AUTO
+        if footer is None:
+            self.page.controls.append(ft.SafeArea(ft.Container(
+                ft.Column([banner, *body] if banner else body, spacing=14, scroll=None),
+                padding=ft.Padding.all(14))))
+            self.page.scroll = ft.ScrollMode.AUTO
+        else:
+            # The footer (a number pad, Save) stays at the bottom of the screen; the rest scrolls.
+            self.page.scroll = None
+            self.page.controls.append(ft.SafeArea(ft.Column([
+                ft.Container(ft.Column(body, spacing=14, scroll=ft.ScrollMode.AUTO, expand=True),
+                             padding=ft.Padding.only(left=14, right=14, top=14), expand=True),
+                ft.Container(ft.Column([banner, footer] if banner else [footer], spacing=8),
+                             padding=ft.Padding.symmetric(horizontal=14, vertical=10),
+                             bgcolor=ft.Colors.SURFACE_CONTAINER,
+                             border=ft.Border.only(top=ft.BorderSide(1, ft.Colors.OUTLINE_VARIANT))),
+            ], spacing=0, expand=True), expand=True))
         self.page.update()
 
 
@@ -327,11 +437,23 @@ def make_main(ctx: AppContext) -> Callable[[ft.Page], Any]:
         app = App(page, ctx)
         page.data = app
         ctx.add_session(app)
-        if ctx.settings_store.problem:
-            app.snack(ctx.settings_store.problem, error=True)
         app.render()
+        if ctx.settings_store.problem:
+            app.show_error(ctx.settings_store.problem)
 
     return main
+
+
+def log_to_stderr() -> None:
+    """``$CHICKENFOOT_LOG`` (e.g. ``INFO``) writes what the app does (rounds saved, by which
+    device) to standard error."""
+    level = os.environ.get("CHICKENFOOT_LOG")
+    if level:
+        handler = logging.StreamHandler()
+        handler.setFormatter(logging.Formatter("%(asctime)s %(name)s %(levelname)s %(message)s"))
+        ours = logging.getLogger("companion")
+        ours.addHandler(handler)
+        ours.setLevel(level.upper())
 
 
 def run_desktop(ctx: AppContext) -> None:

@@ -7,20 +7,30 @@ only this file changes.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from companion.match import Match, loads_json
+from companion.match import Commit, Match, RoundDraft, loads_json
 from companion.match.stats import PlayerStats
+from companion.storage.errors import DraftNotFoundError
 from companion.storage.repository import Repository, resolve_db_path
+
+__all__ = ["DraftNotFoundError", "MatchStore"]
 
 
 class MatchStore:
     """Matches kept in one TinyDB file, shared by every open screen and process."""
 
+    #: Photos kept in memory (they are read again on every redraw of a reading).
+    PHOTO_CACHE = 8
+
     def __init__(self, repo: Repository) -> None:
         self.repo = repo
+        self._photos: OrderedDict[str, bytes] = OrderedDict()
+        self._photos_lock = threading.Lock()
 
     @classmethod
     def open(cls, path: str | Path | None = None) -> MatchStore:
@@ -62,6 +72,48 @@ class MatchStore:
 
     def save(self, match: Match) -> None:
         self.repo.save(match)
+
+    def delete(self, match_id: str) -> None:
+        self.repo.delete_match(match_id)
+
+    # ------------------------------------------------------ rounds being entered
+    def open_draft(self, match_id: str, number: int | None = None, *, edit: bool = False,
+                   entry: Callable[[Match], Mapping[str, Any]] | None = None) -> RoundDraft:
+        return self.repo.open_draft(match_id, number, edit=edit, entry=entry)
+
+    def get_draft(self, draft_id: str) -> RoundDraft:
+        return self.repo.get_draft(draft_id)
+
+    def change_draft(self, draft_id: str, change: Callable[[RoundDraft], Mapping[str, Any]]) -> RoundDraft:
+        return self.repo.change_draft(draft_id, change)
+
+    def commit_draft(self, draft_id: str, apply: Callable[[Match, RoundDraft], Match], by: str) -> Commit:
+        return self.repo.commit_draft(draft_id, apply, by)
+
+    def drop_draft(self, draft_id: str) -> None:
+        self.repo.drop_draft(draft_id)
+
+    def put_photo(self, data: bytes) -> str:
+        key = self.repo.put_blob(data)
+        self._remember(key, data)
+        return key
+
+    def photo(self, key: str) -> bytes | None:
+        with self._photos_lock:
+            if key in self._photos:
+                self._photos.move_to_end(key)
+                return self._photos[key]
+        data = self.repo.get_blob(key)
+        if data is not None:
+            self._remember(key, data)
+        return data
+
+    def _remember(self, key: str, data: bytes) -> None:
+        with self._photos_lock:
+            self._photos[key] = data
+            self._photos.move_to_end(key)
+            while len(self._photos) > self.PHOTO_CACHE:
+                self._photos.popitem(last=False)
 
     def export_json(self, ids: Iterable[str] | None = None) -> str:
         return json.dumps(self.repo.export_json(ids), ensure_ascii=False, indent=1) + "\n"

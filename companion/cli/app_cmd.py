@@ -71,9 +71,11 @@ def check_models(models: str | None) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from companion.app.shell import AppContext, run_desktop
+    from companion.app.shell import AppContext, log_to_stderr, run_desktop
     from companion.app.web import ServeError, check_port
     from companion.storage.repository import resolve_db_path
+
+    log_to_stderr()
 
     web = bool(args.web)
     if args.port is not None:

@@ -167,6 +167,7 @@ def _simulate_lines(data: dict[str, Any]) -> list[str]:
         verdict = {"win": "wins", "draw": "draw", "shared": "share first place"}[m["result"]]
         lines.append(f"  totals {', '.join(map(str, m['totals']))}: {winners} {verdict}"
                      + (f" ({m['decided_by']})" if m["decided_by"] not in ("lowest-total", "tied") else "")
-                     + (f"; seat(s) {', '.join(map(str, m['losers']))} passed the loss total"
+                     + (f"; {'seat' if len(m['losers']) == 1 else 'seats'} {', '.join(map(str, m['losers']))} "
+                        "passed the loss total"
                         if m["losers"] else ""))
     return lines

@@ -4,6 +4,7 @@ See :mod:`companion.match.model` for the match, :mod:`.stats` for per-player sta
 :mod:`.export` for JSON/CSV export and import.
 """
 
+from .draft import Commit, DraftState, RoundDraft, Saved, commit
 from .errors import MatchDataError, MatchError, MatchStateError, PlayerError, RoundError
 from .export import (
     CSV_COLUMNS,
@@ -39,6 +40,8 @@ __all__ = [
     "STATUS_ABANDONED",
     "STATUS_ACTIVE",
     "STATUS_FINISHED",
+    "Commit",
+    "DraftState",
     "Match",
     "MatchDataError",
     "MatchError",
@@ -47,11 +50,14 @@ __all__ = [
     "PlayerError",
     "PlayerStats",
     "Round",
+    "RoundDraft",
     "RoundError",
+    "Saved",
     "Standing",
     "build_round",
     "check_player_names",
     "check_round",
+    "commit",
     "dumps_json",
     "export_csv",
     "export_json",

@@ -75,9 +75,11 @@ def loads_json(text: str) -> list[Match]:
     try:
         data = jsontext.loads(text)
     except json.JSONDecodeError as exc:
-        raise MatchDataError(f"not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+        raise MatchDataError(
+            "not a Chicken Foot export: the file is not JSON (it goes wrong at line "
+            f"{exc.lineno}, column {exc.colno}: {exc.msg[:1].lower()}{exc.msg[1:]})") from None
     except jsontext.JSONLimitError as exc:
-        raise MatchDataError(f"not a match export: {exc}") from None
+        raise MatchDataError(f"not a Chicken Foot export: {exc}") from None
     return read_export(data)
 
 

@@ -41,6 +41,7 @@ from companion.rules import (
     set_size,
 )
 from companion.rules.standings import DRAW_RESULT, decide_winners
+from companion.rules.words import count
 
 from .errors import MatchDataError, MatchStateError, PlayerError, RoundError
 
@@ -428,7 +429,7 @@ class Match:
         if self.abandoned:
             raise MatchStateError("the match is abandoned; resume it before editing")
         if not isinstance(number, int) or not 1 <= number <= len(self.rounds):
-            raise RoundError(f"no round {number}: this match has {len(self.rounds)} round(s)")
+            raise RoundError(f"no round {number}: this match has {count(len(self.rounds), 'round')}")
         old = self.rounds[number - 1]
         pens = dict(penalties or {})
         tls = dict(tiles or {})
@@ -486,6 +487,19 @@ class Match:
         if seat == self.pending_holder:
             raise MatchStateError("that is already recorded")
         return self._change("holder recorded", [{"kind": "held", "value": seat}], now)
+
+    def rename_player(self, name: str, new_name: str, now: str | None = None) -> Match:
+        """Call a player something else (a typo at the start, a nickname). Rounds are kept by
+        seat, so nothing else changes. Not an undo step: renaming back undoes it, and the undo
+        history stays readable by versions that know only rounds."""
+        seat = self.seat_of(name)
+        names = list(self.players)
+        names[seat] = new_name
+        checked = check_player_names(names)
+        if checked == self.players:
+            raise MatchStateError(f"{self.players[seat]} is already called that")
+        return dataclasses.replace(self, players=checked, revision=self.revision + 1,
+                                   updated_at=now or utc_now())
 
     def abandon(self, now: str | None = None) -> Match:
         if self.abandoned:

@@ -28,6 +28,7 @@ from .errors import IllegalPlayError, InputError, InvalidTileError, TileNotInSet
 from .plays import Play, legal_plays
 from .ruleset import DEFAULT_PRESET, OPTIONS, RuleSet, changed_options, get_rules, option_value
 from .tiles import MAX_SET, SETS, Tile
+from .words import article, count
 
 # ----------------------------------------------------------------------------- reason codes
 OK = "ok"
@@ -58,10 +59,6 @@ REASON_CODES: tuple[str, ...] = tuple(REASONS)
 
 class LayoutError(InputError):
     """A layout description that cannot be used at all (bad JSON, missing hub, bad shape)."""
-
-
-def _count(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
 @dataclass(frozen=True, slots=True)
@@ -238,19 +235,19 @@ class Table:
         # The hub comes first even on a table that (wrongly) also has a foot open.
         if self.hub in short and on != self.hub:
             need = short[self.hub]
-            return Verdict(HUB_INCOMPLETE, f"The {self.hub} still needs {_count(need, 'more spoke')}"
+            return Verdict(HUB_INCOMPLETE, f"The {self.hub} still needs {count(need, 'more spoke')}"
                            " before anything else.", tile, on)
         if short and on not in short:
             foot = next(iter(short))
             need = short[foot]
-            return Verdict(FOOT_INCOMPLETE, f"The {foot} still needs {_count(need, 'toe')} before "
+            return Verdict(FOOT_INCOMPLETE, f"The {foot} still needs {count(need, 'toe')} before "
                            "anything else.", tile, on)
         if on not in short:
             if on == self.hub:
-                return Verdict(END_TAKEN, f"The {on} already has its {_count(self.spokes, 'spoke')}.",
+                return Verdict(END_TAKEN, f"The {on} already has its {count(self.spokes, 'spoke')}.",
                                tile, on)
             if on.is_double:
-                return Verdict(END_TAKEN, f"The {on} already has its {_count(self.toes, 'toe')}.",
+                return Verdict(END_TAKEN, f"The {on} already has its {count(self.toes, 'toe')}.",
                                tile, on)
             kids = self.kids[on]
             if kids:
@@ -261,9 +258,9 @@ class Table:
             return Verdict(NO_MATCH, f"{tile} has no {v}, so it cannot go on {where}.", tile, on)
         free = tile.other(v)
         if tile.is_double:
-            tail = f"it closes that line and needs {_count(self.toes, 'toe')}."
+            tail = f"it closes that line and needs {count(self.toes, 'toe')}."
         else:
-            tail = f"it leaves a {free} open."
+            tail = f"it leaves {article(free)} {free} open."
         role = " as a spoke" if on == self.hub else (" as a toe" if on.is_double else "")
         return Verdict(OK, f"{shown} can go on the {show(on)}{role}; {tail}", tile, on, free)
 
@@ -330,7 +327,7 @@ class OpenEnd:
         if self.kind == "line":
             return f"{self.value} on {name}"
         word = "spoke" if self.kind == "hub" else "toe"
-        return f"{self.value} on {name} ({_count(self.slots, word)} to go)"
+        return f"{self.value} on {name} ({count(self.slots, word)} to go)"
 
 
 # -------------------------------------------------------------------------- file format
@@ -585,16 +582,16 @@ class Report:
         named = ", ".join([self.rules.name, *(f"{k}={v}" for k, v in changed.items())])
         lines = [
             f"Rules: {self.rules.title} ({named}), double-{self.set} set; "
-            f"{_count(len(t), 'tile')} on the table"
+            f"{count(len(t), 'tile')} on the table"
             + ("" if self.layout.ordered else " (order unknown: only order-free checks)") + ".",
             f"Hub {t.hub}: {len(spokes)} of {t.spokes} spokes"
             + (f" ({', '.join(map(t.show, spokes))})" if spokes else "")
-            + ("." if t.hub_complete else f"; {_count(t.short[t.hub], 'more spoke')} needed."),
+            + ("." if t.hub_complete else f"; {count(t.short[t.hub], 'more spoke')} needed."),
         ]
         foot = t.open_foot
         if foot is not None:
             toes = t.kids[foot]
-            lines.append(f"Open foot: {foot} needs {_count(t.short[foot], 'more toe')}"
+            lines.append(f"Open foot: {foot} needs {count(t.short[foot], 'more toe')}"
                          + (f" (has {', '.join(map(t.show, toes))})." if toes else "."))
         else:
             lines.append("Open foot: none.")
@@ -604,7 +601,7 @@ class Report:
         if len(now) != len(ends):
             lines.append("Playable now: " + (", ".join(e.describe() for e in now) or "nowhere") + ".")
         if self.problems:
-            lines.append(f"{_count(len(self.problems), 'problem')}:")
+            lines.append(f"{count(len(self.problems), 'problem')}:")
             for p in self.problems:
                 where = (f"play {p.index + 1} ({t.show(p.tile) if p.tile else ''} on "
                          f"{t.show(p.on) if p.on else ''}): " if p.index is not None else "")
@@ -741,7 +738,7 @@ def _check_unordered(layout: Layout, table: Table) -> list[Problem]:
                 problems.append(Problem(
                     HUB_INCOMPLETE,
                     f"{table.show(kid)} extends the spoke {table.show(s)}, but the {hub} still needs "
-                    f"{_count(missing, 'more spoke')} before anything else.", kid, s, index.get(kid)))
+                    f"{count(missing, 'more spoke')} before anything else.", kid, s, index.get(kid)))
     feet = table.open_feet
     for foot in feet:
         need = table.short[foot]
@@ -750,7 +747,7 @@ def _check_unordered(layout: Layout, table: Table) -> list[Problem]:
                 problems.append(Problem(
                     FOOT_INCOMPLETE,
                     f"{table.show(kid)} extends the toe {table.show(toe)}, but the {foot} still needs "
-                    f"{_count(need, 'toe')} before anything else.", kid, toe, index.get(kid)))
+                    f"{count(need, 'toe')} before anything else.", kid, toe, index.get(kid)))
     if len(feet) > 1:
         listed = ", ".join(map(str, feet))
         for foot in feet[1:]:

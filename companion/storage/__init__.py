@@ -7,6 +7,7 @@ Imports the match model and the rules, never the app or the CLI.
 from .errors import (
     ConflictError,
     DamagedFileError,
+    DraftNotFoundError,
     MatchNotFoundError,
     SchemaError,
     StorageBusyError,
@@ -31,6 +32,7 @@ __all__ = [
     "SCHEMA_VERSION",
     "ConflictError",
     "DamagedFileError",
+    "DraftNotFoundError",
     "ImportReport",
     "MatchNotFoundError",
     "MatchSummary",

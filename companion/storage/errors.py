@@ -27,3 +27,7 @@ class ConflictError(StorageError):
 
 class MatchNotFoundError(StorageError, InputError, LookupError):
     """No match has that id (or the prefix fits several)."""
+
+
+class DraftNotFoundError(StorageError, LookupError):
+    """No round being entered has that id (saved or cancelled long ago)."""

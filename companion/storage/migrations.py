@@ -15,6 +15,9 @@ multi-device refresh) and table ``matches`` whose documents are
 kept as *text* inside the document so that opening the file parses one string per match rather
 than hundreds of small objects (7-10x faster to open a long history); it is decoded only when
 that match is asked for. A ``match`` written as a plain object is read too (hand repairs).
+Table ``drafts`` holds rounds being entered, ``{"id", "draft": RoundDraft.to_dict()}``; it came
+without a schema change, because files are rewritten whole with every table kept, so versions
+that do not know it leave it alone.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from .errors import SchemaError
 SCHEMA_VERSION = 1
 META_TABLE = "_meta"
 MATCHES_TABLE = "matches"
+DRAFTS_TABLE = "drafts"
 META_DOC = "1"
 
 Raw = dict[str, Any]

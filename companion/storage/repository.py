@@ -8,6 +8,9 @@ For the app (and the CLI)::
     m = repo.update(m.id, lambda m: m.undo())                    # any Match method
     repo.get("3fa8")                         # a unique id prefix is enough
     repo.list_matches()                      # MatchSummary rows, newest first
+    d = repo.open_draft(m.id)                # the round being entered, shared and kept on disk
+    d = repo.change_draft(d.id, lambda d: {**d.data, "note": 1})  # what was typed so far
+    c = repo.commit_draft(d.id, lambda m, d: m.add_round(...), by="phone-2")  # exactly once
     seen = repo.version                      # multi-device refresh: poll
     if repo.version != seen: ...             # ... and reload when it moved
 
@@ -16,6 +19,11 @@ changed it, apply the change to the *latest* stored match, write everything at o
 atomic replace. So two devices adding rounds to one match never lose one, and a crash leaves
 the previous good state (plus ``FILE.bak``, the state before the last write).
 
+Rounds being entered are kept in the same file (table ``drafts``, see
+:mod:`companion.match.draft`), so a restart or a crash loses nothing typed; the photos they
+refer to are files named by their SHA-256 in the folder ``FILE-photos`` beside it, removed once
+no open draft needs them.
+
 Path: ``--db PATH`` beats the ``CHICKENFOOT_DB`` environment variable, which beats the
 default ``platformdirs.user_data_dir("chickenfoot")/matches.json``.
 """
@@ -23,9 +31,12 @@ default ``platformdirs.user_data_dir("chickenfoot")/matches.json``.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
+import re
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,9 +46,13 @@ from tinydb import TinyDB
 from tinydb.table import Document, Table
 
 from companion.match import (
+    Commit,
+    DraftState,
     Match,
     MatchDataError,
     PlayerStats,
+    RoundDraft,
+    commit,
     export_csv,
     export_json,
     player_stats,
@@ -45,8 +60,15 @@ from companion.match import (
 from companion.rules import RuleSet, get_rules
 from companion.rules.jsontext import JSONLimitError
 
-from .errors import ConflictError, DamagedFileError, MatchNotFoundError, StorageError
+from .errors import (
+    ConflictError,
+    DamagedFileError,
+    DraftNotFoundError,
+    MatchNotFoundError,
+    StorageError,
+)
 from .migrations import (
+    DRAFTS_TABLE,
     META_DOC,
     META_TABLE,
     SCHEMA_VERSION,
@@ -62,6 +84,11 @@ from .safe_json import SafeJSONStorage, atomic_write, encode, restore_backup, re
 ENV_VAR = "CHICKENFOOT_DB"
 APP_NAME = "chickenfoot"
 DEFAULT_FILE = "matches.json"
+#: Closed drafts stay this long, so a phone that presses Save late hears what became of the round.
+CLOSED_DRAFT_KEEP_S = 2 * 24 * 3600
+#: A photo no draft refers to is removed after this long (it may be about to be referred to).
+LOOSE_BLOB_KEEP_S = 3600
+_BLOB_NAME = re.compile(r"[0-9a-f]{64}")
 
 
 def default_db_path() -> Path:
@@ -146,6 +173,7 @@ class Repository:
         self._lock = threading.RLock()
         self._matches: Table = self._db.table("matches", cache_size=0)
         self._meta: Table = self._db.table(META_TABLE, cache_size=0)
+        self._drafts: Table = self._db.table(DRAFTS_TABLE, cache_size=0)
         self._index: dict[str, int] = {}
         self._index_gen = -1
         # Decoded matches: ``_fresh`` for the data as now loaded; ``_decoded`` keyed by the stored
@@ -418,10 +446,18 @@ class Repository:
             return new
 
     def delete_match(self, match_id: str) -> None:
+        """Remove a match for good, with the rounds being entered for it."""
         with self._writing():
             mid = self.resolve_id(match_id)
             self._matches.remove(doc_ids=[self._index[mid]])
+            gone = [doc_id for doc_id, d in self._draft_docs().values() if d.match_id == mid]
+            if gone:
+                self._drafts.remove(doc_ids=gone)
             self._refresh_index()
+        self._tidy_blobs()
+
+    def rename_player(self, match_id: str, name: str, new_name: str) -> Match:
+        return self.update(match_id, lambda m: m.rename_player(name, new_name))
 
     def import_matches(self, matches: Iterable[Match]) -> ImportReport:
         """Merge matches by id: new ones are added, a copy with more changes replaces the
@@ -449,6 +485,154 @@ class Repository:
             if fresh:
                 self._matches.insert_multiple(fresh)  # one table rewrite for all new matches
         return ImportReport(tuple(added), tuple(updated), tuple(unchanged))
+
+    # ------------------------------------------------------------ round drafts
+    def _draft_docs(self) -> dict[str, tuple[int, RoundDraft]]:
+        """Every readable draft by id, with its document id (a hand-damaged one is skipped here
+        and listed by :meth:`check`)."""
+        out: dict[str, tuple[int, RoundDraft]] = {}
+        for doc in self._drafts:
+            try:
+                d = RoundDraft.from_dict(doc["draft"])
+            except (MatchDataError, KeyError, TypeError):
+                continue
+            out[d.id] = (doc.doc_id, d)
+        return out
+
+    def _put_draft(self, d: RoundDraft) -> None:
+        docs = self._draft_docs()
+        doc = {"id": d.id, "draft": d.to_dict()}
+        if d.id in docs:
+            def replace(stored: dict[str, Any]) -> None:
+                stored.clear()
+                stored.update(doc)
+            self._drafts.update(replace, doc_ids=[docs[d.id][0]])
+        else:
+            used = [int(k) for k in (self._storage.read() or {}).get(DRAFTS_TABLE, {})]
+            self._drafts.insert(Document(doc, doc_id=max(used, default=0) + 1))
+
+    def drafts(self, match_id: str | None = None) -> list[RoundDraft]:
+        """Stored drafts (of one match), oldest first."""
+        with self._lock:
+            self._storage.read()
+            mid = None if match_id is None else self.resolve_id(match_id)
+            found = [d for _, d in self._draft_docs().values() if mid is None or d.match_id == mid]
+            return sorted(found, key=lambda d: (d.created_at, d.id))
+
+    def get_draft(self, draft_id: str) -> RoundDraft:
+        with self._lock:
+            self._storage.read()
+            hit = self._draft_docs().get(draft_id)
+            if hit is None:
+                raise DraftNotFoundError(f"there is no round being entered with id {draft_id[:8]!r} "
+                                         "(it was saved or cancelled long ago)")
+            return hit[1]
+
+    def open_draft(self, match_id: str, number: int | None = None, *, edit: bool = False,
+                   entry: Callable[[Match], Mapping[str, Any]] | None = None) -> RoundDraft:
+        """The open draft for the match's next round (or for editing round ``number``), made
+        now if there is none; every device asking gets the same one. ``entry`` gives a new
+        draft's first content (e.g. the round being edited as it is)."""
+        with self._writing():
+            m = self.get(match_id)
+            want = number if edit else len(m.rounds) + 1
+            for _, d in self._draft_docs().values():
+                if d.match_id == m.id and d.open and d.edit == edit and d.number == want \
+                        and not d.stale(m):
+                    return d
+            d = RoundDraft.new(m, number, edit=edit, entry=entry(m) if entry else None)
+            self._put_draft(d)
+            return d
+
+    def change_draft(self, draft_id: str, change: Callable[[RoundDraft], Mapping[str, Any]]
+                     ) -> RoundDraft:
+        """Replace a draft's entry with ``change(latest stored draft)``, atomically (two phones
+        typing into one round never lose each other's keys). A closed draft is returned as it
+        is, unchanged: the caller sees that the round was saved meanwhile."""
+        with self._writing():
+            d = self.get_draft(draft_id)
+            if not d.open:
+                return d
+            new = d.with_entry(change(d))
+            if new is not d:
+                self._put_draft(new)
+            return new
+
+    def commit_draft(self, draft_id: str, apply: Callable[[Match, RoundDraft], Match], by: str
+                     ) -> Commit:
+        """Save a draft as its round, exactly once (see :func:`companion.match.draft.commit`):
+        the match and the draft are written together in one atomic replace. ``apply(match,
+        draft)`` stores the latest stored draft's content on the latest stored match."""
+        with self._writing():
+            d = self.get_draft(draft_id)
+            m = self.get(d.match_id)
+            result = commit(m, d, lambda latest: apply(latest, d), by)
+            if result.match is not m:
+                self._put(result.match)
+            if result.draft is not d:
+                self._put_draft(result.draft)
+            self._forget_closed_drafts()
+        if not result.draft.open:
+            self._tidy_blobs()
+        return result
+
+    def drop_draft(self, draft_id: str) -> None:
+        """Throw a draft away (an edit cancelled); gone already is fine."""
+        with self._writing():
+            hit = self._draft_docs().get(draft_id)
+            if hit is not None:
+                self._drafts.remove(doc_ids=[hit[0]])
+        self._tidy_blobs()
+
+    def _forget_closed_drafts(self) -> None:
+        cutoff = time.time() - CLOSED_DRAFT_KEEP_S
+        old = [doc_id for doc_id, d in self._draft_docs().values()
+               if d.state is not DraftState.OPEN and _epoch(d.updated_at) < cutoff]
+        if old:
+            self._drafts.remove(doc_ids=old)
+
+    # ------------------------------------------------------------------ photos
+    @property
+    def blob_dir(self) -> Path:
+        return self.path.with_name(self.path.stem + "-photos")
+
+    def put_blob(self, data: bytes) -> str:
+        """Keep ``data`` (a photo) beside the file; returns its key (SHA-256, hex)."""
+        key = hashlib.sha256(data).hexdigest()
+        target = self.blob_dir / key
+        if not target.exists():
+            try:
+                atomic_write(target, data, keep_backup=False)
+            except OSError as exc:
+                raise StorageError(f"could not keep the photo in {self.blob_dir}: {exc.strerror}") from None
+        return key
+
+    def get_blob(self, key: str) -> bytes | None:
+        """The bytes kept under ``key``, or None (never stored, or removed)."""
+        if not isinstance(key, str) or not _BLOB_NAME.fullmatch(key):
+            return None
+        try:
+            return (self.blob_dir / key).read_bytes()
+        except OSError:
+            return None
+
+    def _tidy_blobs(self) -> None:
+        """Remove photos no open draft refers to (older than LOOSE_BLOB_KEEP_S when no closed
+        draft named them either: they may be about to be referred to)."""
+        folder = self.blob_dir
+        if not folder.is_dir():
+            return
+        with self._lock:
+            self._storage.read()
+            drafts = [d for _, d in self._draft_docs().values()]
+        needed = {k for d in drafts if d.open for k in d.blobs}
+        done = {k for d in drafts if not d.open for k in d.blobs}
+        cutoff = time.time() - LOOSE_BLOB_KEEP_S
+        for f in folder.iterdir():
+            with contextlib.suppress(OSError):
+                if (f.name.endswith(".tmp") and f.stat().st_mtime < cutoff) or (_BLOB_NAME.fullmatch(f.name) and f.name not in needed and (
+                        f.name in done or f.stat().st_mtime < cutoff)):
+                    f.unlink()
 
     # ------------------------------------------------ command methods (for app/CLI)
     def add_round(self, match_id: str, **kw: Any) -> Match:
@@ -498,6 +682,11 @@ class Repository:
                 if doc.get("summary") != summarize(m):
                     problems.append(f"match {m.id}: its list entry does not match its rounds "
                                     "(hand-edited?); the next change to the match rewrites it")
+            for doc in self._drafts:
+                try:
+                    RoundDraft.from_dict(doc["draft"])
+                except (MatchDataError, KeyError, TypeError) as exc:
+                    problems.append(f"round being entered #{doc.doc_id}: {exc} (it is ignored)")
         return problems
 
     def info(self) -> dict[str, Any]:
@@ -515,3 +704,13 @@ class Repository:
 
     def summarize(self, m: Match) -> MatchSummary:
         return MatchSummary.from_doc({"id": m.id, "summary": summarize(m)})
+
+
+def _epoch(stamp: str) -> float:
+    """Seconds since 1970 of an ISO time stamp; 0 when it cannot be read (counts as old)."""
+    from datetime import datetime
+
+    try:
+        return datetime.fromisoformat(stamp).timestamp()
+    except (TypeError, ValueError):
+        return 0.0

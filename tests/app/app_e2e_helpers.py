@@ -172,3 +172,12 @@ class Ui:
         self.page.wait_for_timeout(700)
         self.page.screenshot(path=str(path))
         return path
+
+
+def shots_dir(name: str) -> Path:
+    """``artifacts/e2e/NAME``, emptied of the screenshots of an earlier run."""
+    d = ARTIFACTS / name
+    d.mkdir(parents=True, exist_ok=True)
+    for old in d.glob("*.png"):
+        old.unlink()
+    return d

@@ -1,9 +1,29 @@
 """Makes ``app_e2e_helpers`` importable from these tests under ``--import-mode=importlib``
-(which, unlike the default mode, does not put test folders on ``sys.path``)."""
+(which, unlike the default mode, does not put test folders on ``sys.path``), and gives the
+end-to-end tests their browser."""
 
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+
+import pytest
 
 _HERE = str(Path(__file__).resolve().parent)
 if _HERE not in sys.path:
     sys.path.insert(0, _HERE)
+
+
+@pytest.fixture
+def browser() -> Iterator[object]:
+    """Debian's headless Chromium through Playwright (skips when either is missing)."""
+    from app_e2e_helpers import CHROMIUM, CHROMIUM_ARGS, require_browser
+
+    require_browser()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            yield b
+        finally:
+            b.close()

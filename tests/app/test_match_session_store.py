@@ -9,7 +9,7 @@ import pytest
 from companion.app.match_session import MatchSession
 from companion.app.round_entry import EntryError
 from companion.app.store import MatchStore
-from companion.match import MatchError
+from companion.match import MatchError, Saved
 from companion.rules import Tile
 
 
@@ -87,8 +87,11 @@ def test_incomplete_or_impossible_rounds_are_refused_and_nothing_is_saved(store)
     e.went_out(0)
     with pytest.raises(EntryError, match="Bob: nothing entered yet"):
         ms.save_round(e)
-    e.add_tile(1, "9-9")  # the round's double is in the centre, not in a hand
-    with pytest.raises(MatchError, match="9-9"):
+    with pytest.raises(EntryError, match="9-9 is on the table"):
+        e.add_tile(1, "9-9")  # the round's double is in the centre, not in a hand
+    e.add_tile(1, "9-8")
+    e.add_tile(0, "9-8")
+    with pytest.raises(EntryError, match="8-9 is entered 2 times"):
         ms.save_round(e)
     assert store.get(m.id).rounds == ()
 
@@ -132,9 +135,66 @@ def test_next_highest_double_can_open_the_round(store):
     m = store.create(["Ann", "Bob"], "chickie-sixes", {})
     ms = MatchSession(store, m.id)
     assert ms.opening_choices() == [6, 5, 4, 3, 2, 1, 0]
-    e = _round(ms, 0, {}, {1: ["6-6", "1-2"]})  # nobody held 6-6 at the start: 5-5 opened
-    e.started_with = 5
+    e = _round(ms, 0, {}, {})
+    e.started_with = 5  # nobody held 6-6 at the start: 5-5 opened, and 6-6 can be in a hand
+    e.add_tile(1, "6-6")
+    e.add_tile(1, "1-2")
+    assert [t.tile for t in e.picker_tiles()].count(Tile(5, 5)) == 0
     ms.save_round(e)
     assert ms.match.rounds[0].started_with == 5 and ms.match.totals() == [0, 15]
     assert ms.entry_for(1).started_with == 5
     assert MatchSession(store, store.create(["A", "B"], "double-chicken-foot", {}).id).opening_choices() == []
+
+
+def test_a_round_draft_is_shared_kept_on_disk_and_saved_once(store, tmp_path):
+    m = store.create(["Ann", "Bob", "Cy"], "double-chicken-foot", {})
+    phone, tablet = MatchSession(store, m.id), MatchSession(store, m.id)
+    d = phone.open_draft()
+    assert tablet.open_draft().id == d.id and phone.heading() == "Round 1 · 9-9 · Ann starts"
+    phone.change(d.id, lambda c: c.entry.went_out(0))
+    tablet.change(d.id, lambda c: c.entry.press(1, "1"))
+    phone.change(d.id, lambda c: c.entry.press(1, "2"))
+    # a restarted server: a new store on the same file sees what was typed
+    again = MatchStore.open(tmp_path / "matches.json")
+    try:
+        c = MatchSession(again, m.id).content(again.get_draft(d.id))
+        assert [c.entry.penalty(i) for i in range(3)] == [0, 12, None]
+    finally:
+        again.close()
+    d2, c = tablet.change(d.id, lambda c: c.entry.set_pips(2, 7))
+    assert c.entry.complete and d2.revision == 4
+    first = phone.save_draft(d.id, by="phone")
+    second = tablet.save_draft(d.id, by="tablet")  # pressed at the same moment
+    assert (first.outcome, second.outcome) == (Saved.STORED, Saved.ALREADY)
+    assert second.draft.saved_by == "phone" and store.get(m.id).totals() == [0, 12, 7]
+    # the tablet's view of its draft now says it was saved, and typing into it changes nothing
+    d3, _ = tablet.change(d.id, lambda c: c.entry.set_pips(2, 99))
+    assert not d3.open and store.get(m.id).totals() == [0, 12, 7]
+    assert tablet.open_draft().number == 2
+
+
+def test_an_edit_draft_starts_from_the_round_and_a_photo_reading_is_kept(store):
+    m = store.create(["Ann", "Bob"], "double-chicken-foot", {})
+    ms = MatchSession(store, m.id)
+    d = ms.open_draft()
+    ms.change(d.id, lambda c: (c.entry.went_out(0), c.entry.add_tile(1, "3-4")))
+    assert ms.save_draft(d.id, "p").stored
+    e = ms.open_draft(1)
+    assert e.edit and ms.content(e).entry.tile_hands() == [None, [Tile(3, 4)]]
+    import io
+
+    from PIL import Image
+
+    from companion.app.photo_review import PhotoReview, ReadTile
+
+    buf = io.BytesIO()
+    Image.new("RGB", (30, 20)).save(buf, format="PNG")
+    key = store.put_photo(buf.getvalue())
+    review = PhotoReview(ms.match.rules, 9, [ReadTile(Tile(5, 6), 0.9, ((1, 1), (5, 1), (5, 5)))],
+                         (30, 20), buf.getvalue())
+    ms.change(e.id, lambda c: c.reviews.__setitem__(1, review))
+    assert ms.content(ms.draft(e.id)).reviews[1].image == buf.getvalue()
+    assert store.repo.get_blob(key) == buf.getvalue()
+    ms.change(e.id, lambda c: c.entry.set_tiles(1, c.reviews.pop(1).tiles))
+    assert ms.save_draft(e.id, "p").stored and store.get(m.id).totals() == [0, 11]
+    assert store.repo.get_blob(key) is None  # the photo is removed with its saved draft

@@ -106,10 +106,10 @@ def test_review_from_a_reader_like_result_and_annotated_png():
     Image.new("RGB", (400, 200), (20, 90, 40)).save(buf, format="PNG")
     reading = {"tiles": [Tile(2, 5), None], "confidences": [0.9, 0.3],
                "boxes": [[100, 100, 80, 40, 0.0], [300, 100, 80, 40, 1.57]],
-               "image_size": (400, 200), "penalty": 7, "warnings": ["1 tile(s) read with low confidence"]}
+               "image_size": (400, 200), "penalty": 7, "warnings": ["1 tile read with low confidence"]}
     r = from_reading(get_rules(), 9, reading, buf.getvalue())
     assert r.reader_penalty == 7 and len(r.items[0].corners) == 4
-    assert r.warnings == ("1 tile(s) read with low confidence",)
+    assert r.warnings == ("1 tile read with low confidence",)
     assert r.tile_at(100, 100) == 0 and r.tile_at(300, 130) == 1
     png = Image.open(io.BytesIO(annotate(r)))
     assert png.size == (400, 200)
@@ -170,3 +170,100 @@ def test_candidates_are_shown_not_counted_until_accepted(tmp_path):
         r.accept(0 if k else 1)
     r.accept(k)
     assert r.candidates == [] and Tile(0, 0) in r.tiles and r.penalty == 7 + 3 + 50
+
+
+def test_the_double_on_the_table_is_not_offered_and_is_refused_in_a_hand():
+    e = RoundEntry(get_rules(), PLAYERS, 12, double=6)
+    assert e.on_table == Tile(6, 6)
+    assert Tile(6, 6) not in [p.tile for p in e.picker_tiles()] and len(e.picker_tiles()) == 90
+    assert [p.label for p in e.suit_tiles(6)][:3] == ["6-12", "6-11", "6-10"]
+    assert Tile(6, 6) not in [p.tile for p in e.suit_tiles(6)] and len(e.suit_tiles(6)) == 12
+    assert e.suits() == list(range(12, -1, -1)) and len(e.suit_tiles(0)) == 13
+    with pytest.raises(EntryError, match="6-6 is on the table"):
+        e.add_tile(1, "6-6")
+    e.set_tiles(1, [Tile(6, 6), Tile(1, 2)], Mode.PHOTO)  # a photo may read it: said at the hand
+    assert e.errors() == ["6-6 is on the table (it opened the round), so it cannot be in Bob's hand: "
+                          "remove it"]
+    e.started_with = 5  # nobody held 6-6: 5-5 opened, so 6-6 can be in a hand after all
+    assert e.errors() == [] and e.on_table == Tile(5, 5)
+
+
+def test_missing_hands_are_steps_and_mistakes_are_errors():
+    e = RoundEntry(get_rules(), PLAYERS, 9, double=9)
+    assert e.summary() == "Still to enter: Ann, Bob, Cy, Dee" and e.errors() == []
+    assert RoundEntry(get_rules(), [*PLAYERS, "Eve"], 9).summary() == "Still to enter: 5 players"
+    e.went_out(0)
+    e.went_out(1)
+    assert e.missing() == ["Cy", "Dee"]
+    assert e.errors() == ["only one player can go out in a round (Ann, Bob are marked)"]
+    e.set_pips(2, 4)
+    e.set_pips(3, 5)
+    assert e.summary() == "Fix 1 problem to save"
+    e.set_pips(1, 3)
+    assert e.summary() == "Every hand is in: ready to save" and e.complete
+
+
+def test_the_next_hand_to_enter_goes_round_the_table():
+    e = RoundEntry(get_rules(), PLAYERS, 9, double=9)
+    assert e.next_open() == 0 and e.next_open(0) == 1
+    e.went_out(1)
+    assert e.next_open(0) == 2 and e.next_open(3) == 0
+    for i in (0, 2, 3):
+        e.set_pips(i, 1)
+    assert e.next_open(2) is None
+
+
+def test_a_fresh_pad_starts_a_new_number():
+    e = RoundEntry(get_rules(), PLAYERS, 9)
+    e.set_pips(0, 12)
+    e.press(0, "2", fresh=True)
+    assert e.penalty(0) == 2
+    e.press(0, "0")
+    e.press(0, "back", fresh=True)  # Del edits what is there
+    assert e.penalty(0) == 2
+
+
+def test_an_entry_round_trips_through_plain_data_and_bad_data_is_left_blank():
+    e = RoundEntry(get_rules(), PLAYERS, 9, double=8)
+    e.went_out(0)
+    e.press(1, "1")
+    e.add_tile(2, "0-0")
+    e.started_with = 7
+    back = RoundEntry.from_dict(e.to_dict(), get_rules(), PLAYERS, 9, 8)
+    assert back.to_dict() == e.to_dict() and back.penalties is not None and back.started_with == 7
+    assert back.hands[1].pad == "1" and back.penalty(2) == 50
+    data = e.to_dict()
+    data["hands"][0] = {"mode": "flying"}
+    data["hands"][2]["tiles"] = ["9-10"]
+    data["started_with"] = 9
+    odd = RoundEntry.from_dict(data, get_rules(), PLAYERS, 9, 8)
+    assert [h.mode for h in odd.hands] == [Mode.UNSET, Mode.PIPS, Mode.UNSET, Mode.UNSET]
+    assert odd.started_with is None
+    assert RoundEntry.from_dict("nonsense", get_rules(), PLAYERS, 9).missing() == PLAYERS
+
+
+def test_a_photo_review_round_trips_with_its_photo_kept_by_key():
+    from companion.app.drafts import DraftContent, photo_key
+
+    img = _png(40, 20)
+    r = PhotoReview(get_rules(), 9, [ReadTile(Tile(3, 4), 0.5, _square(5, 5, 2), flagged=True),
+                                     ReadTile(None, 0.7, _square(15, 5, 2), "candidate", True)],
+                    (40, 20), img, 7, ("1 tile read with low confidence",))
+    e = RoundEntry(get_rules(), PLAYERS, 9, double=9)
+    c = DraftContent(e, {1: r})
+    data = c.to_dict()
+    assert data["blobs"] == [photo_key(img)]
+    back = DraftContent.from_dict(data, get_rules(), PLAYERS, 9, 9, {photo_key(img): img}.get)
+    assert back.reviews[1].items == r.items and back.reviews[1].image == img
+    assert (back.reviews[1].image_size, back.reviews[1].reader_penalty, back.reviews[1].warnings) == \
+        ((40, 20), 7, ("1 tile read with low confidence",))
+    r.correct(0, "9-9")
+    assert DraftContent(e, {1: r}).on_table_in_review(1) == [1]
+    data["photos"]["0"] = {"items": "junk"}
+    assert set(DraftContent.from_dict(data, get_rules(), PLAYERS, 9, 9, lambda k: None).reviews) == {1}
+
+
+def _png(w: int, h: int) -> bytes:
+    buf = io.BytesIO()
+    Image.new("RGB", (w, h), (20, 90, 40)).save(buf, format="PNG")
+    return buf.getvalue()

@@ -276,10 +276,13 @@ def test_a_path_named_by_a_web_client_is_never_read_or_written(tmp_path: Path) -
     picker = _HostilePicker(sentinel)
     app.picker = picker  # type: ignore[assignment]
 
+    errors: list[str] = []
+
     def press(route: str, caption: str) -> None:
         _go(app, route)
         (button,) = [b for b in _buttons(page.controls) if b.content.value == caption]
         asyncio.run(button.on_click(None))
+        errors.append(app.screen.get("error") or "")  # shown on its screen until the next action
 
     try:
         press("/history", "Export JSON")
@@ -294,5 +297,4 @@ def test_a_path_named_by_a_web_client_is_never_read_or_written(tmp_path: Path) -
     assert [name for name, _ in picker.saved] == ["chickenfoot-matches.json", "layout.json"]
     assert all(data for _, data in picker.saved)
     assert b"Zelda" in picker.saved[0][1]  # type: ignore[operator]
-    said = [d.content.value for d in page.dialogs]
-    assert sum("the browser sent no data" in s for s in said) == 2, said
+    assert sum("the browser sent no data" in e for e in errors) == 2, errors

@@ -379,3 +379,21 @@ def test_from_dict_rejects_a_player_count_the_rules_cannot_seat() -> None:
     d["players"] = ["Ann", "Bob", "Cy"]
     with pytest.raises(MatchDataError, match="2-2 players"):
         Match.from_dict(d)
+
+
+def test_rename_a_player_keeps_rounds_by_seat_and_is_no_undo_step():
+    from companion.match import MatchStateError, PlayerError
+
+    m = Match.new(["Ann", "Bob", "Cy"], get_rules("double-chicken-foot"))
+    m = m.add_round(penalties={"Bob": 4, "Cy": 5}, out="Ann")
+    r = m.rename_player("bob", "  Robert ")
+    assert r.players == ("Ann", "Robert", "Cy") and r.totals() == m.totals()
+    assert r.revision == m.revision + 1 and r.undo_log == m.undo_log
+    assert r.undo().players == ("Ann", "Robert", "Cy")  # undo takes back the round, not the name
+    with pytest.raises(PlayerError, match="listed twice"):
+        r.rename_player("Robert", "ann")
+    with pytest.raises(PlayerError, match="cannot contain"):
+        r.rename_player("Robert", "Rob,ert")
+    with pytest.raises(MatchStateError, match="already called that"):
+        r.rename_player("Robert", "Robert")
+    assert Match.from_dict(r.to_dict()) == r

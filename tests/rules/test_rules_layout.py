@@ -42,6 +42,7 @@ def test_ok_names_the_open_number():
     v = judge_play(layout(SPOKES), "4-7", "9-4")
     assert v.code == "ok" and v.legal and v.orientation == 7
     assert v.message == "4-7 can go on the 9-4; it leaves a 7 open."
+    assert judge_play(layout(SPOKES), "4-8", "9-4").message == "4-8 can go on the 9-4; it leaves an 8 open."
 
 
 def test_ok_spoke_and_double():

@@ -7,12 +7,16 @@ usage: _storage_worker.py DB forever
        _storage_worker.py DB shared ID THREADS
            threads share one repository and add rounds to match ID until it is over;
            prints how many adds succeeded
+       _storage_worker.py DB commit DRAFT_ID THREADS GO_FILE
+           threads (each with its own repository) wait for GO_FILE to exist, then all save
+           round draft DRAFT_ID at once; prints one outcome per thread
 """
 
 from __future__ import annotations
 
 import sys
 import threading
+import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
@@ -63,6 +67,29 @@ def main() -> None:
         for t in ts:
             t.join()
         print(count[0], flush=True)
+    elif mode == "commit":
+        draft_id, threads, go = sys.argv[3], int(sys.argv[4]), Path(sys.argv[5])
+        repos = [Repository.open(db) for _ in range(threads)]
+        outcomes: list[str] = []
+        barrier = threading.Barrier(threads)
+
+        def save(repo: Repository, k: int) -> None:
+            barrier.wait()
+            while not go.exists():
+                time.sleep(0.001)
+            c = repo.commit_draft(draft_id, lambda m, d: m.add_round(penalties={"Ann": 5}, out="Bob"),
+                                  by=f"{sys.argv[6] if len(sys.argv) > 6 else 'p'}-{k}")
+            with lock:
+                outcomes.append(f"{c.outcome.value} {c.draft.saved_by}")
+
+        lock = threading.Lock()
+        print("ready", flush=True)
+        ts = [threading.Thread(target=save, args=(r, k)) for k, r in enumerate(repos)]
+        for t in ts:
+            t.start()
+        for t in ts:
+            t.join()
+        print("\n".join(outcomes), flush=True)
 
 
 if __name__ == "__main__":

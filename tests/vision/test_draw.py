@@ -20,7 +20,7 @@ def _reading(size: tuple[int, int]) -> Reading:
                          (0.95, 0.99))
     rules = get_rules()
     return Reading(tiles=(good, unsure), pips=7, penalty=rules.penalty([good.tile, unsure.tile]),
-                   warnings=("1 tile(s) read with low confidence: check them",), image_size=size)
+                   warnings=("1 tile read with low confidence: check them",), image_size=size)
 
 
 def _colour_near(arr: np.ndarray, xy: tuple[float, float], colour: tuple[int, int, int],

@@ -25,8 +25,9 @@ def bind_event(fn: Callable[..., Any], *args: Any) -> Callable[[Any], Any]:
     return lambda e: fn(*args, e.control.value)
 
 
-def build(app: App, route: str) -> tuple[str, list[Any], str | None]:
-    from . import dispute, home, match, setup
+def build(app: App, route: str) -> tuple[Any, ...]:
+    """(title, controls, back route) or, for screens with a fixed bottom part, (..., footer)."""
+    from . import dispute, home, match, scoring, setup
 
     parts = [p for p in route.split("?")[0].split("/") if p]
     if not parts:
@@ -40,7 +41,7 @@ def build(app: App, route: str) -> tuple[str, list[Any], str | None]:
             return match.build_scoreboard(app, mid)
         if parts[2] == "round":
             number = int(parts[3]) if len(parts) > 3 and parts[3].isdigit() else None
-            return match.build_round_entry(app, mid, number)
+            return scoring.build_round_entry(app, mid, number)
         if parts[2] == "brief":
             return match.build_brief(app, mid)
     if head == "history":

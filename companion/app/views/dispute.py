@@ -109,10 +109,12 @@ def build_dispute(app: App) -> tuple[str, list[Any], str | None]:
             photo["error"] = f"{name}: the reader failed ({type(exc).__name__})"
         finally:
             photo["busy"] = False
-        if photo["error"]:
-            app.snack(f"Could not read the photo: {photo['error']}", error=True)
-        else:
-            app.snack(f"Read the table from {name}")
+        error, photo["error"] = photo["error"], None
+        if error:  # said on this screen until the next action here (see App.show_error)
+            app.show_error(f"Could not read the photo: {error}."
+                           + (" The table below is unchanged." if b.layout is not None else ""))
+            return
+        app.snack(f"Read the table from {name}")
         app.render()
 
     async def save(_: Any) -> None:
@@ -121,23 +123,16 @@ def build_dispute(app: App) -> tuple[str, list[Any], str | None]:
             app.snack(f"Layout saved: {said}")
         app.page.update()
 
-    body: list[Any] = [ft.Row([
-        ft.Dropdown(value=b.preset, label="Rules", text_size=app.fs(15), width=250,
-                    options=[ft.DropdownOption(key=k, text=r.title) for k, r in PRESETS.items()],
-                    on_select=app.guarded(set_preset)),
-        ft.Dropdown(value=str(b.top), label="Set", text_size=app.fs(15), width=150,
-                    options=[ft.DropdownOption(key=str(s), text=f"double-{s}") for s in SETS],
-                    on_select=app.guarded(set_top)),
-        app.button("Load layout file", load, kind="tonal", icon=ft.Icons.FILE_OPEN),
-        app.button("Read the table from a photo", read_photo, kind="tonal", icon=ft.Icons.PHOTO_CAMERA,
-                   disabled=photo["busy"]),
-    ], wrap=True, spacing=8, run_spacing=8)]
+    body: list[Any] = [
+        app.dropdown("Rules", b.preset, [(k, r.title) for k, r in PRESETS.items()], set_preset, size=15),
+        app.dropdown("Set", str(b.top), [(str(s), f"double-{s}") for s in SETS], set_top, size=15),
+        ft.Row([
+            app.button("Load layout file", load, kind="tonal", icon=ft.Icons.FILE_OPEN),
+            app.button("Read the table from a photo", read_photo, kind="tonal", icon=ft.Icons.PHOTO_CAMERA,
+                       disabled=photo["busy"]),
+        ], wrap=True, spacing=8, run_spacing=8)]
     if photo["busy"]:
         body.append(ft.Row([ft.ProgressRing(width=28, height=28), app.text("Reading the table…", 16)]))
-    error, photo["error"] = photo["error"], None  # said once, then gone with the next redraw
-    if error:
-        body.append(app.warning(f"Could not read the photo: {error}."
-                                + (" The table below is unchanged." if b.layout is not None else "")))
 
     if b.layout is None:
         body.append(app.text("Which double is in the centre (the hub)?", 18, bold=True))

@@ -130,21 +130,21 @@ def build_stats(app: App) -> tuple[str, list[Any], str | None]:
     stats = app.ctx.store.stats()
     if not stats:
         return "Statistics", [app.text("No matches yet: statistics appear after the first round.")], "/"
-    cols = ["Player", "Matches", "Won", "Drawn", "Rounds", "Went out", "Avg", "Worst", "Best match",
-            "0-0 caught"]
-    rows = []
+    cards = []
     for s in stats:
         avg = "-" if s.average_penalty is None else f"{s.average_penalty:.1f}"
-        cells = (s.player, s.matches_played, s.matches_won, s.matches_drawn, s.rounds_played,
-                 s.rounds_out, avg, "-" if s.worst_penalty is None else s.worst_penalty,
-                 "-" if s.best_match_total is None else s.best_match_total, s.caught_with_double_blank)
-        rows.append(ft.DataRow([ft.DataCell(app.text(str(v), 15)) for v in cells]))
-    table = ft.DataTable(columns=[ft.DataColumn(app.text(c, 15, bold=True)) for c in cols], rows=rows,
-                         column_spacing=18)
+        facts = (("Matches", s.matches_played), ("Won", s.matches_won), ("Drawn", s.matches_drawn),
+                 ("Rounds", s.rounds_played), ("Went out", s.rounds_out), ("Avg", avg),
+                 ("Worst", "-" if s.worst_penalty is None else s.worst_penalty),
+                 ("Best match", "-" if s.best_match_total is None else s.best_match_total),
+                 ("0-0 caught", s.caught_with_double_blank))
+        # One card per player whose figures wrap: no table wider than a phone.
+        cards.append(app.card(app.text(s.player, 18, bold=True), ft.Row(
+            [app.text(f"{label}: {value}", 15) for label, value in facts], wrap=True, spacing=16, run_spacing=4)))
     note = app.text("Matches, wins and best match count finished matches; round figures count every "
                     "round of matches not abandoned. 0-0 catches are known only for hands entered "
                     "as tiles.", 14, italic=True)
-    return "Statistics", [ft.Row([table], scroll=ft.ScrollMode.AUTO), note], "/"
+    return "Statistics", [*cards, note], "/"
 
 
 def build_rules(app: App) -> tuple[str, list[Any], str | None]:
@@ -183,9 +183,7 @@ def build_settings(app: App) -> tuple[str, list[Any], str | None]:
         ft.Switch(label="Large text", value=s.large_text, on_change=app.guarded(set_large),
                   label_text_style=ft.TextStyle(size=app.fs(16))),
         app.text("Default rules for new matches", 18, bold=True),
-        ft.Dropdown(value=s.default_preset, on_select=app.guarded(set_preset), label="Preset",
-                    options=[ft.DropdownOption(key=k, text=r.title) for k, r in PRESETS.items()],
-                    text_size=app.fs(16)),
+        app.dropdown("Preset", s.default_preset, [(k, r.title) for k, r in PRESETS.items()], set_preset),
         app.text(PRESETS[s.default_preset].summary, 15),
     ]
     return "Settings", body, "/"

@@ -80,9 +80,8 @@ def build_new(app: App) -> tuple[str, list[Any], str | None]:
     for ov in s.option_views():
         current = fmt_value(ov.value)
         if ov.choices:
-            ctl: Any = ft.Dropdown(value=current, label=ov.label, text_size=app.fs(15), width=260,
-                                   options=[ft.DropdownOption(key=c, text=c) for c in ov.choices],
-                                   on_select=app.guarded(bind_event(set_opt, ov.key)))
+            ctl: Any = app.dropdown(ov.label, current, [(c, c) for c in ov.choices],
+                                    bind_event(set_opt, ov.key), size=15, inset=48)
         else:
             ctl = ft.TextField(value=current, label=ov.label, width=200, text_size=app.fs(15),
                                keyboard_type=ft.KeyboardType.NUMBER)
@@ -108,9 +107,7 @@ def build_new(app: App) -> tuple[str, list[Any], str | None]:
         *rows,
         ft.Row([name, app.button("Add player", add, icon=ft.Icons.PERSON_ADD)]),
         app.heading("Rules"),
-        ft.Dropdown(value=s.preset, label="Rules preset", text_size=app.fs(16),
-                    options=[ft.DropdownOption(key=k, text=r.title) for k, r in PRESETS.items()],
-                    on_select=app.guarded(pick_preset)),
+        app.dropdown("Rules preset", s.preset, [(k, r.title) for k, r in PRESETS.items()], pick_preset),
         *[app.text(line, 15) for line in s.summary()],
         ft.ExpansionTile(title=app.text("Options (each explained)", 16, bold=True),
                          controls=[ft.Container(ft.Column(opts, spacing=12), padding=8)]),

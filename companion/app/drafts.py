@@ -1,0 +1,97 @@
+"""What a stored round draft holds for the round screen: the hands and the photo readings.
+
+A :class:`companion.match.RoundDraft` keeps its entry as plain data; this module says what that
+data is: the :class:`RoundEntry` (went out, numbers, tiles) and, per hand, a photo reading not yet
+used (:class:`PhotoReview`, its photo kept beside the scorekeeper file under its SHA-256). Both
+go through small explicit ``*_to_dict`` / ``*_from_dict`` functions of what the app holds, so a
+half-entered round and an unconfirmed reading survive a reload, a restart or a crash.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from companion.rules import RuleSet, Tile
+
+from .photo_review import PhotoReview, ReadTile
+from .round_entry import RoundEntry
+
+
+def photo_key(image: bytes) -> str:
+    """The name a photo is kept under (the storage names it the same way)."""
+    return hashlib.sha256(image).hexdigest()
+
+
+def review_to_dict(review: PhotoReview) -> dict[str, Any]:
+    return {
+        "items": [{"tile": None if it.tile is None else str(it.tile), "confidence": it.confidence,
+                   "corners": [list(p) for p in it.corners], "source": it.source,
+                   "flagged": it.flagged} for it in review.items],
+        "image_size": list(review.image_size),
+        "image": None if review.image is None else photo_key(review.image),
+        "reader_penalty": review.reader_penalty,
+        "warnings": list(review.warnings),
+    }
+
+
+def review_from_dict(data: dict[str, Any], rules: RuleSet, top: int,
+                     photo: Callable[[str], bytes | None]) -> PhotoReview:
+    """Raises ``KeyError``/``TypeError``/``ValueError`` on data that is not a kept review."""
+    items = []
+    for it in data["items"]:
+        tile = None if it["tile"] is None else Tile.parse(it["tile"])
+        corners = tuple((float(p[0]), float(p[1])) for p in it["corners"])
+        items.append(ReadTile(tile, float(it["confidence"]), corners, str(it["source"]),
+                              bool(it["flagged"])))
+    key = data.get("image")
+    image = photo(key) if isinstance(key, str) else None
+    w, h = data["image_size"]
+    pen = data.get("reader_penalty")
+    return PhotoReview(rules, top, items, (int(w), int(h)), image,
+                       pen if isinstance(pen, int) and not isinstance(pen, bool) else None,
+                       tuple(str(x) for x in data.get("warnings", ())))
+
+
+@dataclass
+class DraftContent:
+    """The round screen's view of one draft: the entry, and photo reviews by seat."""
+
+    entry: RoundEntry
+    reviews: dict[int, PhotoReview] = field(default_factory=dict)
+    #: Photos this draft has used: kept (and removed with the draft) even after their reading
+    #: became a hand, so the storage knows which files to remove when the round is saved.
+    photos: set[str] = field(default_factory=set)
+
+    def to_dict(self) -> dict[str, Any]:
+        photos = {str(i): review_to_dict(r) for i, r in sorted(self.reviews.items())}
+        blobs = sorted(self.photos | {p["image"] for p in photos.values() if p["image"]})
+        return {"entry": self.entry.to_dict(), "photos": photos, "blobs": blobs}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], rules: RuleSet, players: list[str], top: int,
+                  double: int | None, photo: Callable[[str], bytes | None]) -> DraftContent:
+        entry = RoundEntry.from_dict(data.get("entry"), rules, players, top, double)
+        reviews: dict[int, PhotoReview] = {}
+        photos = data.get("photos")
+        for k, raw in (photos.items() if isinstance(photos, dict) else ()):
+            try:
+                seat = int(k)
+                if 0 <= seat < len(players):
+                    reviews[seat] = review_from_dict(raw, rules, top, photo)
+            except (KeyError, TypeError, ValueError, IndexError):
+                continue  # a reading that cannot be read back is dropped, not guessed
+        blobs = data.get("blobs")
+        kept = {k for k in blobs if isinstance(k, str)} if isinstance(blobs, list) else set()
+        return cls(entry, reviews, kept)
+
+    def on_table_in_review(self, seat: int) -> list[int]:
+        """Tiles of seat's photo reading that are the double on the table (1-based numbers as
+        the photo shows them)."""
+        review = self.reviews.get(seat)
+        d = self.entry.on_table
+        if review is None or d is None:
+            return []
+        return [k + 1 for k, it in enumerate(review.items) if it.counted and it.tile == d]

@@ -1,0 +1,586 @@
+"""Scoring a round: one stored draft shared by every device, a number pad and Save that stay at
+the bottom of the screen, the tiles grouped by suit, photo readings reviewed at the hand.
+
+The round being entered is a stored :class:`companion.match.RoundDraft` (see
+:class:`companion.app.match_session.MatchSession`): every key is kept in the scorekeeper file,
+every device shows the same draft, and Save stores it once, whoever presses it and however often.
+A device whose round was saved elsewhere is told so and shown the round as saved, never an open
+pad for the next round. What this device has open (the pad, a picker, a photo) lives in
+``app.screen`` and is forgotten when another screen is shown.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import TYPE_CHECKING, Any
+
+import flet as ft
+
+from companion.app.drafts import DraftContent
+from companion.app.match_session import MatchSession
+from companion.app.photo_review import PhotoReview, annotate, from_reading
+from companion.app.round_entry import Mode, RoundEntry
+from companion.app.store import DraftNotFoundError
+from companion.app.views import bind
+from companion.match import DraftState, RoundDraft, Saved
+from companion.rules.words import count
+
+if TYPE_CHECKING:
+    from companion.app.shell import App
+
+log = logging.getLogger(__name__)
+
+#: ``app.screen`` keys of this screen.
+DRAFT, SEEN, PAD, FRESH, PANEL, SUIT, NOTICE = "draft", "seen", "pad", "fresh", "panel", "suit", "notice"
+
+
+def draft_moved(app: App) -> bool:
+    """True when the round this device shows changed in the file since it was drawn (a write by
+    another process: the round screen then redraws; its own writes do not)."""
+    draft_id = app.screen.get(DRAFT)
+    if not draft_id:
+        return False
+    try:
+        return app.ctx.store.get_draft(draft_id).revision != app.screen.get(SEEN)
+    except DraftNotFoundError:
+        return True
+
+
+def build_round_entry(app: App, mid: str, number: int | None) -> tuple[str, list[Any], str | None, Any]:
+    ms = MatchSession(app.ctx.store, mid)
+    m = ms.match
+    back = f"/match/{mid}"
+    draft_id = app.screen.get(DRAFT)
+    if draft_id is None:
+        if number is None and ms.over:
+            return "Round", [app.text("The match is over; edit a past round from the scoreboard.")], back, None
+        if number is None and m.abandoned:
+            return "Round", [app.text("The match is abandoned; resume it on the scoreboard first.")], back, None
+        if number is not None and not 1 <= number <= len(m.rounds):
+            return "Round", [app.text(f"There is no round {number} yet.")], back, None
+        d = ms.open_draft(number)
+        app.screen[DRAFT] = d.id
+    else:
+        try:
+            d = ms.draft(draft_id)
+        except DraftNotFoundError:
+            return "Round", [app.text("This round is no longer being entered."),
+                             app.button("Scoreboard", lambda _: app.go(back))], back, None
+    app.screen[SEEN] = d.revision
+    if not d.open or d.stale(m):
+        return _saved_elsewhere(app, ms, d)
+    return _entry_screen(app, ms, d)
+
+
+# ------------------------------------------------------------ saved elsewhere
+def _saved_elsewhere(app: App, ms: MatchSession, d: RoundDraft) -> tuple[str, list[Any], str | None, Any]:
+    """The round this device was entering was saved (here, or on another device, or from the
+    command line): say so and show it as saved. Never the next round's pad."""
+    mid, n = ms.id, d.number
+    mine = d.state is DraftState.SAVED and d.saved_by == app.device
+    what = f"The edit of round {n}" if d.edit else f"Round {n}"
+    head = f"{what} was saved" + ("" if mine else " on another device")
+    if d.state is not DraftState.SAVED and (n > len(ms.match.rounds)):
+        head = f"Round {n} is no longer in the match (it was undone or deleted elsewhere)"
+    body: list[Any] = [ft.Semantics(live_region=True, content=app.text(head, 22, bold=True))]
+    rnd = ms.round_at(n)
+    if rnd is not None:
+        lines = []
+        for seat, name in enumerate(ms.players):
+            tiles = rnd.tiles[seat]
+            if rnd.out == seat:
+                lines.append(f"{name}: went out")
+            elif tiles:
+                lines.append(f"{name}: {rnd.penalties[seat]} ({', '.join(str(t) for t in tiles)})")
+            else:
+                lines.append(f"{name}: {rnd.penalties[seat]}")
+        body.append(app.card(app.text(f"Round {n} as saved · {rnd.double}-{rnd.double}"
+                                      + (" · blocked" if rnd.out is None else ""), 18, bold=True),
+                             *[app.text(line, 17) for line in lines]))
+
+    def enter_next(_: Any) -> None:
+        app.screen.clear()
+        app.render()
+
+    buttons = [app.button("Scoreboard", lambda _: app.go(f"/match/{mid}"), icon=ft.Icons.LEADERBOARD)]
+    if not d.edit and not ms.over and not ms.match.abandoned:
+        buttons.append(app.button(f"Enter round {len(ms.match.rounds) + 1}", enter_next, kind="outlined",
+                                  icon=ft.Icons.EDIT_NOTE))
+    body.append(ft.Row(buttons, wrap=True, spacing=8, run_spacing=8))
+    return f"Round {n}", body, f"/match/{mid}", None
+
+
+# ---------------------------------------------------------------- the entry
+class _Screen:
+    """The controls of one drawing of the round screen, and the handlers that change them."""
+
+    def __init__(self, app: App, ms: MatchSession, d: RoundDraft, content: DraftContent) -> None:
+        self.app, self.ms, self.d, self.content = app, ms, d, content
+        self.number = d.number if d.edit else None
+        self.statuses: list[ft.Text] = []
+        self.pad_display = app.text("", 22, bold=True)
+        self.next_key: ft.Control | None = None
+        self.summary = app.text("", 15)
+        self.errors = ft.Column(spacing=4)
+        self.save_button = ft.Container(app.button(f"Save round {d.number}", self.save, icon=ft.Icons.CHECK),
+                                        height=max(48, app.fs(48)))
+        self.picker_parts: dict[Any, ft.Container] = {}
+        self.picker_intro = app.text("", 15)
+
+    @property
+    def entry(self) -> RoundEntry:
+        return self.content.entry
+
+    # ------------------------------------------------------------ changes
+    def change(self, fn: Any, redraw: bool | None) -> None:
+        """Store ``fn`` applied to the draft and tell the other devices; then redraw the screen
+        (True), only the parts a key changes (False), or nothing yet (None: the caller does)."""
+        d, content = self.ms.change(self.d.id, fn)
+        self.app.screen[SEEN] = d.revision
+        self.app.notify_entry(self.ms.id)
+        self.d, self.content = d, content
+        if not d.open or redraw:
+            self.app.render()
+        elif redraw is False:
+            self.refresh()
+            self.app.page.update()
+
+    def refresh(self) -> None:
+        """Update only what a key press or a tile tap changes, so fast taps are never lost to a
+        whole-screen rebuild."""
+        for k, st in enumerate(self.statuses):
+            st.value = _status(self.entry, k)
+        pad = self.app.screen.get(PAD)
+        if pad is not None:
+            h = self.entry.hands[pad]
+            shown = h.pad if h.mode is Mode.PIPS and h.pad else ("0" if h.mode is Mode.PIPS else "")
+            self.pad_display.value = f"{h.player}: {shown or '…'} points"
+        self.summary.value = self.entry.summary()
+        self.errors.controls = [self.app.warning(w) for w in self.entry.errors()]
+        self.save_button.content.disabled = bool(self.entry.problems())
+        if PANEL in self.app.screen and self.app.screen[PANEL] and self.app.screen[PANEL][1] == "tiles":
+            self._refresh_picker()
+
+    def open_pad(self, i: int | None) -> None:
+        self.app.screen.update({PAD: i, FRESH: True, PANEL: None})
+        self.app.render()
+
+    def went_out(self, i: int) -> None:
+        self.change(lambda c: c.entry.went_out(i), redraw=None)
+        if self.d.open:
+            self.open_pad(self.entry.next_open(i))
+        else:
+            self.app.render()
+
+    def press(self, key: str) -> None:
+        i = self.app.screen.get(PAD)
+        if i is None:
+            return
+        fresh = bool(self.app.screen.get(FRESH))
+        self.app.screen[FRESH] = False
+        before = self.entry.hands[i].mode
+        # The first key changes that hand's mode buttons too: redraw it all then.
+        self.change(lambda c: c.entry.press(i, key, fresh), redraw=before is not Mode.PIPS)
+
+    def next_hand(self, _: Any = None) -> None:
+        i = self.app.screen.get(PAD)
+        self.open_pad(self.entry.next_open(i))
+
+    def open_panel(self, i: int, kind: str) -> None:
+        self.app.screen.update({PAD: None, PANEL: (i, kind)})
+        self.app.render()
+
+    def close_panel(self, i: int) -> None:
+        self.open_pad(self.entry.next_open(i))
+
+    def set_started_with(self, v: int) -> None:
+        d = self.entry.double
+
+        def apply(c: DraftContent) -> None:
+            c.entry.started_with = None if v == d else v
+        self.change(apply, redraw=True)
+
+    def save(self, _: Any = None) -> None:
+        app, ms, n = self.app, self.ms, self.d.number
+        result = ms.save_draft(self.d.id, app.device)
+        log.info("save of round %d (draft %s) by device %s: %s", n, self.d.id[:8], app.device,
+                 result.outcome.value)
+        if result.stored or (result.outcome is Saved.ALREADY and result.draft.saved_by == app.device):
+            if result.stored:
+                app.notify_change(ms.id)
+                app.snack(f"Round {n} saved")
+            if app.page.route != f"/match/{ms.id}":
+                app.go(f"/match/{ms.id}")
+            return
+        if result.outcome is Saved.CHANGED:
+            app.screen[NOTICE] = (f"Round {n} was changed on another device since this edit began "
+                                  "(shown below as it is now saved). Save again to replace it "
+                                  "with what is entered here, or cancel the edit.")
+        app.render()
+
+    def cancel(self, _: Any = None) -> None:
+        # A new round's entry stays for the other devices (and after a restart); an edit that
+        # is given up is thrown away.
+        if self.d.edit:
+            self.ms.drop_draft(self.d.id)
+            self.app.notify_entry(self.ms.id)
+        self.app.go(f"/match/{self.ms.id}")
+
+    # ---------------------------------------------------------- tile picker
+    def toggle(self, i: int, tile: Any) -> None:
+        h = self.entry.hands[i]
+        have = h.mode in (Mode.TILES, Mode.PHOTO) and tile in h.tiles
+        before = h.mode
+
+        def apply(c: DraftContent) -> None:
+            if have:
+                c.entry.remove_tile(i, tile)
+            else:
+                c.entry.add_tile(i, tile)
+        self.change(apply, redraw=before not in (Mode.TILES, Mode.PHOTO))
+
+    def _refresh_picker(self) -> None:
+        panel = self.app.screen.get(PANEL)
+        if not panel:
+            return
+        i = panel[0]
+        h = self.entry.hands[i]
+        chosen = set(h.tiles) if h.mode in (Mode.TILES, Mode.PHOTO) else set()
+        pen = self.entry.penalty(i)
+        held = ", ".join(str(t) for t in h.tiles) if chosen else "none yet"
+        self.picker_intro.value = (f"{h.player}'s hand: {held}. Penalty: {pen if pen is not None else 0}. "
+                                   "Tap a tile to add it, again to take it back.")
+        for tile, slot in self.picker_parts.items():
+            slot.content = self._tile_button(i, tile, tile in chosen)
+
+    def _tile_button(self, i: int, pt: Any, on: bool) -> ft.Control:
+        cls = ft.FilledButton if on else ft.OutlinedButton
+        return cls(content=ft.Text(pt.label, size=self.app.fs(15)),
+                   tooltip=f"{'Take back' if on else 'Add'} {pt.tile} ({pt.penalty} points)",
+                   on_click=self.app.guarded(bind(self.toggle, i, pt.tile)),
+                   style=ft.ButtonStyle(padding=ft.Padding.symmetric(horizontal=8, vertical=8)))
+
+    def tile_picker(self, i: int) -> ft.Control:
+        app, entry = self.app, self.entry
+        suit, suit_row = _suits(app, entry, SUIT)
+        self.picker_parts = {}
+        tiles = []
+        for pt in entry.suit_tiles(suit):
+            slot = ft.Container()
+            self.picker_parts[pt] = slot
+            tiles.append(slot)
+        self._refresh_picker()
+        on_table = entry.on_table
+        parts: list[Any] = [self.picker_intro, app.text("Suit (one half of the tile):", 15, bold=True), suit_row,
+                            app.text(f"Tiles with a {suit}:", 15, bold=True),
+                            ft.Row(tiles, wrap=True, spacing=4, run_spacing=4)]
+        if on_table is not None:
+            parts.append(app.text(f"{on_table} is on the table (it opened the round), so it is not listed.",
+                                  14, italic=True))
+        parts.append(app.button("Done with this hand", bind(self.close_panel, i), kind="tonal",
+                                icon=ft.Icons.CHECK))
+        return ft.Column(parts, spacing=8)
+
+    # ----------------------------------------------------------------- pad
+    def number_pad(self, i: int) -> ft.Control:
+        app = self.app
+
+        def key(label: str, k: str, name: str | None = None) -> ft.Control:
+            return ft.Container(app.button(label, bind(self.press, k), kind="tonal", tooltip=name),
+                                expand=True, height=max(44, app.fs(44)))
+
+        nxt = self.entry.next_open(i)
+        who = self.entry.hands[nxt].player if nxt is not None and nxt != i else None
+        self.next_key = ft.Container(app.button(f"Next: {who}" if who else "Done", self.next_hand,
+                                                kind="filled", tooltip="Next player's hand" if who
+                                                else "Close the number pad"),
+                                     expand=True, height=max(44, app.fs(44)))
+        self.refresh()
+        rows = [ft.Row([key(str(n), str(n)) for n in trio], spacing=6)
+                for trio in ((1, 2, 3), (4, 5, 6), (7, 8, 9))]
+        rows.append(ft.Row([key("Del", "back", "Delete the last digit"), key("0", "0"), self.next_key], spacing=6))
+        return ft.Column([self.pad_display, *rows], spacing=6)
+
+
+def _entry_screen(app: App, ms: MatchSession, d: RoundDraft) -> tuple[str, list[Any], str | None, Any]:
+    content = ms.content(d)
+    s = _Screen(app, ms, d, content)
+    entry = content.entry
+    mid, n = ms.id, d.number
+    if PAD not in app.screen:  # just arrived: the pad opens on the first hand still to enter
+        app.screen.update({PAD: entry.next_open(), FRESH: True, PANEL: None})
+    pad, panel = app.screen.get(PAD), app.screen.get(PANEL)
+
+    body: list[Any] = [
+        ft.Semantics(header=True, content=app.text(ms.heading(n), 24, bold=True)),
+        app.text(("Editing" if d.edit else "Scoring") + f" round {n}: for each player, went out, "
+                 "a number, the tiles left, or a photo of the hand.", 15),
+    ]
+    if entry.on_table is not None:
+        body.append(_on_table(app, entry))
+    notice = app.screen.get(NOTICE)
+    if notice:
+        body.append(app.card(ft.Semantics(live_region=True, content=app.text(notice, 16)),
+                             color=ft.Colors.TERTIARY_CONTAINER))
+        rnd = ms.round_at(n)
+        if rnd is not None:
+            body.append(app.text("Saved now: " + ", ".join(
+                f"{p} {'out' if rnd.out == k else rnd.penalties[k]}" for k, p in enumerate(ms.players)), 15))
+
+    for i, h in enumerate(entry.hands):
+        active = pad == i or (panel is not None and panel[0] == i)
+        status = app.text(_status(entry, i), 17)
+        s.statuses.append(status)
+        head = ft.Row([app.text(h.player, 19, bold=True), ft.Container(status, expand=True)], spacing=10,
+                      vertical_alignment=ft.CrossAxisAlignment.CENTER)
+
+        def mode_button(label: str, on: bool, handler: Any, tip: str) -> ft.Control:
+            return app.button(label, handler, kind="filled" if on else "outlined", tooltip=tip, compact=True)
+
+        modes = ft.Row([
+            mode_button("Went out", h.mode is Mode.OUT, bind(s.went_out, i), f"{h.player} went out"),
+            mode_button("Number", pad == i or h.mode is Mode.PIPS, bind(s.open_pad, i),
+                        f"Type {h.player}'s points"),
+            mode_button("Tiles", h.mode is Mode.TILES or (panel == (i, "tiles")),
+                        bind(s.open_panel, i, "tiles"), f"Pick {h.player}'s tiles"),
+            mode_button("Photo", h.mode is Mode.PHOTO or (panel == (i, "photo")),
+                        bind(s.open_panel, i, "photo"), f"Photo of {h.player}'s hand"),
+        ], wrap=True, spacing=4, run_spacing=4)
+        parts: list[Any] = [head, modes]
+        if panel == (i, "tiles"):
+            parts.append(s.tile_picker(i))
+        elif panel == (i, "photo"):
+            parts.append(_photo_panel(app, s, i))
+        body.append(app.card(*parts, color=ft.Colors.SECONDARY_CONTAINER if active else None))
+
+    choices = ms.opening_choices(n if d.edit else None)
+    if choices:
+        dd = entry.double
+        current = dd if entry.started_with is None else entry.started_with
+        body.append(app.text(f"Nobody held {dd}-{dd}? Which double opened the round:", 16, bold=True))
+        body.append(ft.Row([app.button(f"{v}-{v}" + (" (its own)" if v == dd else ""),
+                                       bind(s.set_started_with, v),
+                                       kind="filled" if v == current else "outlined")
+                            for v in choices], wrap=True, spacing=6, run_spacing=6))
+    body.append(app.button("Back to scoreboard" if not d.edit else "Cancel edit", s.cancel, kind="text"))
+
+    footer_parts: list[Any] = []
+    if pad is not None:
+        footer_parts.append(s.number_pad(pad))
+    else:
+        s.refresh()
+    footer_parts += [s.errors, ft.Row([ft.Container(s.summary, expand=True), s.save_button],
+                                      vertical_alignment=ft.CrossAxisAlignment.CENTER)]
+    footer = ft.Column(footer_parts, spacing=8)
+    title = f"Edit round {n}" if d.edit else f"Round {n} results"
+    return title, body, f"/match/{mid}", footer
+
+
+def _on_table(app: App, entry: RoundEntry) -> ft.Control:
+    d = entry.on_table
+    assert d is not None
+
+    def half() -> ft.Control:
+        return ft.Container(app.text(str(d.low), 18, bold=True, color=ft.Colors.BLACK), width=34, height=30,
+                            alignment=ft.Alignment.CENTER)
+
+    tile = ft.Container(ft.Row([half(), ft.Container(width=2, height=24, bgcolor=ft.Colors.BLACK), half()],
+                               spacing=0, tight=True),
+                        bgcolor=ft.Colors.WHITE, border=ft.Border.all(2, ft.Colors.BLACK), border_radius=6)
+    return ft.Semantics(label=f"{d} is on the table: it opened the round, so it is in nobody's hand",
+                        content=ft.Row([tile, ft.Container(app.text(f"{d} is on the table, in nobody's hand", 16),
+                                                           expand=True)], spacing=10))
+
+
+def _status(entry: RoundEntry, i: int) -> str:
+    h = entry.hands[i]
+    pen = entry.penalty(i)
+    if h.mode is Mode.OUT:
+        return "went out: 0"
+    if pen is None:
+        return "not entered"
+    if h.mode in (Mode.TILES, Mode.PHOTO):
+        return f"{pen} points ({', '.join(str(t) for t in h.tiles) or 'no tiles'})"
+    return f"{pen} points"
+
+
+# ----------------------------------------------------------------- photo
+def _photo_panel(app: App, s: _Screen, i: int) -> ft.Control:
+    """Choose a photo of the hand, read it in the background, review it; the reading is kept in
+    the draft until it is used, so a reload or a restart does not lose it."""
+    ms = s.ms
+    ui = app.screen.setdefault(f"photo:{i}", {"busy": False, "error": None, "selected": None, "adding": False})
+    h = s.entry.hands[i]
+    review = s.content.reviews.get(i)
+
+    async def choose(_: Any) -> None:
+        picked = await app.pick_one(f"Photo of {h.player}'s hand")
+        if picked is None:
+            return
+        _, data = picked
+        if not data:
+            ui["error"] = "the photo could not be read"
+            app.render()
+            return
+        ui.update(busy=True, error=None, selected=None, adding=False)
+        app.render()
+        try:
+            # The reader runs in a worker thread: the page stays responsive meanwhile.
+            reading = await asyncio.to_thread(_read_photo, app, data, ms.match.rules, ms.match.set_top)
+            app.ctx.store.put_photo(data)
+            new = from_reading(ms.match.rules, ms.match.set_top, reading, data)
+            s.change(lambda c: c.reviews.__setitem__(i, new), redraw=None)
+        except Exception as exc:  # ModelError, ImageError (ChickenFootError) or a bad file
+            ui["error"] = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        finally:
+            ui["busy"] = False
+        app.render()
+
+    parts: list[Any] = [app.button("Choose photo" if review is None else "Choose another photo",
+                                   choose, icon=ft.Icons.PHOTO_CAMERA, kind="tonal", disabled=ui["busy"])]
+    if ui["busy"]:
+        parts.append(ft.Row([ft.ProgressRing(width=28, height=28, semantics_label="Reading"),
+                             app.text("Reading the tiles…", 16)]))
+    if ui["error"]:
+        parts.append(app.text("Could not read the photo: " + ui["error"], 15, color=ft.Colors.ERROR))
+    if review is not None:
+        parts.extend(_review(app, s, i, review, ui))
+    return ft.Column(parts, spacing=10)
+
+
+def _read_photo(app: App, data: bytes, rules: Any, top: int) -> Any:
+    return app.ctx.reader().read(data, rules, top)
+
+
+def _review(app: App, s: _Screen, i: int, review: PhotoReview, ui: dict) -> list[Any]:
+    out: list[Any] = []
+    width = max(260, min((app.page.width or 400) - 80, 640))
+    iw, ih = review.image_size if review.image_size[0] else (4, 3)
+    height = width * ih / iw
+
+    def edit(fn: Any) -> None:
+        """Change the kept reading (``fn(review)``) and redraw."""
+        def apply(c: DraftContent) -> None:
+            r = c.reviews.get(i)
+            if r is not None:
+                fn(r)
+        s.change(apply, redraw=True)
+
+    def tap(e: Any) -> None:
+        pos = e.local_position
+        if pos is None:
+            return
+        hit = review.tile_at(pos.x * iw / width, pos.y * ih / height)
+        if hit is not None:
+            ui.update(selected=hit, adding=False)
+            app.render()
+
+    if review.image is not None:
+        key = (tuple(review.items), len(review.image))
+        if ui.get("png_key") != key:  # redraw the outlines only when the tiles changed
+            ui["png"], ui["png_key"] = annotate(review), key
+        out.append(ft.GestureDetector(
+            content=ft.Semantics(label=f"Photo with {count(len(review.items), 'tile')} outlined",
+                                 content=ft.Image(src=ui["png"], width=width, height=height,
+                                                  fit=ft.BoxFit.CONTAIN)),
+            on_tap_down=tap))
+    out.append(app.text(f"Penalty from this photo: {review.penalty}", 20, bold=True))
+    for w in review.warnings:
+        out.append(app.text("Reader: " + w, 15, italic=True))
+    on_table = s.content.on_table_in_review(i)
+    for k in on_table:
+        out.append(app.warning(f"Tile {k} reads {s.entry.on_table}, the double on the table: it cannot be in "
+                               f"{s.entry.hands[i].player}'s hand. Correct it or remove it."))
+    unsure = [k for k in review.low_confidence if k not in review.candidates]
+    if unsure:
+        out.append(app.text(f"{count(len(unsure), 'tile')} marked orange "
+                            f"{'needs' if len(unsure) == 1 else 'need'} a second look: tap one to correct it.",
+                            15, color=ft.Colors.ORANGE_800))
+    if review.candidates:
+        n = len(review.candidates)
+        out.append(app.text(f"{count(n, 'possible tile')} in grey {'is' if n == 1 else 'are'} not counted: "
+                            "tap one to count, correct or remove it.", 15, color=ft.Colors.GREY_700))
+
+    def select(k: int) -> None:
+        ui.update(selected=k, adding=False)
+        app.render()
+
+    out.append(ft.Row([app.button(f"{k + 1}: {it.label()}", bind(select, k),
+                                  kind="filled" if ui["selected"] == k else "outlined",
+                                  icon=ft.Icons.WARNING_AMBER if it.low else None)
+                       for k, it in enumerate(review.items)], wrap=True, spacing=6, run_spacing=6))
+    sel = ui["selected"]
+
+    def set_tile(t: Any) -> None:
+        if ui["adding"]:
+            ui["adding"] = False
+            edit(lambda r: r.add(t))
+        elif sel is not None:
+            ui["selected"] = None
+            edit(lambda r: r.correct(sel, t))
+
+    def remove(_: Any) -> None:
+        ui["selected"] = None
+        edit(lambda r: r.remove(sel))
+
+    def accept(_: Any) -> None:
+        ui["selected"] = None
+        edit(lambda r: r.accept(sel))
+
+    if sel is not None and sel < len(review.items):
+        out.append(app.text(f"Tile {sel + 1}: pick what it really is, or remove it.", 16, bold=True))
+        if sel in review.candidates and review.items[sel].tile is not None:
+            out.append(app.button(f"Count it as {review.items[sel].tile}", accept, icon=ft.Icons.ADD_TASK))
+        out.append(app.button(f"Remove tile {sel + 1}", remove, kind="outlined", icon=ft.Icons.DELETE_OUTLINE))
+        out.append(_suit_grid(app, s.entry, f"photo-suit:{i}", set_tile))
+    elif ui["adding"]:
+        out.append(app.text("Pick the tile the reader missed.", 16, bold=True))
+        out.append(_suit_grid(app, s.entry, f"photo-suit:{i}", set_tile))
+    else:
+        out.append(app.button("Add a missed tile", lambda _: (ui.update(adding=True), app.render()),
+                              kind="outlined", icon=ft.Icons.ADD))
+    problems = review.problems()
+    for p in problems:
+        out.append(app.text(p, 15, color=ft.Colors.ERROR))
+
+    def use(_: Any) -> None:
+        def apply(c: DraftContent) -> None:
+            r = c.reviews.pop(i)
+            c.entry.set_tiles(i, r.tiles, Mode.PHOTO)
+        s.change(apply, redraw=None)
+        s.close_panel(i)
+
+    out.append(app.button(f"Use these tiles ({review.penalty} points)", use, icon=ft.Icons.CHECK,
+                          disabled=bool(problems or on_table)))
+    return out
+
+
+def _suits(app: App, entry: RoundEntry, key: str) -> tuple[int, ft.Control]:
+    """The suit shown (``app.screen[key]``; the highest at first) and the row of suit buttons
+    that changes it."""
+    suits = entry.suits()
+    suit = app.screen.get(key)
+    if suit not in suits:
+        suit = suits[0]
+
+    def pick(v: int) -> None:
+        app.screen[key] = v
+        app.render()
+
+    return suit, ft.Row([
+        ft.Container(app.button(str(v), bind(pick, v), kind="filled" if v == suit else "outlined",
+                                tooltip=f"Tiles with a {v}"), width=max(52, app.fs(52)))
+        for v in suits], wrap=True, spacing=4, run_spacing=4)
+
+
+def _suit_grid(app: App, entry: RoundEntry, key: str, on_pick: Any) -> ft.Control:
+    """Pick one tile: a suit, then a tile of that suit (a double-18 set fits on a phone)."""
+    suit, suit_row = _suits(app, entry, key)
+    return ft.Column([
+        suit_row,
+        ft.Row([ft.OutlinedButton(content=ft.Text(pt.label, size=app.fs(15)),
+                                  on_click=app.guarded(bind(on_pick, pt.tile)),
+                                  style=ft.ButtonStyle(padding=ft.Padding.symmetric(horizontal=8, vertical=8)))
+                for pt in entry.suit_tiles(suit)], wrap=True, spacing=4, run_spacing=4),
+    ], spacing=8)
