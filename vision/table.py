@@ -40,7 +40,8 @@ from companion.rules.tiles import SETS, Tile
 from .detections import box_rows, probiou
 from .geometry import OrientedBox
 from .images import LoadedImage
-from .reader import Reader, Reading, TileReading
+from .reader import Reader
+from .reading import Reading, TileReading
 
 #: How far past a tile's end (in widths of that tile) a neighbour may lie and still touch it:
 #: players leave gaps, fanned toes sit off the double's corners, boxes are a little loose.

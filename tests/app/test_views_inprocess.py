@@ -256,16 +256,16 @@ def test_photo_review_shows_candidates_grey_and_counts_one_on_request(app: App) 
 
     from PIL import Image
 
-    from companion.app.photo_review import PhotoReview, ReadTile
-    from companion.rules import Tile
+    from companion.app.photo_review import PhotoReview
+    from vision.geometry import OrientedBox
+    from vision.reading import TileReading
 
     m = app.ctx.store.create(["Ann", "Bob"], "double-chicken-foot", {"match_length": "single"})
     buf = io.BytesIO()
     Image.new("RGB", (300, 100), (20, 90, 40)).save(buf, format="PNG")
-    square = ((10.0, 10.0), (90.0, 10.0), (90.0, 50.0), (10.0, 50.0))
     review = PhotoReview(m.rules, m.set_top, [
-        ReadTile(Tile(3, 4), 0.95, square),
-        ReadTile(Tile(5, 6), 0.2, tuple((x + 150, y) for x, y in square), "candidate", True),
+        TileReading(3, 4, 0.95, OrientedBox(50, 30, 80, 40, 0.0), False, 0.95, (1.0, 0.95)),
+        TileReading(5, 6, 0.2, OrientedBox(200, 30, 80, 40, 0.0), True, 0.5, (0.5, 0.8), uncounted="unsure"),
     ], (300, 100), buf.getvalue())
     okey = f"open:{m.id}:new"
     app.drafts[okey] = (0, "photo")
@@ -318,7 +318,7 @@ def _photo_image(app: App) -> Any:
 def test_dispute_reads_the_table_from_a_photo(app: App) -> None:
     """The real photo and the real shipped reader: the screen shows the annotated photo, the table
     read from it, what to check; undo is named or off; a broken file leaves the table as it was."""
-    from vision.reader import MODELS_DIR
+    from vision.config import MODELS_DIR
 
     if not (MODELS_DIR / "reader.json").exists():
         pytest.skip("no shipped reader models (models/reader.json)")

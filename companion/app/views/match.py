@@ -10,7 +10,7 @@ import flet.canvas as cv
 
 from companion.app.dispute import DisputeBuilder
 from companion.app.match_session import MatchSession
-from companion.app.photo_review import PhotoReview, annotate, from_reading
+from companion.app.photo_review import PhotoReview, annotate, from_reading, is_low, label
 from companion.app.round_entry import Mode, RoundEntry
 from companion.app.views import bind
 from companion.rules import FirstPlayer
@@ -503,8 +503,8 @@ def _review(app: App, ms: MatchSession, entry: RoundEntry, i: int, review: Photo
     chips = []
     for k, it in enumerate(review.items):
         chips.append(ft.Container(app.button(
-            f"{k + 1}: {it.label()}", bind(select, k),
-            kind="filled" if state["selected"] == k else "outlined", icon=ft.Icons.WARNING_AMBER if it.low else None)))
+            f"{k + 1}: {label(it)}", bind(select, k),
+            kind="filled" if state["selected"] == k else "outlined", icon=ft.Icons.WARNING_AMBER if is_low(it) else None)))
     out.append(ft.Row(chips, wrap=True, spacing=6, run_spacing=6))
     sel = state["selected"]
 
@@ -529,7 +529,7 @@ def _review(app: App, ms: MatchSession, entry: RoundEntry, i: int, review: Photo
 
     if sel is not None and sel < len(review.items):
         out.append(app.text(f"Tile {sel + 1}: pick what it really is, or remove it.", 16, bold=True))
-        if sel in review.candidates and review.items[sel].tile is not None:
+        if sel in review.candidates:
             out.append(app.button(f"Count it as {review.items[sel].tile}", accept, icon=ft.Icons.ADD_TASK))
         out.append(app.button(f"Remove tile {sel + 1}", remove, kind="outlined", icon=ft.Icons.DELETE_OUTLINE))
         out.append(_grid(app, entry, set_tile))
@@ -539,18 +539,13 @@ def _review(app: App, ms: MatchSession, entry: RoundEntry, i: int, review: Photo
     else:
         out.append(app.button("Add a missed tile", lambda _: (state.update(adding=True), app.render()),
                               kind="outlined", icon=ft.Icons.ADD))
-    problems = review.problems()
-    for p in problems:
-        out.append(app.text(p, 15, color=ft.Colors.ERROR))
-
     def use(_: Any) -> None:
         entry.set_tiles(i, review.tiles, Mode.PHOTO)
         app.drafts[okey] = None
         app.notify_entry(ms.id)
         app.render()
 
-    out.append(app.button(f"Use these tiles ({review.penalty} points)", use, icon=ft.Icons.CHECK,
-                          disabled=bool(problems)))
+    out.append(app.button(f"Use these tiles ({review.penalty} points)", use, icon=ft.Icons.CHECK))
     return out
 
 

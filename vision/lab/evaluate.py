@@ -1,4 +1,4 @@
-"""``python -m vision.evaluate``: how well the shipped reader reads, on rendered and real photos.
+"""``python -m vision.lab.evaluate``: how well the shipped reader reads, on rendered and real photos.
 
 Prints, per source and pooled: tile recall and precision, per-half accuracy, exact-tile
 accuracy, share of photos whose pip total is exactly right, mean absolute error of totals,
@@ -56,20 +56,16 @@ import numpy as np
 from PIL import Image
 
 from companion.rules import ChickenFootError, Tile, get_rules
+from vision.detections import obb_corners
+from vision.geometry import OrientedBox, covered_share, polygon_iou
+from vision.images import ImageError, LoadedImage, load_image
+from vision.lab.lost import LOST_REASONS, lost_entry, lost_montage, nearest_read
+from vision.reader import Reader, Reading, TileReading
 
-from .detections import obb_corners
-from .geometry import OrientedBox, covered_share, polygon_iou
-from .images import ImageError, LoadedImage, load_image
-from .reader import Reader, Reading, TileReading
-
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_REALDATA = ROOT.parent / "shared" / "realdata"
 DEFAULT_RENDER_SEED = 90210
 IOU_THRESHOLD = 0.5
-#: Why a true tile was not read exactly: a counted read with a wrong value; a read left
-#: uncounted as too unsure, as print rather than pips, or as overlapping surer tiles
-#: (``TileReading.uncounted``); no read.
-LOST_REASONS = ("misread", "unsure", "not pips", "overlap", "not found")
 
 
 # --------------------------------------------------------------------------- geometry
@@ -408,28 +404,6 @@ def _pad_canvas(image: Image.Image, factor: float = 3.0) -> tuple[Image.Image, t
     return canvas, off
 
 
-def _nearest_read(quad: np.ndarray, reads: list[TileReading], corners: np.ndarray
-                  ) -> tuple[TileReading | None, tuple[int, int] | None]:
-    """Of ``reads`` (counted or not, with their ``corners``), the one that overlaps a true
-    tile's corners ``quad`` most, if any does."""
-    if not reads:
-        return None, None
-    ious = [polygon_iou(quad, c) for c in corners]
-    best = int(np.argmax(ious))
-    return (reads[best], (reads[best].a, reads[best].b)) if ious[best] > 0 else (None, None)
-
-
-def lost_entry(photo: str, truth: tuple[int, int], box: OrientedBox, why: str,
-               read: TileReading | None, value: tuple[int, int] | None) -> dict[str, Any]:
-    """One true tile not read exactly: the photo, the tile (half A first) and its box, why it
-    was lost (:data:`LOST_REASONS`), and the read on it or nearest it (its value turned to the
-    true tile's direction for a match; for "not found", whatever read overlaps it most)."""
-    return {"photo": photo, "tile": f"{truth[0]}-{truth[1]}", "box": box.to_list(), "length": round(box.length, 1),
-            "reason": why, "read": None if value is None else f"{value[0]}-{value[1]}",
-            "read_box": None if read is None else read.box.to_list(),
-            "confidence": None if read is None else round(float(read.confidence), 3)}
-
-
 class Evaluator:
     def __init__(self, reader: Reader, gray: bool = True, top: int | None = None) -> None:
         self.reader = reader
@@ -547,7 +521,7 @@ class Evaluator:
                 t.lost[why] += 1
                 if photo is not None:
                     self.lost_tiles.append(lost_entry(photo, gt[i], box, why,
-                                                      *_nearest_read(gt_c[i], pred + cands, np.concatenate([pr_c, ca_c]))))
+                                                      *nearest_read(gt_c[i], pred + cands, np.concatenate([pr_c, ca_c]))))
         t.photos += 1
         used = set(found.values())
         t.add_tiles(tile_pairs, True, len(gt), len(pred), flags,
@@ -725,7 +699,7 @@ def _training_seeds(reader: Reader) -> set[int]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m vision.evaluate", description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m vision.lab.evaluate", description=__doc__.split("\n")[0])
     ap.add_argument("--models", type=Path, default=None, help="models folder (default: models/)")
     ap.add_argument("--rendered", type=Path, default=None, help="rendered dataset to score")
     ap.add_argument("--render-count", type=int, default=200, help="images to render when no --rendered")
@@ -812,8 +786,6 @@ def main(argv: list[str] | None = None) -> int:
             args.lost.write_text(json.dumps(ev.lost_tiles, indent=1) + "\n")
             print(f"{len(ev.lost_tiles)} tiles not read exactly written to {args.lost}")
         if args.lost_montage:
-            from .draw import lost_montage  # drawing apart from computing
-
             lost_montage(ev.lost_tiles).save(args.lost_montage)
             print(f"{len(ev.lost_tiles)} tiles not read exactly drawn in {args.lost_montage}")
         if args.closeups:
