@@ -159,12 +159,32 @@ def closeup_crop(labels: list[dict[str, Any]], size: tuple[int, int], rng: np.ra
 
 
 # --------------------------------------------------------------------------- tallies
-LENGTH_BUCKETS = ((20, "<20 px"), (28, "20-28 px"), (40, "28-40 px"), (70, "40-70 px"), (1e9, ">=70 px"))
+#: True tile length bands, in pixels of the photo scaled to :data:`BAND_SIDE` on its long side,
+#: with the exact-tile target of each (None: reported, not targeted). Under 40 px a pip is a
+#: few pixels across; the reader asks for a closer photo there (``small_tile_px``).
+LENGTH_BUCKETS = ((40, "under 40 px", None), (70, "40-70 px", 0.98), (100, "70-100 px", 0.995),
+                  (math.inf, "100 px and up", 0.995))
+BAND_SIDE = 1280
 
 
 def length_bucket(length: float) -> str:
-    """Tile length class (pixels of the photo as scored): pips of tiles under ~20 px are 1-2 px."""
-    return next(name for top, name in LENGTH_BUCKETS if length < top)
+    """The band of a tile ``length`` px long in a photo of :data:`BAND_SIDE` px on its long side."""
+    return next(name for top, name, _ in LENGTH_BUCKETS if length < top)
+
+
+def band_table(by_length: dict[str, list[int]]) -> str:
+    """Exact tile by true tile length, with each band's share of the tiles and its target."""
+    def pct(v: float | None) -> str:
+        return "-" if v is None else f"{100 * v:.2f}%"
+
+    total = sum(row[0] for row in by_length.values()) or 1
+    lines = [f"{'true tile length at ' + str(BAND_SIDE) + ' px':<27}{'tiles':>7}{'share':>9}{'found':>9}"
+             f"{'exact':>9}{'target':>9}"]
+    for _, name, target in LENGTH_BUCKETS:
+        n, found, exact = by_length.get(name, [0, 0, 0])
+        lines.append(f"{name:<27}{n:>7}{pct(n / total):>9}{pct(found / n if n else None):>9}"
+                     f"{pct(exact / n if n else None):>9}{pct(target) if target else 'report':>9}")
+    return "\n".join(lines)
 
 
 @dataclass
@@ -190,8 +210,12 @@ class Tally:
     penalty_abs_err: float = 0.0
     confusion: Counter[tuple[int, int]] = field(default_factory=Counter)
     notes: list[str] = field(default_factory=list)
-    #: (tile length bucket) -> [true tiles, found, read exactly]; rendered sets only.
+    #: (tile length band) -> [true tiles, found, read exactly]; rendered sets only.
     by_length: dict[str, list[int]] = field(default_factory=dict)
+    #: Photos where a true tile under 40 px was counted, and how many of them the reader warned
+    #: were of small tiles; rendered sets only.
+    small_photos: int = 0
+    small_photos_warned: int = 0
     #: Why true tiles were not read exactly (see :data:`LOST_REASONS`); rendered sets only.
     lost: Counter[str] = field(default_factory=Counter)
     #: "colour" / "grey" photo -> [true tiles, read exactly]; rendered sets only.
@@ -264,6 +288,7 @@ class Tally:
             "total_exact": ratio(self.totals_ok, self.total_photos),
             "total_mae": ratio(self.abs_err, self.total_photos),
             "total_photos": self.total_photos,
+            "false_tiles": self.pred_tiles - self.matched,
             "penalty_exact": ratio(self.penalties_ok, self.penalty_photos),
             "penalty_mae": ratio(self.penalty_abs_err, self.penalty_photos),
         }
@@ -497,8 +522,12 @@ class Evaluator:
         seen = {free[i]: cands[j].uncounted or "unsure"
                 for i, j in greedy_match(len(free), len(cands), lambda i, j: polygon_iou(gt_c[free[i]], ca_c[j]))}
         exact = 0
+        to_band = BAND_SIDE / max(reading.image_size)
+        small_counted = False
         for i, box in enumerate(gt_boxes):
-            row = t.by_length.setdefault(length_bucket(box.length), [0, 0, 0])
+            band = length_bucket(box.length * to_band)
+            row = t.by_length.setdefault(band, [0, 0, 0])
+            small_counted |= i in found and band == LENGTH_BUCKETS[0][1]
             row[0] += 1
             if i in found:
                 j = found[i]
@@ -523,6 +552,9 @@ class Evaluator:
                     self.lost_tiles.append(lost_entry(photo, gt[i], box, why,
                                                       *nearest_read(gt_c[i], pred + cands, np.concatenate([pr_c, ca_c]))))
         t.photos += 1
+        if small_counted:
+            t.small_photos += 1
+            t.small_photos_warned += any("tiles are small" in w for w in reading.warnings)
         used = set(found.values())
         t.add_tiles(tile_pairs, True, len(gt), len(pred), flags,
                     [x.needs_review for j, x in enumerate(pred) if j not in used])
@@ -770,9 +802,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\n== Rendered validation ({n} images{told})")
         print(table([("rendered", rt)]))
         print()
-        print("by true tile length:  " + " | ".join(
-            f"{name}: {row[0]} tiles, found {_pct(row[1] / row[0]).strip()}, exact {_pct(row[2] / row[0]).strip()}"
-            for _, name in LENGTH_BUCKETS if (row := rt.by_length.get(name))))
+        print(band_table(rt.by_length))
+        print(f"photos where tiles under 40 px were counted: {rt.small_photos}, "
+              f"of them warned to be taken closer: {rt.small_photos_warned}")
         print("true tiles not read exactly:  " + ", ".join(f"{why} {rt.lost[why]}" for why in LOST_REASONS)
               + "  (unsure / not pips / overlap: read but left uncounted)")
         print("exact tile by photo colour:  " + " | ".join(
@@ -781,6 +813,7 @@ def main(argv: list[str] | None = None) -> int:
         print()
         print(confusion_table(rt.confusion, "Half values, rendered"))
         report["rendered"] = {"folder": str(folder), **rt.figures(), "by_length": rt.by_length,
+                              "small_photos": rt.small_photos, "small_photos_warned": rt.small_photos_warned,
                               "lost": {why: rt.lost[why] for why in LOST_REASONS}, "by_colour": rt.by_colour}
         if args.lost:
             args.lost.write_text(json.dumps(ev.lost_tiles, indent=1) + "\n")
