@@ -38,7 +38,7 @@ from .halves import HalfReader, SecondOpinion, choose_values, split_not_pips
 from .images import LoadedImage, Source, load_image
 from .read import flat, read_added, read_tiles, second_opinion_of
 from .reading import Reading, TileReading
-from .runtime import open_sessions
+from .runtime import open_models
 
 __all__ = ["ModelError", "Reader", "ReaderConfig", "Reading", "TileReading", "resolve_models_dir"]
 
@@ -61,7 +61,7 @@ class Reader:
         """Load ``reader.json`` and the ONNX models it names (default: the shipped models)."""
         base = resolve_models_dir(models_dir)
         config = ReaderConfig.load(base / "reader.json")
-        models = open_sessions([base / f for f in config.model_files], config.threads)
+        models = open_models([base / f for f in config.model_files], config.threads)
         return cls(config, models[0], models[1], base, wide=models[2] if config.classifier_wide else None)
 
     def with_config(self, config: ReaderConfig) -> Reader:

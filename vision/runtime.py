@@ -10,8 +10,8 @@ from typing import Any
 from .config import ModelError
 
 
-def open_sessions(paths: Sequence[Path], threads: int) -> list[Any]:
-    """One CPU inference session per model file, or :class:`ModelError` naming the file."""
+def open_models(paths: Sequence[Path], threads: int) -> list[Any]:
+    """Each model file opened for onnxruntime on the CPU, or :class:`ModelError` naming the file."""
     try:
         import onnxruntime as ort
     except ImportError:  # pragma: no cover - a run-time dependency

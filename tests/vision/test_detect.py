@@ -1,5 +1,5 @@
 """Detection (:mod:`vision.detect`): the passes a photo needs and the boxes dropped, through real
-onnxruntime sessions of small models with known output."""
+onnxruntime runs of small models with known output."""
 
 from __future__ import annotations
 

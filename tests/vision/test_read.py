@@ -1,5 +1,5 @@
 """Reading halves over detections (:mod:`vision.read`): the box search, face-down tiles by their
-divider, the second opinion, through real onnxruntime sessions of small models."""
+divider, the second opinion, through real onnxruntime runs of small models."""
 
 from __future__ import annotations
 

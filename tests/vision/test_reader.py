@@ -1,4 +1,4 @@
-"""The whole reader (:mod:`vision.reader`) through real onnxruntime sessions (small ONNX models with
+"""The whole reader (:mod:`vision.reader`) through real onnxruntime (small ONNX models with
 known behaviour), then the shipped models on the shipped test photos when they exist."""
 
 from __future__ import annotations
@@ -117,8 +117,8 @@ def test_reader_end_to_end_through_onnxruntime(tmp_path: Path):
 def test_shipped_models_do_not_spin():
     """Two models on two cores: a spinning worker of one would take a core from the other."""
     reader = Reader.from_models_dir()
-    for session in (reader.detector.model, reader.halves.model):
-        opts = session.get_session_options()
+    for model in (reader.detector.model, reader.halves.model):
+        opts = model.get_session_options()
         assert opts.get_session_config_entry("session.intra_op.allow_spinning") == "0"
         assert opts.intra_op_num_threads == reader.config.threads
 
@@ -152,7 +152,7 @@ def test_final_models_read_the_shipped_test_photo_right():
     # Every labelled tile is found and read exactly ...
     assert not expected - read, f"missed or misread: {sorted(expected - read)}"
     # ... and at most one extra reading, which the reading itself points out: flagged for review
-    # or warned about as read twice. (Session-2 models counted one face-down tile of this photo
+    # or warned about as read twice. (Earlier models counted one face-down tile of this photo
     # as a flagged 1-0; the shipped ones leave it an uncounted candidate.)
     extra = read - expected
     assert sum(extra.values()) <= 1, f"extra readings: {sorted(extra.elements())}"

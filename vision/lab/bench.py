@@ -100,8 +100,8 @@ def main(argv: list[str] | None = None) -> int:
 
     cpus = os.cpu_count()
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    print(f"reader: det {reader.det_imgsz}px, halves {reader.cls_imgsz}px, decode to "
-          f"~{reader.config.decode_max_side}px, small tiles by {reader.config.fine_mode}, "
+    print(f"reader: det {reader.detector.imgsz}px, halves {reader.cls_imgsz}px, decode to "
+          f"~{reader.config.decode_max_side}px, small tiles zoomed up to {reader.config.fine_max_zoom:g}x, "
           f"onnxruntime threads {reader.config.threads}"
           f"{f'; a double-{args.top} set, halves read up to {reader.readable_top(args.top)}' if args.top else ''}; "
           f"{cpus} CPU cores, load average {load:.1f}; median of {args.runs} runs after 2 warm-up runs")

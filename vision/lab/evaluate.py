@@ -746,7 +746,7 @@ def main(argv: list[str] | None = None) -> int:
                          "default: the renderer's, 100)")
     ap.add_argument("--render-gray-contrast", type=float, default=None, metavar="L",
                     help="least luma difference between pips and face in grey photos (datasets.render "
-                         "--gray-contrast; default: the renderer's, 60; 0: as rendered before session 12)")
+                         "--gray-contrast; default: the renderer's, 60; 0: no luma check)")
     ap.add_argument("--set", type=int, default=None, choices=(6, 9, 12, 15, 18), metavar="N", dest="top",
                     help="render photos of one double-N set each and tell the reader so; 15 and 18 "
                          "are read by the wide-set classifier when the models have one")

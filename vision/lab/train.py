@@ -91,7 +91,7 @@ def _export(pt: Path, imgsz: int, dynamic: bool, dest: Path) -> Path:
     return dest
 
 
-def _cls_session(path: Path) -> tuple[Any, list[int], int]:
+def _cls_model(path: Path) -> tuple[Any, list[int], int]:
     import onnxruntime as ort
 
     sess = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
@@ -111,7 +111,7 @@ def classify_files(path: Path, files: list[Path], rot180: bool = False) -> np.nd
 def classify_probs(path: Path, files: list[Path], rot180: bool = False) -> tuple[np.ndarray, list[int]]:
     """Class probabilities ``(len(files), classes)`` from the exported classifier, and the pip
     count of each class."""
-    sess, values, size = _cls_session(path)
+    sess, values, size = _cls_model(path)
     out: list[np.ndarray] = []
     for i in range(0, len(files), 256):
         batch = []
@@ -199,11 +199,11 @@ def write_reader_json(out: Path, cfg: dict[str, Any], work: Path | None = None) 
     cls_path = out / "half_cls.onnx"
     if cls_path.exists():
         # class index -> pip count; ultralytics orders class folders as strings ("10" before "2")
-        data["cls_values"] = _cls_session(cls_path)[1]
+        data["cls_values"] = _cls_model(cls_path)[1]
     wide_path = out / WIDE_CLS_FILE
     if cfg.get("classifier_wide") and wide_path.exists():
         data["classifier_wide"] = WIDE_CLS_FILE
-        data["wide_values"] = _cls_session(wide_path)[1]
+        data["wide_values"] = _cls_model(wide_path)[1]
     for k, v in cfg.get("reader", {}).items():
         data.setdefault(k, v)
     path.write_text(json.dumps(data, indent=2) + "\n")
@@ -297,7 +297,7 @@ def not_pips_data(np_cfg: dict[str, Any], work: Path, fdir: Path, best: Path, im
         for key in ("classifier_wide", "wide_values"):
             rj.pop(key, None)
         rj |= {"detector": "tile_obb.onnx", "classifier": "half_cls.onnx",
-               "cls_values": _cls_session(miner / "half_cls.onnx")[1]}
+               "cls_values": _cls_model(miner / "half_cls.onnx")[1]}
         (miner / "reader.json").write_text(json.dumps(rj, indent=1))
         t0 = time.time()
         st = mine(mined, photos, seed, miner, log_every=max(1, photos // 10), tiles=bool(tiles))
