@@ -275,7 +275,8 @@ def test_closeup_pass_finds_a_tile_that_fills_the_photo():
     """The shipped detector on a rendered crop where one tile fills most of the frame: the
     close-up pass finds it, in the photo's own pixels."""
     from datasets.render import SceneConfig, render_scene
-    from vision.lab.evaluate import closeup_crop, polygon_iou
+    from vision.geometry import polygon_iou
+    from vision.lab.tally import closeup_crop
 
     reader = Reader.from_models_dir()
     img, labels = render_scene(np.random.default_rng([78, 3]), SceneConfig(width=1280, height=960, tile_frac=(0.2, 0.25)))

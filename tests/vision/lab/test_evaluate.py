@@ -20,7 +20,8 @@ TEST_DATA = ROOT / "tests" / "data"
 
 
 def test_polygon_iou_and_matching_helpers():
-    from vision.lab.evaluate import aabb_iou, greedy_match, half_pairs, match_by_value, polygon_iou
+    from vision.geometry import polygon_iou
+    from vision.lab.tally import aabb_iou, greedy_match, half_pairs, match_by_value
 
     a = OrientedBox(100, 100, 80, 40, 0.3).corners()
     assert polygon_iou(a, a) == pytest.approx(1.0)
@@ -145,7 +146,7 @@ def test_evaluator_says_why_a_true_tile_was_lost():
 
 
 def test_closeup_crops_frame_one_tile_and_never_cut_another():
-    from vision.lab.evaluate import _quad_in_rect, closeup_crop
+    from vision.lab.tally import _quad_in_rect, closeup_crop
 
     def label(cx, cy, length, angle):
         quad = obb_corners(np.array([[cx, cy, length, length / 2, angle]]))[0]
@@ -170,7 +171,7 @@ def test_closeup_crops_frame_one_tile_and_never_cut_another():
 
 
 def test_tally_counts_how_many_wrong_reads_were_flagged():
-    from vision.lab.evaluate import Tally
+    from vision.lab.tally import Tally
 
     t = Tally("x")
     t.add_tiles([((3, 4), (3, 4)), ((1, 2), (1, 5)), ((6, 6), (6, 6))], True, 4, 4,
@@ -184,7 +185,7 @@ def test_tally_counts_how_many_wrong_reads_were_flagged():
 
 def test_tally_penalty_sees_a_missed_double_blank_that_the_pip_total_does_not():
     """A 0-0 left out keeps the pip total right and costs its owner 50 points."""
-    from vision.lab.evaluate import Tally
+    from vision.lab.tally import Tally
 
     rules = get_rules()
     truth = [Tile(0, 0), Tile(3, 4)]
