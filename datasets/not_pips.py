@@ -9,7 +9,7 @@ This module mines such crops. It renders photos with the hard cases and printed 
 :mod:`datasets.render` (boneyards of printed backs, box lids, score sheets, stone tops, hands),
 runs a reader's detector on each, and keeps every face-up detection that covers no rendered
 tile (less than ``MAX_COVER`` of its area). Its two halves are cut exactly as the reader cuts
-them (:func:`vision.reader.crop_halves`), plus two jittered cuts of the same box, since a
+them (:func:`vision.halves.crop_halves`), plus two jittered cuts of the same box, since a
 detector's box wobbles. A box that overlaps a real tile more than that is left out: its halves
 may hold that tile's pips, and teaching "pips here are not pips" would cost true reads.
 
@@ -44,7 +44,7 @@ MAX_COVER = 0.15
 PRINTED_SHARE = 0.7
 #: Cuts per box: the reader's own, then this many jittered ones.
 JITTERED_CUTS = 2
-#: A detection is a rendered tile's when their boxes overlap this much (as vision.evaluate matches).
+#: A detection is a rendered tile's when their boxes overlap this much (as vision.lab.evaluate matches).
 TILE_IOU = 0.5
 
 
@@ -65,7 +65,7 @@ def mine_photo_with_tiles(reader: Reader, seed: int, index: int, long_side: int 
     either way: nothing here draws from the photo's generator."""
     from vision.detections import Detections
     from vision.geometry import covered_share, polygon_iou
-    from vision.reader import crop_halves
+    from vision.read import face_up
 
     rng = np.random.default_rng([seed, index])
     w, h = _SIZES[int(rng.integers(len(_SIZES)))]
@@ -76,7 +76,7 @@ def mine_photo_with_tiles(reader: Reader, seed: int, index: int, long_side: int 
     buf = io.BytesIO()
     img.save(buf, "JPEG", quality=int(rng.integers(35, 96)))
     loaded = reader.load(buf.getvalue())
-    dets, _, _, _, _ = reader._read_halves_of(loaded.image, reader.detect(loaded.image), None)
+    dets = face_up(loaded.image, reader.detect(loaded.image), reader.halves, reader.config)[0]
     if not len(dets):
         return [], 0, 0, []
     quads = [np.asarray(t.quad, np.float64) * loaded.scale for t in labels]
@@ -86,8 +86,8 @@ def mine_photo_with_tiles(reader: Reader, seed: int, index: int, long_side: int 
     c = reader.config
 
     def cut(boxes: list) -> list[Image.Image]:
-        batch = crop_halves(loaded.image, Detections.from_boxes(boxes, np.ones(len(boxes))), c.crop_size, c.crop_pad,
-                            reader.halves.imgsz, c.crop_max_source_px)
+        batch = reader.halves.crop(loaded.image, Detections.from_boxes(boxes, np.ones(len(boxes))), c.crop_size,
+                                   c.crop_pad)
         arr = (np.clip(batch, 0, 1) * 255).round().astype(np.uint8).transpose(0, 2, 3, 1)
         return [Image.fromarray(a) for a in arr]
 

@@ -923,11 +923,9 @@ def obb_label_lines(labels: list[TileLabel], w: int, h: int) -> list[str]:
 def render_dataset(out: Path, count: int, seed: int, val_frac: float = 0.1, max_value: int = 12,
                    long_side: int = 480, log_every: int = 0, hard_cases: bool = False,
                    pip_contrast: float = 0.0, printed: bool = False, set_top: int = 0,
-                   tables: float = 0.0, gray_contrast: float = 0.0) -> dict[str, int]:
+                   gray_contrast: float = 0.0) -> dict[str, int]:
     """Write ``count`` images (the last ``val_frac`` of them as the val split); ``set_top``:
-    every photo shows one double-``set_top`` set (see :class:`SceneConfig`); ``tables``: this
-    share of them shows a Chicken Foot table as :mod:`datasets.table` lays one out (0: every
-    photo renders exactly as before this option existed)."""
+    every photo shows one double-``set_top`` set (see :class:`SceneConfig`)."""
     out = Path(out)
     n_val = max(1, round(count * val_frac)) if count > 1 else 0
     stats = {"images": 0, "tiles": 0, "blank_halves": 0, "double_blank": 0}
@@ -943,12 +941,7 @@ def render_dataset(out: Path, count: int, seed: int, val_frac: float = 0.1, max_
         cfg = SceneConfig(width=int(w * k), height=int(h * k), max_value=max_value, hard_cases=hard_cases,
                           pip_contrast=pip_contrast, printed=printed, set_top=set_top,
                           gray_contrast=gray_contrast)
-        if tables > 0 and rng.random() < tables:
-            from datasets.table import table_scene  # datasets.table draws with this module
-
-            img, labels = table_scene(rng, cfg)
-        else:
-            img, labels = render_scene(rng, cfg)
+        img, labels = render_scene(rng, cfg)
         name = f"{seed}_{i:06d}"
         img.save(out / "images" / split / f"{name}.jpg", quality=int(rng.integers(35, 96)))
         (out / "labels" / split / f"{name}.txt").write_text("\n".join(obb_label_lines(labels, *img.size)) + "\n"
@@ -980,8 +973,6 @@ def main(argv: list[str] | None = None) -> int:
                     help="add boneyards of printed backs, stone tops, hands and close-ups (see SceneConfig)")
     ap.add_argument("--printed", action="store_true",
                     help="add printed matter: lettered backs, box lids, score sheets, face-down runs in the layout")
-    ap.add_argument("--tables", type=float, default=0.0, metavar="F",
-                    help="this share of photos shows a Chicken Foot table (datasets.table), tiles as big as the rest")
     ap.add_argument("--pip-contrast", type=float, default=DEFAULT_PIP_CONTRAST, metavar="D",
                     help="least RGB distance between pips and the tile face (default %(default)s; "
                          "0 renders as the shipped models' training data, where a few pips match the face)")
@@ -993,7 +984,7 @@ def main(argv: list[str] | None = None) -> int:
     stats = render_dataset(args.out, args.count, args.seed, args.val_frac, args.max_value, args.long_side,
                            log_every=max(1, args.count // 10), hard_cases=args.hard_cases,
                            pip_contrast=args.pip_contrast, printed=args.printed, set_top=args.set_top,
-                           tables=args.tables, gray_contrast=args.gray_contrast)
+                           gray_contrast=args.gray_contrast)
     dt = time.time() - t0
     print(json.dumps({**stats, "seconds": round(dt, 1), "ms_per_image": round(1000 * dt / max(1, args.count))}))
     return 0

@@ -1,6 +1,8 @@
 """The import arrows from the design card, checked on the source itself.
 
-rules <- match <- storage; vision reads only the rules; app and CLI on top; torch only in training.
+rules <- match <- storage; the reader (``vision/`` but its lab) reads only the rules; the lab
+(``vision/lab/``, ``datasets/``) reads the reader and the rules and is read by nothing below the
+app; app and CLI on top; torch only in training; no import loop anywhere in vision or datasets.
 """
 
 from __future__ import annotations
@@ -78,16 +80,95 @@ def test_storage_sits_on_match():
     assert _violations("companion/storage", allowed) == []
 
 
-def test_reader_imports_only_rules_and_no_training_stack():
-    def no_training(f: Path, name: str) -> list[str]:
-        if f.name.startswith("train"):
-            return []
-        if name.split(".")[0] in TRAINING_ONLY:
-            return [f"{f.relative_to(ROOT)} imports {name} (training-only)"]
-        return []
+def _runtime_files() -> list[Path]:
+    return [f for f in _files("vision") if "lab" not in f.relative_to(ROOT / "vision").parts]
 
-    allowed = ("companion.rules", "vision", "datasets")
-    assert _violations("vision", allowed, no_training) == []
+
+def _module(f: Path) -> str:
+    parts = f.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def test_reader_imports_only_rules_and_itself_never_the_lab():
+    runtime = {_module(f) for f in _runtime_files()}
+    bad = []
+    for f in _runtime_files():
+        for name in _imports(f):
+            if name.split(".")[0] in TRAINING_ONLY:
+                bad.append(f"{f.relative_to(ROOT)} imports {name} (training-only)")
+            elif _ours(name) and not (name.startswith("companion.rules")
+                                      or any(name == m or name.startswith(m + ".") for m in runtime - {"vision"})
+                                      or name == "vision"):
+                bad.append(f"{f.relative_to(ROOT)} imports {name}")
+    assert bad == []
+
+
+def test_the_lab_reads_the_reader_and_nothing_reads_the_lab():
+    # the renderer and data makers read the reader and the rules, never the lab's tools
+    assert _violations("datasets", ("companion.rules", "datasets", "vision")) == []
+    assert [f"{f.relative_to(ROOT)} imports {n}" for f in _files("datasets") for n in _imports(f)
+            if n.startswith("vision.lab")] == []
+    assert _violations("vision/lab", ("companion.rules", "vision", "datasets")) == []
+    assert [f"{f.relative_to(ROOT)} imports {n}" for f in _files("companion") for n in _imports(f)
+            if n.startswith(("vision.lab", "datasets"))] == []
+
+
+def _import_graph(pkgs: tuple[str, ...]) -> dict[str, set[str]]:
+    """Module -> the modules of ``pkgs`` it imports (at the top or inside a function)."""
+    files = [f for pkg in pkgs for f in _files(pkg)]
+    modules = {_module(f) for f in files}
+    graph: dict[str, set[str]] = {}
+    for f in files:
+        here = _module(f)
+        targets = set()
+        for name in _imports(f):
+            while name and name not in modules:  # "vision.reader.Reader" -> "vision.reader"
+                name = name.rpartition(".")[0]
+            if name and name != here and name not in ("vision", "datasets", "vision.lab"):
+                targets.add(name)
+        graph[here] = targets
+    return graph
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components of more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    out: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in graph.get(v, ()):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                group.append(w)
+                if w == v:
+                    break
+            if len(group) > 1:
+                out.append(sorted(group))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def test_no_import_loops_in_the_reader_or_its_lab():
+    assert _cycles(_import_graph(("vision", "datasets"))) == []
+    # the check sees a loop where there is one
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
 
 
 def test_nothing_below_imports_app_or_cli():
@@ -108,7 +189,7 @@ def test_torch_only_in_training_code():
     bad = []
     for pkg in ("companion", "vision", "datasets"):
         for f in _files(pkg):
-            if f.name.startswith("train"):
+            if f.parent.name == "lab" and f.name.startswith("train"):
                 continue
             bad += [
                 f"{f.relative_to(ROOT)} imports {n}"

@@ -9,7 +9,7 @@ boolean mask returns a new :class:`Detections`.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -98,6 +98,25 @@ class Detections:
         boxes = self.boxes.copy()
         boxes[:, :4] *= factor
         return Detections(boxes, self.confidence, self.class_id, self.data)
+
+    def shifted(self, dx: float, dy: float) -> Detections:
+        """Same detections moved by ``(dx, dy)``: found in a crop, placed in the whole image."""
+        if not len(self):
+            return self
+        boxes = self.boxes.astype(np.float64)
+        boxes[:, 0] += dx
+        boxes[:, 1] += dy
+        return Detections(boxes, self.confidence, self.class_id, self.data)
+
+    @classmethod
+    def concat(cls, parts: Sequence[Detections]) -> Detections:
+        """One set of ``parts``' rows in order; data kept where every part has it."""
+        if not parts:
+            return cls.empty()
+        keys = set.intersection(*(set(p.data) for p in parts))
+        return cls(np.concatenate([p.boxes for p in parts]), np.concatenate([p.confidence for p in parts]),
+                   np.concatenate([p.class_id for p in parts]),
+                   {k: np.concatenate([p.data[k] for p in parts]) for k in sorted(keys)})
 
     def corners(self) -> np.ndarray:
         """(N, 4, 2) corners in :meth:`OrientedBox.corners` order."""

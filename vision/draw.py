@@ -1,8 +1,9 @@
-"""Drawing a reading on its photo. Computing happens in :mod:`vision.reader`; this only paints.
+"""Drawing a reading on its photo, for the command line and the app's review alike. Computing
+happens in :mod:`vision.reader`; this only paints.
 
 Tiles read confidently get a green outline; tiles flagged for review get a thicker orange
 outline and a "?" so a player sees at once which ones to check; possible tiles not counted are
-grey, with a smaller label. Half A's end of each box is marked with a short bar across it, so
+grey, with a smaller label; tiles a player corrected or added are blue. Half A's end of each box is marked with a short bar across it, so
 the label "3-4" can be matched to the tile's ends. Labels are sized to the tiles, not the
 photo, and moved off each other (:func:`place_labels`): a webcam frame of small tiles stays
 readable.
@@ -17,13 +18,13 @@ from functools import lru_cache
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-from .geometry import OrientedBox
-from .reader import Reading
+from .reading import Reading, TileReading
 from .table import TableReading
 
 OK_COLOUR = (40, 200, 70)
 REVIEW_COLOUR = (255, 140, 0)
 CANDIDATE_COLOUR = (150, 150, 150)  # a possible tile the reader did not count
+EDITED_COLOUR = (30, 110, 255)  # corrected or added by a player
 TEXT_COLOUR = (255, 255, 255)
 
 
@@ -82,26 +83,52 @@ def annotate(image: Image.Image, reading: Reading, *, show_confidence: bool = Tr
     ``image`` may be the original photo or any resized copy of it: boxes (stored in original
     pixels) are scaled to its size. ``summary``: the banner (default: tiles, pips, penalty).
     """
+    if summary is None:
+        summary = f"{len(reading.tiles)} tiles  {reading.pips} pips  penalty {reading.penalty}"
+        if reading.needs_review:
+            summary += "  (check orange tiles)"
+        if reading.candidates:
+            summary += f"  (+{len(reading.candidates)} grey: not counted)"
+    return draw_tiles(image, (*reading.candidates, *reading.tiles), reading.image_size,
+                      show_confidence=show_confidence, summary=summary)
+
+
+def colour_of(tile: TileReading) -> tuple[int, int, int]:
+    """Grey not counted, blue corrected or added by a player, orange to check, else green."""
+    if not tile.counted:
+        return CANDIDATE_COLOUR
+    if tile.source != "read":
+        return EDITED_COLOUR
+    return REVIEW_COLOUR if tile.needs_review else OK_COLOUR
+
+
+def draw_tiles(image: Image.Image, tiles: Sequence[TileReading], image_size: tuple[int, int], *,
+               numbered: bool = False, show_confidence: bool = True, summary: str = "") -> Image.Image:
+    """A copy of ``image`` with ``tiles`` (boxes in pixels of a photo of ``image_size``; tiles
+    without a box are skipped) outlined and labelled, in that order: a counted tile's outline
+    goes over a candidate's drawn before it. ``numbered``: each label starts with the tile's
+    place in ``tiles`` (from 1), as the app's review lists them. ``summary``: a banner (none
+    when empty)."""
     out = image.convert("RGB").copy()
     w, h = out.size
-    ow, oh = reading.image_size
+    ow, oh = image_size
     sx, sy = w / ow, h / oh
     side = max(w, h)
     line = max(2, round(side / 400))
     big = max(12, round(side / 45))
-    everything = [(t, False) for t in reading.candidates] + [(t, True) for t in reading.tiles]
-    lengths = [t.box.length * (sx + sy) / 2 for t in reading.tiles] or [t.box.length * (sx + sy) / 2 for t, _ in everything]
+    shown = [(k, t) for k, t in enumerate(tiles) if t.box is not None]
+    lengths = ([t.box.length * (sx + sy) / 2 for _, t in shown if t.counted]
+               or [t.box.length * (sx + sy) / 2 for _, t in shown])
     size = label_size(lengths, big, 11)
     font, small = _font(size), _font(max(10, round(size * 0.8)))
     draw = ImageDraw.Draw(out)
     labels: list[tuple[str, tuple[int, int, int], ImageFont.FreeTypeFont | ImageFont.ImageFont, float, float]] = []
-    # candidates first, so a counted tile's outline is drawn over an overlapping candidate's
-    for tile, counted in everything:
+    for k, tile in shown:
         b = tile.box
         pts = [(float(x) * sx, float(y) * sy) for x, y in b.corners()]
-        colour = CANDIDATE_COLOUR if not counted else REVIEW_COLOUR if tile.needs_review else OK_COLOUR
-        width = line * 2 if counted and tile.needs_review else line
-        draw.line([*pts, pts[0]], fill=colour, width=width, joint="curve")
+        colour = colour_of(tile)
+        flagged = tile.counted and tile.needs_review and tile.source == "read"
+        draw.line([*pts, pts[0]], fill=colour, width=line * 2 if flagged else line, joint="curve")
         # Bar across end A (corners 0 and 3 are end A's two corners).
         a0, a3 = pts[0], pts[3]
         mid = ((pts[0][0] + pts[1][0]) / 2, (pts[0][1] + pts[1][1]) / 2)
@@ -111,35 +138,32 @@ def annotate(image: Image.Image, reading: Reading, *, show_confidence: bool = Tr
             (a3[0] + (mid[0] - a0[0]) * inset, a3[1] + (mid[1] - a0[1]) * inset),
         ]
         draw.line(bar, fill=colour, width=max(1, line // 2 + 1))
-        label = f"{tile.a}-{tile.b}"
-        if not counted:
+        label = (f"{k + 1}: " if numbered else "") + f"{tile.a}-{tile.b}"
+        if not tile.counted:
             label += "?"  # grey, and the summary line says grey is not counted
-        else:
+        elif tile.source == "read":
             if show_confidence:
                 label += f" {tile.confidence:.2f}"
             if tile.needs_review:
                 label += " ?"
-        labels.append((label, colour, font if counted else small, b.cx * sx, b.cy * sy))
-    if summary is None:
-        summary = f"{len(reading.tiles)} tiles  {reading.pips} pips  penalty {reading.penalty}"
-        if reading.needs_review:
-            summary += "  (check orange tiles)"
-        if reading.candidates:
-            summary += f"  (+{len(reading.candidates)} grey: not counted)"
+        labels.append((label, colour, font if tile.counted else small, b.cx * sx, b.cy * sy))
     head = _font(big)
-    left, top, right, bottom = draw.textbbox((0, 0), summary, font=head)
-    banner = (0.0, 0.0, float(right - left + 12), float(bottom - top + 12))
+    banner: list[Rect] = []
+    if summary:
+        left, top, right, bottom = draw.textbbox((0, 0), summary, font=head)
+        banner = [(0.0, 0.0, float(right - left + 12), float(bottom - top + 12))]
     # counted tiles first, surest first: they get the spot on their own tile
-    order = sorted(range(len(labels)), key=lambda i: (not everything[i][1], -everything[i][0].confidence))
+    order = sorted(range(len(labels)), key=lambda i: (not shown[i][1].counted, -shown[i][1].confidence))
     boxes = [draw.textbbox((0, 0), labels[i][0], font=labels[i][2]) for i in order]
     rects = place_labels([(labels[i][3], labels[i][4]) for i in order],
-                         [(r - lft + 6, btm - tp + 6) for lft, tp, r, btm in boxes], (w, h), [banner])
+                         [(r - lft + 6, btm - tp + 6) for lft, tp, r, btm in boxes], (w, h), banner)
     for i, (x0, y0, x1, y1), (lft, tp, _, _) in zip(order, rects, boxes, strict=True):
         text, colour, f, _, _ = labels[i]
         draw.rectangle((x0, y0, x1, y1), fill=colour)
         draw.text((x0 + 3 - lft, y0 + 3 - tp), text, fill=TEXT_COLOUR, font=f)
-    draw.rectangle(banner, fill=(0, 0, 0))
-    draw.text((6 - left, 6 - top), summary, fill=TEXT_COLOUR, font=head)
+    if summary:
+        draw.rectangle(banner[0], fill=(0, 0, 0))
+        draw.text((6 - left, 6 - top), summary, fill=TEXT_COLOUR, font=head)
     return out
 
 
@@ -180,39 +204,3 @@ def annotate_table(image: Image.Image, table: TableReading, problems: Iterable[i
     for i in problems:
         outline(i, PROBLEM_COLOUR, 1.1, line * 2)
     return out
-
-
-def lost_montage(entries: Sequence[dict], *, cell: int = 240, columns: int = 6) -> Image.Image:
-    """A contact sheet of tiles an evaluation did not read exactly (``vision.evaluate.lost_entry``
-    rows): around each, its photo with the true box in green and the read on or nearest it in
-    red, captioned with the true tile, the reason and the read. Photos are opened from the
-    entries' paths; one that cannot be opened leaves its cell grey."""
-    rows = max(1, -(-len(entries) // columns))
-    sheet = Image.new("RGB", (cell * min(max(len(entries), 1), columns), cell * rows), (60, 60, 60))
-    font = _font(12)
-    opened: dict[str, Image.Image | None] = {}
-    for k, e in enumerate(entries):
-        if e["photo"] not in opened:
-            try:
-                with Image.open(e["photo"]) as im:
-                    opened[e["photo"]] = im.convert("RGB")
-            except OSError:
-                opened[e["photo"]] = None
-        photo = opened[e["photo"]]
-        if photo is None:
-            continue
-        view = photo.copy()
-        draw = ImageDraw.Draw(view)
-        truth = OrientedBox.from_list(e["box"])
-        width = max(1, round(truth.length / 60))
-        draw.polygon([tuple(p) for p in truth.corners()], outline=(0, 255, 0), width=width)
-        if e.get("read_box"):
-            draw.polygon([tuple(p) for p in OrientedBox.from_list(e["read_box"]).corners()], outline=(255, 0, 0), width=width)
-        half = max(truth.length * 1.6, 40.0)
-        crop = view.crop((round(truth.cx - half), round(truth.cy - half), round(truth.cx + half), round(truth.cy + half)))
-        crop = crop.resize((cell, cell), Image.Resampling.BILINEAR)
-        read = "" if e.get("read") is None else f" read {e['read']}" + (
-            "" if e.get("confidence") is None else f" {e['confidence']:.2f}")
-        ImageDraw.Draw(crop).text((3, 3), f"{e['tile']} {e['reason']}{read}", fill=(255, 255, 0), font=font)
-        sheet.paste(crop, ((k % columns) * cell, (k // columns) * cell))
-    return sheet

@@ -167,38 +167,6 @@ def divider_span(image: Image.Image, box: OrientedBox, size: int = 32) -> float:
     return float(np.percentile(np.abs(zone[:, cols] - ref[None]).max(0) / (ref + 1e-3), 25))
 
 
-#: How far around a box the refiner looks: its view spans 1.6 box lengths and 1.3 widths, so a
-#: box that runs into a neighbour or stops short still shows the tile's true ends.
-REFINE_PAD_LENGTH, REFINE_PAD_WIDTH = 1.6, 1.3
-#: The view's width in pixels (its length is twice that): what the refiner model takes.
-REFINE_VIEW_SIZE = 32
-
-
-def refine_view(image: Image.Image, box: OrientedBox, size: int = REFINE_VIEW_SIZE) -> Image.Image:
-    """What the box refiner sees: the area around ``box`` upright, ``size`` x ``2*size``."""
-    wide = OrientedBox(box.cx, box.cy, box.length * REFINE_PAD_LENGTH, box.width * REFINE_PAD_WIDTH, box.angle)
-    return rectify(image, wide, size=size)
-
-
-def box_correction(box: OrientedBox, truth: OrientedBox) -> tuple[float, float]:
-    """How to move ``box`` onto ``truth`` along its long axis: the centre's shift in box
-    lengths, and the log of the length ratio (what the refiner learns to predict)."""
-    u, _ = box.axes()
-    shift = float((np.array([truth.cx - box.cx, truth.cy - box.cy]) @ u) / box.length)
-    return shift, math.log(truth.length / box.length)
-
-
-def apply_box_corrections(boxes: np.ndarray, corrections: np.ndarray) -> np.ndarray:
-    """``(N, 5)`` boxes moved by ``(N, 2)`` corrections (:func:`box_correction`'s two numbers)."""
-    b = np.asarray(boxes, np.float64).reshape(-1, 5).copy()
-    c = np.asarray(corrections, np.float64).reshape(-1, 2)
-    u = np.stack([np.cos(b[:, 4]), np.sin(b[:, 4])], 1)
-    b[:, :2] += u * (c[:, :1] * b[:, 2:3])
-    b[:, 2] *= np.exp(c[:, 1])
-    return b
-
-
-# --------------------------------------------------------------------------- polygons
 def _clip(subject: list[np.ndarray], a: np.ndarray, b: np.ndarray) -> list[np.ndarray]:
     """Sutherland-Hodgman: the part of ``subject`` left of the edge a->b (counter-clockwise)."""
     out: list[np.ndarray] = []

@@ -14,9 +14,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from companion.rules import RuleSet, Tile
+from companion.rules import RuleSet
 
-from .photo_review import PhotoReview, ReadTile
+from .photo_review import PhotoReview
 from .round_entry import RoundEntry
 
 
@@ -27,9 +27,7 @@ def photo_key(image: bytes) -> str:
 
 def review_to_dict(review: PhotoReview) -> dict[str, Any]:
     return {
-        "items": [{"tile": None if it.tile is None else str(it.tile), "confidence": it.confidence,
-                   "corners": [list(p) for p in it.corners], "source": it.source,
-                   "flagged": it.flagged} for it in review.items],
+        "items": [it.to_dict() for it in review.items],
         "image_size": list(review.image_size),
         "image": None if review.image is None else photo_key(review.image),
         "reader_penalty": review.reader_penalty,
@@ -40,12 +38,9 @@ def review_to_dict(review: PhotoReview) -> dict[str, Any]:
 def review_from_dict(data: dict[str, Any], rules: RuleSet, top: int,
                      photo: Callable[[str], bytes | None]) -> PhotoReview:
     """Raises ``KeyError``/``TypeError``/``ValueError`` on data that is not a kept review."""
-    items = []
-    for it in data["items"]:
-        tile = None if it["tile"] is None else Tile.parse(it["tile"])
-        corners = tuple((float(p[0]), float(p[1])) for p in it["corners"])
-        items.append(ReadTile(tile, float(it["confidence"]), corners, str(it["source"]),
-                              bool(it["flagged"])))
+    from vision.reading import TileReading  # numpy loads with a kept reading, not at start-up
+
+    items = [TileReading.from_dict(it) for it in data["items"]]
     key = data.get("image")
     image = photo(key) if isinstance(key, str) else None
     w, h = data["image_size"]

@@ -24,7 +24,8 @@ TRUTH_PLAYS = sorted((p["tile"], p["on"]) for p in TRUTH["plays"])
 
 @pytest.fixture(scope="module")
 def reader():
-    from vision.reader import MODELS_DIR, Reader
+    from vision.config import MODELS_DIR
+    from vision.reader import Reader
 
     if not (MODELS_DIR / "reader.json").exists():
         pytest.skip("no shipped reader models (models/reader.json)")

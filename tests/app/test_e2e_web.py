@@ -174,7 +174,7 @@ def test_four_player_match_two_rounds_edit_and_reload(server: Server, browser) -
 def _photo_case(tmp_path: Path) -> tuple[Path, dict[str, str], str]:
     """(photo, extra env for the server, what the models are). Real models when shipped,
     else the reader tests' small fake ONNX models with a drawn hand (known answer)."""
-    from vision.reader import MODELS_DIR
+    from vision.config import MODELS_DIR
 
     if (MODELS_DIR / "reader.json").exists():
         shipped = sorted(p for p in (Path(__file__).parents[1] / "data").glob("*")
@@ -322,7 +322,7 @@ def test_dispute_rules_settings_history_at_phone_and_desktop_width(server: Serve
 def test_dispute_reads_the_table_from_a_photo(server: Server, browser, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     """The browser's own file dialog hands the real table photo to the dispute checker; the
     shipped reader reads it; a broken file then is refused and the table stays."""
-    from vision.reader import MODELS_DIR
+    from vision.config import MODELS_DIR
 
     if not (MODELS_DIR / "reader.json").exists():
         pytest.skip("no shipped reader models (models/reader.json)")

@@ -185,12 +185,14 @@ def test_an_edit_draft_starts_from_the_round_and_a_photo_reading_is_kept(store):
 
     from PIL import Image
 
-    from companion.app.photo_review import PhotoReview, ReadTile
+    from companion.app.photo_review import PhotoReview
+    from vision.geometry import OrientedBox
+    from vision.reading import TileReading
 
     buf = io.BytesIO()
     Image.new("RGB", (30, 20)).save(buf, format="PNG")
     key = store.put_photo(buf.getvalue())
-    review = PhotoReview(ms.match.rules, 9, [ReadTile(Tile(5, 6), 0.9, ((1, 1), (5, 1), (5, 5)))],
+    review = PhotoReview(ms.match.rules, 9, [TileReading(5, 6, 0.9, OrientedBox(10, 10, 8, 4, 0.0))],
                          (30, 20), buf.getvalue())
     ms.change(e.id, lambda c: c.reviews.__setitem__(1, review))
     assert ms.content(ms.draft(e.id)).reviews[1].image == buf.getvalue()

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import dataclasses
 import io
 
 import pytest
 from PIL import Image
 
-from companion.app.photo_review import PhotoReview, ReadTile, ReviewError, annotate, from_reading
+from companion.app.photo_review import PhotoReview, ReviewError, annotate, from_reading, label
 from companion.app.round_entry import EntryError, Mode, RoundEntry
 from companion.rules import Tile, get_rules
+from vision.geometry import OrientedBox
+from vision.reading import Reading, TileReading
 
 PLAYERS = ["Ann", "Bob", "Cy", "Dee"]
 
@@ -77,44 +80,48 @@ def test_edit_a_saved_round_starts_from_what_was_kept():
     assert e.penalties() == [0, 12, 50, 7]
 
 
-def _square(cx: float, cy: float, r: float) -> tuple[tuple[float, float], ...]:
-    return ((cx - r, cy - r), (cx + r, cy - r), (cx + r, cy + r), (cx - r, cy + r))
+def _tile(a: int, b: int, conf: float, cx: float, angle: float = 0.0, review: bool = False,
+          uncounted: str = "") -> TileReading:
+    return TileReading(a, b, conf, OrientedBox(cx, 100, 80, 40, angle), review, conf, (1.0, conf),
+                       uncounted=uncounted)
 
 
 def test_photo_review_correct_add_remove_and_low_confidence():
-    items = [ReadTile(Tile(3, 4), 0.95, _square(50, 50, 20)),
-             ReadTile(Tile(0, 0), 0.4, _square(150, 50, 20)),
-             ReadTile(None, 0.7, _square(250, 50, 20))]
-    r = PhotoReview(get_rules(), 9, items, (300, 100))
-    assert r.low_confidence == [1, 2] and r.unread == [2]
-    assert r.problems() == ["tile 3 could not be read: correct or remove it"]
-    assert r.penalty == 57
-    assert r.tile_at(150, 55) == 1 and r.tile_at(100, 95) is None
-    r.correct(2, "6-6")
-    assert r.low_confidence == [1] and r.items[2].source == "corrected" and not r.problems()
+    items = [_tile(3, 4, 0.95, 50), _tile(0, 0, 0.4, 150, review=True), _tile(1, 1, 0.3, 250, uncounted="unsure")]
+    r = PhotoReview(get_rules(), 9, items, (300, 200))
+    assert r.low_confidence == [1, 2] and r.candidates == [2]
+    assert [label(it) for it in r.items] == ["3-4 (95%)", "0-0 (40%)", "1-1? (not counted)"]
+    assert r.penalty == 57 and r.tiles == [Tile(3, 4), Tile(0, 0)]
+    assert r.tile_at(150, 110) == 1 and r.tile_at(100, 195) is None
+    r.correct(2, "6-6")  # a candidate corrected is counted, as the player says
+    assert r.low_confidence == [1] and r.items[2].source == "corrected" and r.candidates == []
     r.add("1-2")
     r.remove(1)
     assert r.tiles == [Tile(3, 4), Tile(6, 6), Tile(1, 2)] and r.penalty == 22
+    assert [label(it) for it in r.items][1:] == ["6-6 (corrected)", "1-2 (added)"]
     with pytest.raises(ReviewError):
         r.correct(7, "1-1")
     with pytest.raises(ReviewError):
         r.add("9-12")
+    # the corrected review is a reading again, and round-trips as the CLI prints it
+    reading = r.reading
+    assert reading.penalty == 22 and reading.tile_list == r.tiles and reading.tiles[2].box is None
+    assert Reading.from_dict(reading.to_dict()) == dataclasses.replace(reading, rules=reading.rules)
 
 
-def test_review_from_a_reader_like_result_and_annotated_png():
+def test_review_of_a_reading_and_its_annotated_png():
     buf = io.BytesIO()
     Image.new("RGB", (400, 200), (20, 90, 40)).save(buf, format="PNG")
-    reading = {"tiles": [Tile(2, 5), None], "confidences": [0.9, 0.3],
-               "boxes": [[100, 100, 80, 40, 0.0], [300, 100, 80, 40, 1.57]],
-               "image_size": (400, 200), "penalty": 7, "warnings": ["1 tile read with low confidence"]}
+    tiles = (_tile(2, 5, 0.9, 100), _tile(1, 3, 0.3, 300, angle=1.57, review=True))
+    reading = Reading.scored(tiles, (), get_rules(), (400, 200), ["1 tile read with low confidence: check them"])
     r = from_reading(get_rules(), 9, reading, buf.getvalue())
-    assert r.reader_penalty == 7 and len(r.items[0].corners) == 4
-    assert r.warnings == ("1 tile read with low confidence",)
+    assert r.reader_penalty == reading.penalty == 11 and r.items == list(tiles)
+    assert r.warnings == ("1 tile read with low confidence: check them",)
     assert r.tile_at(100, 100) == 0 and r.tile_at(300, 130) == 1
     png = Image.open(io.BytesIO(annotate(r)))
     assert png.size == (400, 200)
-    # the outline of the low-confidence tile is painted orange
-    assert png.getpixel((300, 60))[:3] == (255, 140, 0) or png.getpixel((301, 60))[:3] == (255, 140, 0)
+    # the outline of the tile the reader flagged is painted orange
+    assert (255, 140, 0) in {c for _, c in png.convert("RGB").getcolors(1 << 20)}
 
 
 def test_review_built_from_a_real_reader_reading(tmp_path):
@@ -135,7 +142,7 @@ def test_review_built_from_a_real_reader_reading(tmp_path):
     assert sorted(str(t) for t in r.tiles) == sorted(str(t.tile) for t in reading.tiles)
     assert r.penalty == reading.penalty == r.reader_penalty
     assert r.low_confidence == [i for i, t in enumerate(reading.tiles) if t.needs_review]
-    assert all(len(it.corners) == 4 for it in r.items)
+    assert all(it.box is not None for it in r.items)
     # a tap in the middle of each outlined tile finds that tile
     for i, t in enumerate(reading.tiles):
         assert r.tile_at(t.box.cx, t.box.cy) == i
@@ -162,7 +169,7 @@ def test_candidates_are_shown_not_counted_until_accepted(tmp_path):
     assert [str(t.tile) for t in reading.candidates] == ["0-0"]
     r = from_reading(get_rules(), 9, reading, photo.read_bytes())
     k = r.candidates[0]
-    assert r.items[k].label() == "0-0? (not counted)" and k in r.low_confidence
+    assert label(r.items[k]) == "0-0? (not counted)" and k in r.low_confidence
     assert Tile(0, 0) not in r.tiles and r.penalty == reading.penalty == 7 + 3
     png = Image.open(io.BytesIO(annotate(r))).convert("RGB")
     assert (150, 150, 150) in {c for _, c in png.getcolors(1 << 20)}
@@ -246,8 +253,7 @@ def test_a_photo_review_round_trips_with_its_photo_kept_by_key():
     from companion.app.drafts import DraftContent, photo_key
 
     img = _png(40, 20)
-    r = PhotoReview(get_rules(), 9, [ReadTile(Tile(3, 4), 0.5, _square(5, 5, 2), flagged=True),
-                                     ReadTile(None, 0.7, _square(15, 5, 2), "candidate", True)],
+    r = PhotoReview(get_rules(), 9, [_tile(3, 4, 0.5, 50, review=True), _tile(5, 6, 0.7, 150, uncounted="unsure")],
                     (40, 20), img, 7, ("1 tile read with low confidence",))
     e = RoundEntry(get_rules(), PLAYERS, 9, double=9)
     c = DraftContent(e, {1: r})

@@ -217,8 +217,9 @@ def test_a_restart_keeps_the_round_being_entered_and_an_unconfirmed_photo(tmp_pa
     from PIL import Image
 
     from companion.app.match_session import MatchSession
-    from companion.app.photo_review import PhotoReview, ReadTile
-    from companion.rules import Tile
+    from companion.app.photo_review import PhotoReview
+    from vision.geometry import OrientedBox
+    from vision.reading import TileReading
 
     ctx = AppContext(tmp_path / "matches.json")
     a = App(FakePage(), ctx)  # type: ignore[arg-type]
@@ -230,8 +231,8 @@ def test_a_restart_keeps_the_round_being_entered_and_an_unconfirmed_photo(tmp_pa
     buf = io.BytesIO()
     Image.new("RGB", (200, 100), (20, 90, 40)).save(buf, format="PNG")
     ctx.store.put_photo(buf.getvalue())
-    review = PhotoReview(m.rules, 9, [ReadTile(Tile(9, 9), 0.9, ((5, 5), (60, 5), (60, 40), (5, 40))),
-                                      ReadTile(Tile(1, 2), 0.9, ((80, 5), (140, 5), (140, 40), (80, 40)))],
+    review = PhotoReview(m.rules, 9, [TileReading(9, 9, 0.9, OrientedBox(32.5, 22.5, 55, 35, 0.0)),
+                                      TileReading(1, 2, 0.9, OrientedBox(110, 22.5, 60, 35, 0.0))],
                          (200, 100), buf.getvalue())
     MatchSession(ctx.store, m.id).change(a.screen["draft"], lambda c: c.reviews.__setitem__(2, review))
     ctx.store.close()  # the server stops (a crash leaves the same file: every change is written at once)
@@ -396,17 +397,17 @@ def test_photo_review_shows_candidates_grey_and_counts_one_on_request(app: App) 
     from PIL import Image
 
     from companion.app.match_session import MatchSession
-    from companion.app.photo_review import PhotoReview, ReadTile
-    from companion.rules import Tile
+    from companion.app.photo_review import PhotoReview
+    from vision.geometry import OrientedBox
+    from vision.reading import TileReading
 
     m = app.ctx.store.create(["Ann", "Bob"], "double-chicken-foot", {"match_length": "single"})
     buf = io.BytesIO()
     Image.new("RGB", (300, 100), (20, 90, 40)).save(buf, format="PNG")
     app.ctx.store.put_photo(buf.getvalue())
-    square = ((10.0, 10.0), (90.0, 10.0), (90.0, 50.0), (10.0, 50.0))
     review = PhotoReview(m.rules, m.set_top, [
-        ReadTile(Tile(3, 4), 0.95, square),
-        ReadTile(Tile(5, 6), 0.2, tuple((x + 150, y) for x, y in square), "candidate", True),
+        TileReading(3, 4, 0.95, OrientedBox(50, 30, 80, 40, 0.0), False, 0.95, (1.0, 0.95)),
+        TileReading(5, 6, 0.2, OrientedBox(200, 30, 80, 40, 0.0), True, 0.5, (0.5, 0.8), uncounted="unsure"),
     ], (300, 100), buf.getvalue())
     _go(app, f"/match/{m.id}/round")
     ms = MatchSession(app.ctx.store, m.id)
@@ -460,7 +461,7 @@ def _photo_image(app: App) -> Any:
 def test_dispute_reads_the_table_from_a_photo(app: App) -> None:
     """The real photo and the real shipped reader: the screen shows the annotated photo, the table
     read from it, what to check; undo is named or off; a broken file leaves the table as it was."""
-    from vision.reader import MODELS_DIR
+    from vision.config import MODELS_DIR
 
     if not (MODELS_DIR / "reader.json").exists():
         pytest.skip("no shipped reader models (models/reader.json)")

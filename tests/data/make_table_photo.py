@@ -8,7 +8,7 @@ played part way (hub, spokes, two doubles with toes), laid out as players lay it
 outside every range the training and evaluation scripts use. It was picked from 41000-41039 as
 one the shipped reader turns into exactly the right layout (6 of the 13 seeds there with 10-22
 tiles and a foot did): a fixture that shows the whole path works, not a measure of how often
-it does (that is ``python -m vision.table_eval``).
+it does (that is ``python -m vision.lab.table_eval``).
 """
 
 from __future__ import annotations

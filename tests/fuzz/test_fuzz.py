@@ -50,7 +50,8 @@ def load_image_target(data: bytes, _: Path) -> None:
 
 @cache
 def _reader() -> Any:
-    from vision.reader import MODELS_DIR, Reader
+    from vision.config import MODELS_DIR
+    from vision.reader import Reader
 
     if not (MODELS_DIR / "reader.json").exists():
         pytest.skip("the shipped models are not here")

@@ -21,7 +21,7 @@ import numpy as np
 from PIL import Image, ImageDraw
 
 from vision.geometry import OrientedBox
-from vision.reader import letterbox_geometry
+from vision.obb import letterbox_geometry
 
 CLASS_NAMES = sorted((str(v) for v in range(13)), key=str)  # "0", "1", "10", "11", "12", "2", ...
 WIDE_NAMES = sorted((str(v) for v in range(19)), key=str)  # a double-18 half reader's classes
@@ -53,28 +53,6 @@ def write_detector(path: Path, output: np.ndarray, imgsz: int, names: dict[int, 
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     model.ir_version = 8
     _save(model, path, {"imgsz": f"[{imgsz}, {imgsz}]", "names": repr(names), "task": "obb"})
-
-
-def write_refiner(path: Path, shift: float, log_length: float) -> None:
-    """A "box refiner" that asks every box for the same correction (it does look at its input:
-    the view's mean colour goes through a zero-weight layer, so the batch size carries over)."""
-    from onnx import TensorProto, helper, numpy_helper
-
-    nodes = [
-        helper.make_node("GlobalAveragePool", ["x"], ["pooled"]),
-        helper.make_node("Flatten", ["pooled"], ["flat"]),
-        helper.make_node("Gemm", ["flat", "w", "b"], ["y"]),
-    ]
-    graph = helper.make_graph(
-        nodes, "fake_refiner",
-        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 3, 64, 32])],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["n", 2])],
-        [numpy_helper.from_array(np.zeros((3, 2), np.float32), "w"),
-         numpy_helper.from_array(np.array([shift, log_length], np.float32), "b")],
-    )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
-    model.ir_version = 8
-    _save(model, path, {})
 
 
 def write_classifier(path: Path, imgsz: int, values: tuple[int, int, int] = (3, 4, 0),

@@ -70,7 +70,7 @@ def test_grayscale_and_empty_readings():
 
 def test_candidates_are_outlined_grey_and_said_not_counted():
     base = _reading((800, 600))
-    maybe = TileReading(1, 2, 0.12, OrientedBox(600, 150, 120, 60, 0.0), True, 0.2, (0.8, 0.75))
+    maybe = TileReading(1, 2, 0.12, OrientedBox(600, 150, 120, 60, 0.0), True, 0.2, (0.8, 0.75), uncounted="unsure")
     reading = Reading(tiles=base.tiles, pips=base.pips, penalty=base.penalty, warnings=(),
                       image_size=(800, 600), candidates=(maybe,))
     arr = np.asarray(annotate(Image.new("RGB", (800, 600), (30, 30, 90)), reading))

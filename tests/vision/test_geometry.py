@@ -6,21 +6,17 @@ import math
 import sys
 from pathlib import Path
 
-import numpy as np
 import pytest
 from PIL import Image, ImageDraw
 
 from vision.geometry import (
     OrientedBox,
-    apply_box_corrections,
-    box_correction,
     divider_colour_contrast,
     divider_contrast,
     divider_span,
     divider_wander,
     overlap_share,
     polygon_iou,
-    refine_view,
 )
 
 
@@ -101,34 +97,6 @@ def test_divider_wander_tells_a_straight_divider_from_lettering_across_a_back():
     plain = Image.new("RGB", (220, 180), (90, 60, 40))
     draw_tile(plain, box, ivory, ivory, divider=False)
     assert divider_wander(plain, box) == 1.0
-
-
-@pytest.mark.parametrize("angle", [0.0, 0.7, math.pi / 2, 2.9, math.pi + 0.4])
-def test_a_box_correction_moves_the_box_onto_the_tile_along_its_axis(angle: float):
-    truth = OrientedBox(300, 200, 120, 60, angle)
-    u, _ = truth.axes()
-    # too long by 30% and slid a third of a width towards one end, as into a touching neighbour
-    box = OrientedBox(300 + u[0] * 20, 200 + u[1] * 20, 156, 60, angle)
-    shift, log_len = box_correction(box, truth)
-    assert shift == pytest.approx(-20 / 156) and log_len == pytest.approx(math.log(120 / 156))
-    moved = apply_box_corrections(np.array([[box.cx, box.cy, box.length, box.width, box.angle]]), [[shift, log_len]])
-    assert moved[0] == pytest.approx([300, 200, 120, 60, angle])
-    # the same box written with its ends swapped (angle + pi) gets the same result
-    flipped = OrientedBox(box.cx, box.cy, box.length, box.width, angle + math.pi)
-    row = [flipped.cx, flipped.cy, flipped.length, flipped.width, flipped.angle]
-    back = apply_box_corrections(np.array([row]), [box_correction(flipped, truth)])
-    assert back[0, :3] == pytest.approx([300, 200, 120])
-
-
-def test_refine_view_is_upright_and_shows_beyond_the_box_ends():
-    image = Image.new("RGB", (400, 300), (0, 0, 0))
-    image.paste((255, 255, 255), (100, 130, 300, 170))  # a white bar 200 x 40
-    view = np.asarray(refine_view(image, OrientedBox(200, 150, 100, 40, 0.0)))
-    assert view.shape == (64, 32, 3)
-    # the box covers the bar's middle half; its view, 1.6 x as long, is white all along
-    assert view[:, 16].min() > 200
-    edge = np.asarray(refine_view(image, OrientedBox(300, 150, 100, 40, 0.0)))
-    assert edge[:20, 16].min() > 200 and edge[-20:, 16].max() < 50  # one end on the bar, one off
 
 
 def test_overlap_share_is_the_part_of_the_smaller_box_the_other_covers():

@@ -20,7 +20,8 @@ from datasets.not_pips import (
     pick,
     pick_tiles,
 )
-from vision.reader import MODELS_DIR, Reader
+from vision.config import MODELS_DIR
+from vision.reader import Reader
 
 pytestmark = pytest.mark.skipif(not (MODELS_DIR / "reader.json").exists(), reason="no shipped models")
 

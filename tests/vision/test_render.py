@@ -305,29 +305,6 @@ def test_half_crops_of_small_tiles_are_cut_from_fewer_pixels(tmp_path: Path) -> 
     assert detail(tmp_path / "small", (24.0, 30.0)) < 0.7 * detail(tmp_path / "big", (150.0, 220.0))
 
 
-def test_box_refiner_views_are_deterministic_with_corrections_that_undo_the_jitter(tmp_path: Path) -> None:
-    from datasets.boxes import jitter_box, render_boxes
-    from vision.geometry import apply_box_corrections, box_correction
-
-    a = render_boxes(tmp_path / "a.npz", 3, seed=5)
-    render_boxes(tmp_path / "b.npz", 3, seed=5)
-    da, db = np.load(tmp_path / "a.npz"), np.load(tmp_path / "b.npz")
-    assert a["views"] == len(da["x"]) == len(da["y"]) > 0
-    assert da["x"].shape[1:] == (64, 32, 3) and da["x"].dtype == np.uint8
-    assert np.array_equal(da["x"], db["x"]) and np.array_equal(da["y"], db["y"])
-    assert np.isfinite(da["y"]).all() and 0.02 < float(np.abs(da["y"]).mean()) < 0.3
-    # the stored correction moves each jittered box back onto its tile (along its own axis,
-    # which the angle jitter tilts a little off the tile's)
-    rng = np.random.default_rng(0)
-    truth = OrientedBox(200, 150, 100, 50, 0.6)
-    for _ in range(20):
-        box = jitter_box(rng, truth)
-        fixed = apply_box_corrections(np.array([[box.cx, box.cy, box.length, box.width, box.angle]]),
-                                      [box_correction(box, truth)])[0]
-        u, _ = truth.axes()
-        assert abs((fixed[:2] - [truth.cx, truth.cy]) @ u) < 0.5 and fixed[2] == pytest.approx(truth.length)
-
-
 def test_one_set_per_photo_keeps_every_tile_in_that_set(tmp_path: Path) -> None:
     """``set_top``: every photo's tiles come from one double-N set, so a set of photos judges a
     reader of big sets on all their values; without it a set is drawn per photo, and the same
@@ -344,20 +321,3 @@ def test_one_set_per_photo_keeps_every_tile_in_that_set(tmp_path: Path) -> None:
     values = [v for js in (tmp_path / "d15" / "tiles").glob("*/*.json")
               for t in json.loads(js.read_text()) for v in (t["a"], t["b"])]
     assert max(values) == 15
-
-
-def test_tables_option_mixes_in_table_scenes_and_changes_nothing_else(tmp_path: Path) -> None:
-    """``--tables``: some photos show a Chicken Foot table (tiles touching end to end, doubles
-    crosswise), deterministic; 0 renders exactly as without the option."""
-    render_dataset(tmp_path / "plain", 6, seed=4, val_frac=0.25)
-    render_dataset(tmp_path / "zero", 6, seed=4, val_frac=0.25, tables=0.0)
-    render_dataset(tmp_path / "t1", 6, seed=4, val_frac=0.25, tables=1.0)
-    render_dataset(tmp_path / "t2", 6, seed=4, val_frac=0.25, tables=1.0)
-    for img in sorted((tmp_path / "plain" / "images").glob("*/*.jpg")):
-        rel = img.relative_to(tmp_path / "plain")
-        assert img.read_bytes() == (tmp_path / "zero" / rel).read_bytes()
-        assert (tmp_path / "t1" / rel).read_bytes() == (tmp_path / "t2" / rel).read_bytes()
-    labels = [json.loads(p.read_text()) for p in sorted((tmp_path / "t1" / "tiles").glob("*/*.json"))]
-    # every table starts from its hub, a double
-    assert all(any(t["a"] == t["b"] for t in tiles) for tiles in labels if tiles)
-    assert sum(len(t) for t in labels) >= 6

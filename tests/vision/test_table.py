@@ -260,11 +260,11 @@ def test_the_shipped_reader_finds_a_tile_left_out_of_a_real_photo_again():
 
 
 def test_table_eval_scores_written_tables(tmp_path: Path, capsys):
-    """``python -m datasets.table`` writes photos with their truth; ``vision.table_eval`` reads
+    """``python -m datasets.table`` writes photos with their truth; ``vision.lab.table_eval`` reads
     them back and scores the layout step from the true boxes."""
     from datasets.table import main as render_main
-    from vision.table_eval import evaluate
-    from vision.table_eval import main as eval_main
+    from vision.lab.table_eval import evaluate
+    from vision.lab.table_eval import main as eval_main
 
     assert render_main(["--out", str(tmp_path), "--count", "3", "--seed", "7"]) == 0
     assert json.loads(capsys.readouterr().out)["images"] == 3
@@ -287,18 +287,16 @@ def test_a_table_is_read_with_its_own_zoom_and_hands_are_not():
     assert reader.config.table_fine_trigger_px > reader.config.fine_trigger_px  # shipped: 80 > 40
     assert table.config.fine_trigger_px == reader.config.table_fine_trigger_px
     # shipped: the box search is for hands only (it cost rendered tables their joints)
-    assert reader.config.search_below > 0 and not reader.config.table_search and table.config.search_below == 0
+    assert reader.config.search_below > 0 and table.config.search_below == 0
     # nor asked to be taken closer: a whole layout cannot be
     assert reader.config.small_tile_px > 0 and table.config.small_tile_px == 0
     assert dataclasses.replace(table.config, fine_trigger_px=reader.config.fine_trigger_px,
                                search_below=reader.config.search_below,
                                small_tile_px=reader.config.small_tile_px) == reader.config
-    assert table.detector is reader.detector  # the same loaded models
-    plain = reader.with_config(dataclasses.replace(reader.config, table_fine_trigger_px=0.0, table_search=True,
+    assert table.detector.model is reader.detector.model  # the same loaded models
+    plain = reader.with_config(dataclasses.replace(reader.config, table_fine_trigger_px=0.0, search_below=0.0,
                                                    small_tile_px=0.0))
     assert plain.for_table() is plain
-    searching = plain.with_config(dataclasses.replace(plain.config, table_fine_trigger_px=80.0)).for_table()
-    assert searching.config.search_below == reader.config.search_below
 
 
 def test_a_possible_tile_the_reader_did_not_count_fills_a_gap_it_lies_in():

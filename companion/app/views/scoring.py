@@ -19,7 +19,7 @@ import flet as ft
 
 from companion.app.drafts import DraftContent
 from companion.app.match_session import MatchSession
-from companion.app.photo_review import PhotoReview, annotate, from_reading
+from companion.app.photo_review import PhotoReview, annotate, from_reading, is_low, label
 from companion.app.round_entry import Mode, RoundEntry
 from companion.app.store import DraftNotFoundError
 from companion.app.views import bind
@@ -506,9 +506,9 @@ def _review(app: App, s: _Screen, i: int, review: PhotoReview, ui: dict) -> list
         ui.update(selected=k, adding=False)
         app.render()
 
-    out.append(ft.Row([app.button(f"{k + 1}: {it.label()}", bind(select, k),
+    out.append(ft.Row([app.button(f"{k + 1}: {label(it)}", bind(select, k),
                                   kind="filled" if ui["selected"] == k else "outlined",
-                                  icon=ft.Icons.WARNING_AMBER if it.low else None)
+                                  icon=ft.Icons.WARNING_AMBER if is_low(it) else None)
                        for k, it in enumerate(review.items)], wrap=True, spacing=6, run_spacing=6))
     sel = ui["selected"]
 
@@ -530,7 +530,7 @@ def _review(app: App, s: _Screen, i: int, review: PhotoReview, ui: dict) -> list
 
     if sel is not None and sel < len(review.items):
         out.append(app.text(f"Tile {sel + 1}: pick what it really is, or remove it.", 16, bold=True))
-        if sel in review.candidates and review.items[sel].tile is not None:
+        if sel in review.candidates:
             out.append(app.button(f"Count it as {review.items[sel].tile}", accept, icon=ft.Icons.ADD_TASK))
         out.append(app.button(f"Remove tile {sel + 1}", remove, kind="outlined", icon=ft.Icons.DELETE_OUTLINE))
         out.append(_suit_grid(app, s.entry, f"photo-suit:{i}", set_tile))
@@ -540,9 +540,6 @@ def _review(app: App, s: _Screen, i: int, review: PhotoReview, ui: dict) -> list
     else:
         out.append(app.button("Add a missed tile", lambda _: (ui.update(adding=True), app.render()),
                               kind="outlined", icon=ft.Icons.ADD))
-    problems = review.problems()
-    for p in problems:
-        out.append(app.text(p, 15, color=ft.Colors.ERROR))
 
     def use(_: Any) -> None:
         def apply(c: DraftContent) -> None:
@@ -552,7 +549,7 @@ def _review(app: App, s: _Screen, i: int, review: PhotoReview, ui: dict) -> list
         s.close_panel(i)
 
     out.append(app.button(f"Use these tiles ({review.penalty} points)", use, icon=ft.Icons.CHECK,
-                          disabled=bool(problems or on_table)))
+                          disabled=bool(on_table)))
     return out
 
 

@@ -1,9 +1,9 @@
 """Rebuild a trainable ultralytics checkpoint from a shipped ONNX file.
 
-    python -m vision.train_warmstart --onnx models/half_cls.onnx --yaml vision/model_yaml/half_cls.yaml --out cls.pt
-    python -m vision.train_warmstart --onnx models/tile_obb.onnx --yaml vision/model_yaml/tile_obb.yaml --out det.pt
+    python -m vision.lab.train_warmstart --onnx models/half_cls.onnx --yaml vision/lab/model_yaml/half_cls.yaml --out cls.pt
+    python -m vision.lab.train_warmstart --onnx models/tile_obb.onnx --yaml vision/lab/model_yaml/tile_obb.yaml --out det.pt
 
-Why: ``vision.train`` keeps its checkpoints in a work folder that does not outlive the machine,
+Why: ``vision.lab.train`` keeps its checkpoints in a work folder that does not outlive the machine,
 and the shipped models took about eight hours of passes on the 2-core CPU. Without this, the
 next pass has to run the whole chain again; with it, a pass starts from the shipped weights.
 
@@ -24,7 +24,9 @@ from __future__ import annotations
 import argparse
 import ast
 import json
+import os
 import random
+import shutil
 import sys
 from pathlib import Path
 from typing import Any
@@ -34,6 +36,37 @@ import numpy as np
 #: Largest difference allowed between the checkpoint's and the ONNX file's outputs, relative to
 #: the largest output (the detector's are box coordinates in input pixels, up to its size).
 TOLERANCE = 1e-4
+
+
+def _find_font() -> Path | None:
+    try:
+        import matplotlib
+
+        p = Path(matplotlib.get_data_path()) / "fonts" / "ttf" / "DejaVuSans.ttf"
+        if p.exists():
+            return p
+    except ImportError:
+        pass
+    for root in ("/usr/share/fonts", "/usr/local/share/fonts", "/Library/Fonts", "C:/Windows/Fonts"):
+        hits = sorted(Path(root).rglob("*.ttf")) if Path(root).is_dir() else []
+        if hits:
+            return hits[0]
+    return None
+
+
+def setup_offline(config_dir: Path) -> None:
+    """Make ultralytics work with no network: offline flag, its own settings folder, and a local
+    font where it would otherwise download Arial. Must run before ultralytics is imported."""
+    config_dir = Path(config_dir).resolve()
+    font_dir = config_dir / "Ultralytics"
+    font_dir.mkdir(parents=True, exist_ok=True)
+    font = _find_font()
+    for name in ("Arial.ttf", "Arial.Unicode.ttf"):
+        if font is not None and not (font_dir / name).exists():
+            shutil.copy(font, font_dir / name)
+    os.environ["YOLO_OFFLINE"] = "1"
+    os.environ.setdefault("YOLO_CONFIG_DIR", str(config_dir))
+    os.environ.setdefault("YOLO_VERBOSE", "True")
 
 
 def _initializers(onnx_path: Path) -> tuple[dict[str, np.ndarray], Any]:
@@ -247,7 +280,7 @@ def checkpoint_from_onnx(onnx_path: Path, model_yaml: Path, dest: Path, imgsz: i
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m vision.train_warmstart", description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m vision.lab.train_warmstart", description=__doc__.split("\n")[0])
     ap.add_argument("--onnx", required=True, type=Path, help="a detector or half classifier this project exported")
     ap.add_argument("--yaml", required=True, type=Path, help="the model yaml it was trained from")
     ap.add_argument("--out", required=True, type=Path, help="checkpoint to write (.pt)")
@@ -255,8 +288,6 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--count", type=int, default=16, help="rendered calibration inputs")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
-    from vision.train import setup_offline
-
     setup_offline(args.out.parent / "yolo_config")
     try:
         _, m = _initializers(args.onnx)

@@ -1,24 +1,17 @@
-"""vision.bench's pieces: the rendered bench photos and the timing of whole reads (the figures
+"""vision.lab.bench's pieces: the rendered bench photos and the timing of whole reads (the figures
 themselves are the benchmark's business, not the tests')."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
+import fake_models
 import pytest
 from PIL import Image
 
-from vision.bench import make_photo, time_reads
+from vision.lab.bench import make_photo, time_reads
 from vision.reader import Reader
-
-
-def _fake_models():
-    spec = importlib.util.spec_from_file_location("cf_fake_models", Path(__file__).with_name("fake_models.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_bench_photos_are_noisy_jpegs_and_can_show_one_big_set(tmp_path: Path) -> None:
@@ -34,7 +27,7 @@ def test_bench_photos_are_noisy_jpegs_and_can_show_one_big_set(tmp_path: Path) -
 
 def test_time_reads_reports_every_stage_and_reads_the_set_it_is_told(tmp_path: Path) -> None:
     pytest.importorskip("onnx", reason="building the test models needs onnx (train extra)")
-    fm = _fake_models()
+    fm = fake_models
     photo, models, _ = fm.scene(tmp_path)
     fm.write_classifier(models / "half_cls18.onnx", 16, (15, 17, 0), fm.WIDE_NAMES)
     reader = Reader.from_models_dir(models)

@@ -1,13 +1,13 @@
 """Reproduce the shipped tile reader: render data, train both models offline, export ONNX.
 
-    python -m vision.train --config datasets/reader_train.yaml --work /tmp/cf-train --out models
-    python -m vision.train --smoke --work /tmp/cf-smoke --out /tmp/cf-smoke/models   # about a minute
+    python -m vision.lab.train --config datasets/reader_train.yaml --work /tmp/cf-train --out models
+    python -m vision.lab.train --smoke --work /tmp/cf-smoke --out /tmp/cf-smoke/models   # about a minute
 
 Steps (each skipped when its output is already in ``--work``, so a stopped run picks up where it
 was; ``--resume`` also resumes a stopped ultralytics run from its last checkpoint):
 1. ``datasets.render`` photos -> OBB dataset; ``datasets.halves`` half crops -> classify dataset.
 2. Train the tile detector (YOLO OBB, one class) and the half classifier (YOLO classify,
-   pip counts) from the yamls in ``vision/model_yaml`` with no pretrained weights.
+   pip counts) from the yamls in ``vision/lab/model_yaml`` with no pretrained weights.
 3. Export both to ONNX, check them with onnxruntime on the rendered validation halves (and the
    real half crops in ``../shared/realdata`` when present, as a sanity check only), and write
    ``reader.json`` and ``train_metrics.json`` next to them.
@@ -19,7 +19,6 @@ is set up for offline use here, before ultralytics is imported.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import os
 import shutil
@@ -32,9 +31,10 @@ import numpy as np
 import yaml
 from PIL import Image
 
-from .reader import NOT_PIPS, NOT_PIPS_CLASS, class_values
+from vision.halves import NOT_PIPS, NOT_PIPS_CLASS, class_values
+from vision.lab.train_warmstart import checkpoint_from_onnx, setup_offline
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 DEFAULT_CONFIG = REPO / "datasets" / "reader_train.yaml"
 SMOKE_CONFIG = REPO / "datasets" / "reader_smoke.yaml"
 REAL_HALVES = REPO.parent / "shared" / "realdata" / "jeremyarde__domino-counter" / "half_crops"
@@ -44,37 +44,6 @@ THREADS = int(os.environ.get("CF_TRAIN_THREADS", "2"))
 CLS_SEED_OFFSET = 1000  # classifier photos use seed + 1000, detector photos seed
 #: The half reader for double-15 and double-18 sets (pip counts 0-18); see ``classifier_wide``.
 WIDE_CLS_FILE = "half_cls18.onnx"
-
-
-def _find_font() -> Path | None:
-    try:
-        import matplotlib
-
-        p = Path(matplotlib.get_data_path()) / "fonts" / "ttf" / "DejaVuSans.ttf"
-        if p.exists():
-            return p
-    except ImportError:
-        pass
-    for root in ("/usr/share/fonts", "/usr/local/share/fonts", "/Library/Fonts", "C:/Windows/Fonts"):
-        hits = sorted(Path(root).rglob("*.ttf")) if Path(root).is_dir() else []
-        if hits:
-            return hits[0]
-    return None
-
-
-def setup_offline(config_dir: Path) -> None:
-    """Make ultralytics work with no network: offline flag, its own settings folder, and a local
-    font where it would otherwise download Arial. Must run before ultralytics is imported."""
-    config_dir = Path(config_dir).resolve()
-    font_dir = config_dir / "Ultralytics"
-    font_dir.mkdir(parents=True, exist_ok=True)
-    font = _find_font()
-    for name in ("Arial.ttf", "Arial.Unicode.ttf"):
-        if font is not None and not (font_dir / name).exists():
-            shutil.copy(font, font_dir / name)
-    os.environ["YOLO_OFFLINE"] = "1"
-    os.environ.setdefault("YOLO_CONFIG_DIR", str(config_dir))
-    os.environ.setdefault("YOLO_VERBOSE", "True")
 
 
 def _threads_callback(_trainer: Any) -> None:
@@ -122,7 +91,7 @@ def _export(pt: Path, imgsz: int, dynamic: bool, dest: Path) -> Path:
     return dest
 
 
-def _cls_session(path: Path) -> tuple[Any, list[int], int]:
+def _cls_model(path: Path) -> tuple[Any, list[int], int]:
     import onnxruntime as ort
 
     sess = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
@@ -142,7 +111,7 @@ def classify_files(path: Path, files: list[Path], rot180: bool = False) -> np.nd
 def classify_probs(path: Path, files: list[Path], rot180: bool = False) -> tuple[np.ndarray, list[int]]:
     """Class probabilities ``(len(files), classes)`` from the exported classifier, and the pip
     count of each class."""
-    sess, values, size = _cls_session(path)
+    sess, values, size = _cls_model(path)
     out: list[np.ndarray] = []
     for i in range(0, len(files), 256):
         batch = []
@@ -153,30 +122,6 @@ def classify_probs(path: Path, files: list[Path], rot180: bool = False) -> tuple
             batch.append(np.asarray(im, np.float32).transpose(2, 0, 1) / 255.0)
         out.append(sess.run(None, {sess.get_inputs()[0].name: np.stack(batch)})[0])
     return (np.concatenate(out) if out else np.zeros((0, len(values)), np.float32)), values
-
-
-def mine_halves(miner: Path, train_dir: Path, below: float, keep_easy: float, seed: int) -> dict[str, Any]:
-    """Hard-example mining: keep every training half the current classifier gives less than
-    ``below`` probability of its true value (misreads among them) and a random ``keep_easy``
-    share of the rest, so a short pass spends its time where the reads fail without
-    forgetting the easy ones. Deletes the other files of ``train_dir/<value>/``."""
-    files, truth = [], []
-    for d in sorted(p for p in train_dir.iterdir() if p.is_dir()):
-        for f in sorted(d.glob("*.png")):
-            files.append(f)
-            truth.append(int(d.name))
-    probs, values = classify_probs(miner, files)
-    col = {v: k for k, v in enumerate(values)}
-    true_col = np.array([col[t] for t in truth], np.int64)
-    p_true = probs[np.arange(len(files)), true_col]
-    hard = p_true < below
-    keep = hard | (np.random.default_rng(seed).random(len(files)) < keep_easy)
-    for f, k in zip(files, keep, strict=True):
-        if not k:
-            f.unlink()
-    wrong = probs.argmax(1) != true_col
-    return {"pool": len(files), "hard": int(hard.sum()), "misread": int(wrong.sum()), "kept": int(keep.sum()),
-            "below": below, "keep_easy": keep_easy}
 
 
 def eval_classifier(path: Path, root: Path, max_value: int) -> dict[str, Any]:
@@ -235,8 +180,6 @@ def write_reader_json(out: Path, cfg: dict[str, Any], work: Path | None = None) 
         + [int(f["seed"]) for f in (c.get("finetune") or []) if "seed" in f]
         + [int(f["not_pips"]["seed"]) for f in (c.get("finetune") or []) if f.get("not_pips")]
         + [int(f["seed"]) for f in (cfg["detector"].get("finetune") or []) if "seed" in f]
-        + [int(r["seed"]) for r in (cfg.get("count_model") or {}).get("renders", [])]
-        + [int(x) for x in (cfg.get("refiner") or {}).get("seeds", [])]
         + [int(w["seed"]) for w in ([cfg["classifier_wide"], *(cfg["classifier_wide"].get("finetune") or [])]
                                     if cfg.get("classifier_wide") else []) if "seed" in w],
         "finetuned_on": [],  # no real photo was trained on
@@ -256,132 +199,15 @@ def write_reader_json(out: Path, cfg: dict[str, Any], work: Path | None = None) 
     cls_path = out / "half_cls.onnx"
     if cls_path.exists():
         # class index -> pip count; ultralytics orders class folders as strings ("10" before "2")
-        data["cls_values"] = _cls_session(cls_path)[1]
+        data["cls_values"] = _cls_model(cls_path)[1]
     wide_path = out / WIDE_CLS_FILE
     if cfg.get("classifier_wide") and wide_path.exists():
         data["classifier_wide"] = WIDE_CLS_FILE
-        data["wide_values"] = _cls_session(wide_path)[1]
+        data["wide_values"] = _cls_model(wide_path)[1]
     for k, v in cfg.get("reader", {}).items():
         data.setdefault(k, v)
     path.write_text(json.dumps(data, indent=2) + "\n")
     return path
-
-
-def fit_count_stage(cfg: dict[str, Any], work: Path, out: Path) -> dict[str, Any]:
-    """Fit the count model (vision.verify) for the models in ``out`` on fresh renders and write
-    it into ``out/reader.json``. It weighs the classifier's and the detector's confidences, so it
-    is refitted whenever either model changes."""
-    from datasets.render import render_dataset
-    from vision.reader import Reader
-    from vision.verify import fit_logistic, rendered_evidence, store_count_model
-
-    cm = cfg["count_model"]
-    folders = []
-    for r in cm["renders"]:
-        folder = work / f"count_{int(r['seed'])}"
-        if not (folder / "done").exists():
-            render_dataset(folder, int(r["count"]), int(r["seed"]), 1.0, int(cfg["max_value"]),
-                           int(cm.get("long_side", 1280)), hard_cases=bool(r.get("hard_cases", False)),
-                           pip_contrast=float(r.get("pip_contrast", 0.0)))
-            (folder / "done").write_text("")
-        folders.append(folder)
-    base = Reader.from_models_dir(out)
-    reader = base.with_config(dataclasses.replace(base.config, count_model={}))
-    t0 = time.time()
-    x, y = rendered_evidence(reader, folders)
-    store_count_model(out, fit_logistic(x, y, float(cm.get("l2", 1.0)), degree=int(cm.get("degree", 2))))
-    st = {"detections": len(y), "tiles": int(y.sum()), "seconds": round(time.time() - t0, 1)}
-    print("count model:", st, flush=True)
-    return st
-
-
-def train_refiner(files: list[Path], epochs: int, dest: Path, seed: int = 0, batch: int = 256,
-                  lr: float = 3e-3) -> dict[str, Any]:
-    """Train the box refiner (a small CNN: four stride-2 blocks, 16-64 channels, then a linear
-    layer to two numbers) on ``datasets.boxes`` files; a tenth of the views is held out. Export
-    it to ONNX at ``dest`` (input ``x``: N x 3 x 64 x 32, 0..255; output: N x 2 corrections)."""
-    import torch
-    from torch import nn
-
-    from vision.geometry import REFINE_VIEW_SIZE
-
-    torch_threads()
-    torch.manual_seed(seed)
-    x = torch.from_numpy(np.concatenate([np.load(f)["x"] for f in files])).permute(0, 3, 1, 2).contiguous()
-    y = torch.from_numpy(np.concatenate([np.load(f)["y"] for f in files]))
-    order = torch.randperm(len(x))
-    n_val = len(x) // 10
-    val, tr = order[:n_val], order[n_val:]
-
-    def block(i: int, o: int) -> nn.Module:
-        return nn.Sequential(nn.Conv2d(i, o, 3, 1, 1), nn.BatchNorm2d(o), nn.ReLU(),
-                             nn.Conv2d(o, o, 3, 2, 1), nn.BatchNorm2d(o), nn.ReLU())
-
-    class Refiner(nn.Module):
-        def __init__(self) -> None:
-            super().__init__()
-            self.features = nn.Sequential(block(3, 16), block(16, 32), block(32, 64), block(64, 64))
-            self.head = nn.Linear(64 * 4 * 2, 2)
-
-        def forward(self, t: torch.Tensor) -> torch.Tensor:
-            return self.head(self.features(t / 255.0).flatten(1))
-
-    model = Refiner()
-    opt = torch.optim.AdamW(model.parameters(), lr, weight_decay=1e-4)
-    steps = epochs * (len(tr) // batch + 1)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, lr, total_steps=max(1, steps))
-    history = []
-    t0 = time.time()
-    for epoch in range(epochs):
-        model.train()
-        perm = tr[torch.randperm(len(tr))]
-        for k in range(0, len(perm), batch):
-            b = perm[k : k + batch]
-            xb = x[b].float()
-            flip = torch.rand(len(b)) < 0.5  # mirrored across the width: the same correction
-            xb[flip] = xb[flip].flip(3)
-            # corrections are a few hundredths: scaled up so smooth L1 works in its linear part
-            loss = nn.functional.smooth_l1_loss(model(xb) * 5, y[b] * 5)
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            sched.step()
-        model.eval()
-        with torch.no_grad():
-            pred = torch.cat([model(x[val[k : k + 1024]].float()) for k in range(0, n_val, 1024)]) if n_val else y[:0]
-        err = (pred - y[val]).abs().mean(0).tolist() if n_val else [float("nan")] * 2
-        history.append([round(e, 4) for e in err])
-        print(f"refiner epoch {epoch + 1}/{epochs}: val error shift {err[0]:.4f}, log length {err[1]:.4f}", flush=True)
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    torch.onnx.export(model, torch.zeros(1, 3, 2 * REFINE_VIEW_SIZE, REFINE_VIEW_SIZE), str(dest),
-                      input_names=["x"], output_names=["y"],
-                      dynamic_axes={"x": {0: "n"}, "y": {0: "n"}}, dynamo=False)
-    before = y[val].abs().mean(0).tolist() if n_val else [float("nan")] * 2
-    return {"views": len(x), "val_views": n_val, "val_error_before": [round(e, 4) for e in before],
-            "val_error": history[-1] if history else None, "history": history, "seconds": round(time.time() - t0, 1)}
-
-
-def refine_stage(cfg: dict[str, Any], work: Path, out: Path) -> dict[str, Any]:
-    """Render the refiner's views (``datasets.boxes``, one file per seed), train it and point
-    ``reader.json`` at it."""
-    from datasets.boxes import render_boxes
-
-    rc = cfg["refiner"]
-    files = []
-    for seed in rc["seeds"]:
-        f = work / f"boxes_{int(seed)}.npz"
-        if not f.exists():
-            st = render_boxes(f.with_suffix(".tmp.npz"), int(rc["scenes"]), int(seed), log_every=max(1, rc["scenes"] // 4))
-            f.with_suffix(".tmp.npz").rename(f)
-            print(f"refiner views, seed {seed}:", st, flush=True)
-        files.append(f)
-    st = train_refiner(files, int(rc["epochs"]), out / "box_refine.onnx", seed=int(cfg["seed"]),
-                       batch=int(rc.get("batch", 256)), lr=float(rc.get("lr", 3e-3)))
-    path = out / "reader.json"
-    data = json.loads(path.read_text()) if path.exists() else {}
-    data.update({"refiner": "box_refine.onnx", "refine_iters": int(rc.get("iters", 1))})
-    path.write_text(json.dumps(data, indent=2) + "\n")
-    return st
 
 
 def half_crop_data(fdir: Path, count: int, seed: int, cls: dict[str, Any], top: int, label: str,
@@ -468,10 +294,10 @@ def not_pips_data(np_cfg: dict[str, Any], work: Path, fdir: Path, best: Path, im
         else:
             _export(best, imgsz, True, miner / "half_cls.onnx")
         rj = json.loads((REPO / "models" / "reader.json").read_text())
-        for key in ("classifier_wide", "wide_values", "refiner", "count_model"):
+        for key in ("classifier_wide", "wide_values"):
             rj.pop(key, None)
         rj |= {"detector": "tile_obb.onnx", "classifier": "half_cls.onnx",
-               "cls_values": _cls_session(miner / "half_cls.onnx")[1]}
+               "cls_values": _cls_model(miner / "half_cls.onnx")[1]}
         (miner / "reader.json").write_text(json.dumps(rj, indent=1))
         t0 = time.time()
         st = mine(mined, photos, seed, miner, log_every=max(1, photos // 10), tiles=bool(tiles))
@@ -578,11 +404,9 @@ def start_file(spec: str, work: Path) -> Path:
 
 def warm_start(onnx_file: Path, model_yaml: Path, run_dir: Path, imgsz: int, calib: Path,
                hyp: dict[str, Any], metrics: dict[str, Any], name: str) -> Path:
-    """A stage's ``start``: the checkpoint rebuilt from that ONNX file (:mod:`vision.train_warmstart`),
+    """A stage's ``start``: the checkpoint rebuilt from that ONNX file (:mod:`vision.lab.train_warmstart`),
     its BatchNorm statistics measured on ``calib`` (the first pass's training data, as training
     augments it), in place of the stage's first pass."""
-    from .train_warmstart import checkpoint_from_onnx
-
     best = run_dir / "weights" / "best.pt"
     if not (run_dir / "done").exists():
         report = checkpoint_from_onnx(onnx_file, model_yaml, best, imgsz, 512, 0, hyp, calib)
@@ -594,8 +418,7 @@ def warm_start(onnx_file: Path, model_yaml: Path, run_dir: Path, imgsz: int, cal
 
 def _fresh_det_data(fdir: Path, base: Path | None, count: int, seed: int, val_frac: float, top: int, long_side: int,
                     metrics: dict[str, Any], name: str, hard_cases: bool = False,
-                    pip_contrast: float = 0.0, printed: bool = False, tables: float = 0.0,
-                    gray_contrast: float = 0.0) -> Path:
+                    pip_contrast: float = 0.0, printed: bool = False, gray_contrast: float = 0.0) -> Path:
     """Render ``count`` more detector photos into ``fdir``; its data.yaml trains on them plus every
     training folder of ``base`` (so earlier renders stay in the mix; None: a stage that starts
     from an ONNX file has none) and validates on the new ones."""
@@ -604,7 +427,7 @@ def _fresh_det_data(fdir: Path, base: Path | None, count: int, seed: int, val_fr
     if not (fdir / "data.yaml").exists():
         t0 = time.time()
         st = render_dataset(fdir / "new", count, seed, val_frac, top, long_side, log_every=max(1, count // 5),
-                            hard_cases=hard_cases, pip_contrast=pip_contrast, printed=printed, tables=tables,
+                            hard_cases=hard_cases, pip_contrast=pip_contrast, printed=printed,
                             gray_contrast=gray_contrast)
         metrics[f"{name}_data"] = {**st, "seconds": round(time.time() - t0, 1)}
         print(f"{name} data:", metrics[f"{name}_data"], flush=True)
@@ -666,8 +489,7 @@ def run(cfg: dict[str, Any], work: Path, out: Path, resume: bool = False, stages
                 data = _fresh_det_data(work / f"{name}_data", ddir, int(ft["images"]), int(ft["seed"]),
                                        det.get("val_frac", 0.1), top, det.get("long_side", 480), metrics, name,
                                        bool(ft.get("hard_cases", False)), float(ft.get("pip_contrast", 0.0)),
-                                       bool(ft.get("printed", False)), float(ft.get("tables", 0.0)),
-                                       float(ft.get("gray_contrast", 0.0)))
+                                       bool(ft.get("printed", False)), float(ft.get("gray_contrast", 0.0)))
             fargs = args | {"epochs": ft.get("epochs", 20), "lr0": ft.get("lr0", 0.0005), "optimizer": "AdamW",
                             "warmup_epochs": 0, "name": name, "pretrained": True} | ft.get("hyp", {})
             if best is None:
@@ -717,15 +539,6 @@ def run(cfg: dict[str, Any], work: Path, out: Path, resume: bool = False, stages
                              float(ft.get("jitter", 1.0)), float(ft.get("pip_contrast", 0.0)),
                              float(ft.get("gray_contrast", 0.0)))
             metrics |= {f"cls_ft{sfx}_{k}": v for k, v in made.items()}
-            mine = ft.get("mine")
-            if mine and not (fdir / "mined").exists():
-                # judged by the classifier as it stands before this pass
-                miner = best if best.suffix == ".onnx" else _export(best, cls["imgsz"], True, fdir / "miner.onnx")
-                st = mine_halves(miner, fdir / "train", float(mine.get("below", 0.9)),
-                                 float(mine.get("keep_easy", 0.25)), int(ft["seed"]))
-                (fdir / "mined").write_text(json.dumps(st))
-                metrics[f"cls_ft{sfx}_mined"] = st
-                print("mined halves:", st, flush=True)
             fargs = args | {"epochs": ft.get("epochs", 20), "lr0": ft.get("lr0", 0.0005), "optimizer": "AdamW",
                             "warmup_epochs": 0, "name": f"cls_ft{sfx}",
                             # pretrained=True keeps the loaded weights: with False, ultralytics' classify
@@ -744,13 +557,8 @@ def run(cfg: dict[str, Any], work: Path, out: Path, resume: bool = False, stages
     if stages in ("all", "wide") and cfg.get("classifier_wide"):
         metrics["classifier_wide"] = wide_classifier_stage(cfg, work, out, resume)
     write_reader_json(out, cfg, work)
-    if stages in ("all", "refine") and cfg.get("refiner"):
-        metrics["refiner"] = refine_stage(cfg, work, out)
-    if stages in ("all", "count") and cfg.get("count_model"):
-        metrics["count_model"] = fit_count_stage(cfg, work, out)
     metrics["total_seconds"] = round(time.time() - t_all, 1)
-    sizes = {p.name: p.stat().st_size for p in (out / "tile_obb.onnx", out / "half_cls.onnx", out / WIDE_CLS_FILE,
-                                                 out / "box_refine.onnx") if p.exists()}
+    sizes = {p.name: p.stat().st_size for p in (out / "tile_obb.onnx", out / "half_cls.onnx", out / WIDE_CLS_FILE) if p.exists()}
     metrics["onnx_bytes"] = sizes
     mpath = out / "train_metrics.json"
     old = json.loads(mpath.read_text()) if mpath.exists() and stages != "all" else {}
@@ -765,12 +573,12 @@ def torch_threads() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m vision.train", description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m vision.lab.train", description=__doc__.split("\n")[0])
     ap.add_argument("--config", type=Path, default=None, help=f"training yaml (default {DEFAULT_CONFIG.name})")
     ap.add_argument("--smoke", action="store_true", help=f"tiny run of the same pipeline ({SMOKE_CONFIG.name})")
     ap.add_argument("--work", type=Path, default=Path("runs/reader"), help="data, runs and checkpoints")
     ap.add_argument("--out", type=Path, default=REPO / "models", help="where the ONNX files and reader.json go")
-    ap.add_argument("--stage", choices=("all", "det", "cls", "wide", "refine", "count"), default="all")
+    ap.add_argument("--stage", choices=("all", "det", "cls", "wide"), default="all")
     ap.add_argument("--resume", action="store_true", help="resume stopped training from last.pt")
     args = ap.parse_args(argv)
     config = args.config or (SMOKE_CONFIG if args.smoke else DEFAULT_CONFIG)

@@ -1,17 +1,19 @@
-"""``python -m vision.evaluate``: how well the shipped reader reads, on rendered and real photos.
+"""``python -m vision.lab.evaluate``: how well the shipped reader reads, on rendered and real photos.
 
-Prints, per source and pooled: tile recall and precision, per-half accuracy, exact-tile
-accuracy, share of photos whose pip total is exactly right, mean absolute error of totals,
-share of photos whose penalty is right (a 0-0 counts 50 by default: missing or inventing one
-leaves the pip total right and costs a player 50 points), and confusion tables of half values. Real photos are read twice, in colour and as grayscale
-copies (pip colours often encode the value; the reader must count pips).
+Prints, per source and pooled (:mod:`vision.lab.tally`): tile recall and precision, false
+tiles, per-half accuracy, exact-tile accuracy, share of photos whose pip total is exactly right,
+mean absolute error of totals, share of photos whose penalty is right (a 0-0 counts 50 by
+default: missing or inventing one leaves the pip total right and costs a player 50 points), and
+confusion tables of half values. Real photos (:mod:`vision.lab.realdata`) are read twice, in
+colour and as grayscale copies (pip colours often encode the value; the reader must count pips).
 
 Sources and how each label format is scored (see each folder's MANIFEST.md):
 
 * rendered validation set (``--rendered DIR`` from ``python -m datasets.render``, or rendered
   here with a seed the training did not use, 1280 px on the long side like a phone photo after
   decoding): oriented boxes with half A/B -> rotated-IoU matching, halves compared end to end;
-  also broken down by tile length.
+  also exact tile by true tile length at 1280 px (under 40, 40-70, 70-100, 100 px and up, with
+  each band's share and target), by colour and grey photo, and why each lost tile was lost.
 * rendered close-ups (``--closeups``): from each rendered photo, a 4:3 crop around one tile that
   then fills 55-90% of the frame (a player showing a disputed tile to the camera), kept only
   where no other tile is cut by the crop's edge; scored like the rendered set.
@@ -36,19 +38,15 @@ folder), or in ``--exclude FILE``, are never counted. Nothing here is tuned on r
 from __future__ import annotations
 
 import argparse
-import csv
 import json
-import math
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
-import xml.etree.ElementTree as ET
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -56,333 +54,30 @@ import numpy as np
 from PIL import Image
 
 from companion.rules import ChickenFootError, Tile, get_rules
+from vision.detections import obb_corners
+from vision.geometry import OrientedBox, polygon_iou
+from vision.images import ImageError, LoadedImage, load_image
+from vision.lab.lost import LOST_REASONS, lost_entry, lost_montage, nearest_read
+from vision.lab.realdata import Sample, half_crop_samples, in_play_area, real_samples
+from vision.lab.tally import (
+    BAND_SIDE,
+    LENGTH_BUCKETS,
+    Tally,
+    aabb_iou,
+    band_table,
+    closeup_crop,
+    confusion_table,
+    greedy_match,
+    length_bucket,
+    match_by_value,
+    pct,
+    table,
+)
+from vision.reader import Reader, Reading, TileReading
 
-from .detections import obb_corners
-from .geometry import OrientedBox, covered_share, polygon_iou
-from .images import ImageError, LoadedImage, load_image
-from .reader import Reader, Reading, TileReading
-
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_REALDATA = ROOT.parent / "shared" / "realdata"
 DEFAULT_RENDER_SEED = 90210
-IOU_THRESHOLD = 0.5
-#: Why a true tile was not read exactly: a counted read with a wrong value; a read left
-#: uncounted as too unsure, as print rather than pips, or as overlapping surer tiles
-#: (``TileReading.uncounted``); no read.
-LOST_REASONS = ("misread", "unsure", "not pips", "overlap", "not found")
-
-
-# --------------------------------------------------------------------------- geometry
-def aabb_iou(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> float:
-    iw = min(a[2], b[2]) - max(a[0], b[0])
-    ih = min(a[3], b[3]) - max(a[1], b[1])
-    if iw <= 0 or ih <= 0:
-        return 0.0
-    inter = iw * ih
-    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
-    return inter / union if union > 0 else 0.0
-
-
-def greedy_match(
-    n_gt: int, n_pred: int, iou: Callable[[int, int], float], threshold: float = IOU_THRESHOLD
-) -> list[tuple[int, int]]:
-    """Pairs (gt, pred) by descending IoU, each used once, IoU >= threshold."""
-    cand = []
-    for i in range(n_gt):
-        for j in range(n_pred):
-            v = iou(i, j)
-            if v >= threshold:
-                cand.append((v, i, j))
-    cand.sort(reverse=True)
-    used_g: set[int] = set()
-    used_p: set[int] = set()
-    pairs = []
-    for _, i, j in cand:
-        if i not in used_g and j not in used_p:
-            used_g.add(i)
-            used_p.add(j)
-            pairs.append((i, j))
-    return pairs
-
-
-def match_by_value(gt: list[Tile], pred: list[Tile]) -> list[tuple[int, int]]:
-    """Pair labelled and read tiles without boxes: identical tiles first, then a shared half."""
-    free_g, free_p = set(range(len(gt))), set(range(len(pred)))
-    pairs: list[tuple[int, int]] = []
-    for rule in (lambda g, p: g == p, lambda g, p: bool({g.low, g.high} & {p.low, p.high}),
-                 lambda g, p: True):
-        for i in sorted(free_g):
-            for j in sorted(free_p):
-                if rule(gt[i], pred[j]):
-                    pairs.append((i, j))
-                    free_g.discard(i)
-                    free_p.discard(j)
-                    break
-    return pairs
-
-
-def half_pairs(gt: tuple[int, int], pred: tuple[int, int], oriented: bool) -> list[tuple[int, int]]:
-    """(true, read) per half. Without orientation, the reading that agrees best is used."""
-    direct = [(gt[0], pred[0]), (gt[1], pred[1])]
-    if oriented:
-        return direct
-    swapped = [(gt[0], pred[1]), (gt[1], pred[0])]
-    return direct if sum(a == b for a, b in direct) >= sum(a == b for a, b in swapped) else swapped
-
-
-def _quad_in_rect(quad: np.ndarray, rect: tuple[float, float, float, float]) -> float:
-    """Share of ``quad``'s area inside the axis-aligned ``rect`` (x0, y0, x1, y1)."""
-    x0, y0, x1, y1 = rect
-    return covered_share(quad, np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], float))
-
-
-def closeup_crop(labels: list[dict[str, Any]], size: tuple[int, int], rng: np.random.Generator,
-                 min_length: float = 90.0, tries: int = 20) -> tuple[tuple[int, int, int, int], list[int]] | None:
-    """A 4:3 crop (x0, y0, x1, y1) of a rendered photo in which one tile fills 55-90% of the
-    long side, and the labels wholly inside it; None when every try cut another tile or no
-    tile is long enough."""
-    big = [i for i, lab in enumerate(labels) if float(lab["box"][2]) >= min_length]
-    if not big:
-        return None
-    for _ in range(tries):
-        i = big[int(rng.integers(len(big)))]
-        quad = np.asarray(labels[i]["quad"], float)
-        (qx0, qy0), (qx1, qy1) = quad.min(0), quad.max(0)
-        long_side = float(labels[i]["box"][2]) / rng.uniform(0.55, 0.9)
-        landscape = (qx1 - qx0) >= (qy1 - qy0)
-        cw, ch = (long_side, long_side * 0.75) if landscape else (long_side * 0.75, long_side)
-        if cw < qx1 - qx0 or ch < qy1 - qy0 or cw > size[0] or ch > size[1]:
-            continue
-        x0 = math.floor(rng.uniform(max(0.0, qx1 - cw), min(qx0, size[0] - cw)))
-        y0 = math.floor(rng.uniform(max(0.0, qy1 - ch), min(qy0, size[1] - ch)))
-        rect = (x0, y0, x0 + math.ceil(cw), y0 + math.ceil(ch))
-        shares = [_quad_in_rect(np.asarray(lab["quad"], float), rect) for lab in labels]
-        if all(v < 1e-6 or v > 1 - 1e-6 for v in shares):
-            return rect, [k for k, v in enumerate(shares) if v > 0.5]
-    return None
-
-
-# --------------------------------------------------------------------------- tallies
-LENGTH_BUCKETS = ((20, "<20 px"), (28, "20-28 px"), (40, "28-40 px"), (70, "40-70 px"), (1e9, ">=70 px"))
-
-
-def length_bucket(length: float) -> str:
-    """Tile length class (pixels of the photo as scored): pips of tiles under ~20 px are 1-2 px."""
-    return next(name for top, name in LENGTH_BUCKETS if length < top)
-
-
-@dataclass
-class Tally:
-    """Counts for one source (or a pool of sources) in one colour mode."""
-
-    name: str
-    photos: int = 0
-    gt_tiles: int = 0
-    pred_tiles: int = 0
-    matched: int = 0
-    exact: int = 0
-    halves: int = 0
-    halves_ok: int = 0
-    total_photos: int = 0
-    totals_ok: int = 0
-    abs_err: float = 0.0
-    #: Photos whose penalty (per the rules: a 0-0 counts 50 under the default preset) came out
-    #: right, and the absolute error of penalties. A 0-0 missed or invented leaves the pip total
-    #: right and costs a player 50 points, so the pip total alone hides it.
-    penalty_photos: int = 0
-    penalties_ok: int = 0
-    penalty_abs_err: float = 0.0
-    confusion: Counter[tuple[int, int]] = field(default_factory=Counter)
-    notes: list[str] = field(default_factory=list)
-    #: (tile length bucket) -> [true tiles, found, read exactly]; rendered sets only.
-    by_length: dict[str, list[int]] = field(default_factory=dict)
-    #: Why true tiles were not read exactly (see :data:`LOST_REASONS`); rendered sets only.
-    lost: Counter[str] = field(default_factory=Counter)
-    #: "colour" / "grey" photo -> [true tiles, read exactly]; rendered sets only.
-    by_colour: dict[str, list[int]] = field(default_factory=dict)
-    #: Counted reads that are wrong (misread, or no tile there) and how many of them the reader
-    #: flagged for review; right reads and how many were flagged anyway (the review burden).
-    wrong: int = 0
-    wrong_flagged: int = 0
-    right: int = 0
-    right_flagged: int = 0
-
-    def add_tiles(self, pairs: list[tuple[tuple[int, int], tuple[int, int]]], oriented: bool,
-                  n_gt: int, n_pred: int, flags: list[bool] | None = None,
-                  unmatched_flags: list[bool] | None = None) -> None:
-        """``flags``: needs_review of each pair's read; ``unmatched_flags``: of the reads that
-        matched no true tile (both optional: crops and count-only sources have none)."""
-        self.gt_tiles += n_gt
-        self.pred_tiles += n_pred
-        self.matched += len(pairs)
-        for k, (g, p) in enumerate(pairs):
-            hp = half_pairs(g, p, oriented)
-            ok = [a == b for a, b in hp]
-            self.halves += 2
-            self.halves_ok += sum(ok)
-            self.exact += all(ok)
-            for a, b in hp:
-                self.confusion[(a, b)] += 1
-            if flags is not None:
-                if all(ok):
-                    self.right += 1
-                    self.right_flagged += flags[k]
-                else:
-                    self.wrong += 1
-                    self.wrong_flagged += flags[k]
-        for flagged in unmatched_flags or ():
-            self.wrong += 1
-            self.wrong_flagged += flagged
-
-    def add_total(self, true_pips: int, read_pips: int) -> None:
-        self.total_photos += 1
-        self.totals_ok += true_pips == read_pips
-        self.abs_err += abs(true_pips - read_pips)
-
-    def add_penalty(self, true_penalty: int, read_penalty: int) -> None:
-        self.penalty_photos += 1
-        self.penalties_ok += true_penalty == read_penalty
-        self.penalty_abs_err += abs(true_penalty - read_penalty)
-
-    def merge(self, other: Tally) -> None:
-        for f in ("photos", "gt_tiles", "pred_tiles", "matched", "exact", "halves", "halves_ok",
-                  "total_photos", "totals_ok", "abs_err", "penalty_photos", "penalties_ok", "penalty_abs_err", "wrong", "wrong_flagged", "right", "right_flagged"):
-            setattr(self, f, getattr(self, f) + getattr(other, f))
-        self.confusion.update(other.confusion)
-
-    def figures(self) -> dict[str, Any]:
-        def ratio(a: float, b: float) -> float | None:
-            return round(a / b, 4) if b else None
-
-        return {
-            "photos": self.photos,
-            "tiles": self.gt_tiles,
-            "read": self.pred_tiles,
-            "recall": ratio(self.matched, self.gt_tiles),
-            "precision": ratio(self.matched, self.pred_tiles),
-            "half_accuracy": ratio(self.halves_ok, self.halves),
-            "exact_tile": ratio(self.exact, self.gt_tiles),
-            "exact_of_found": ratio(self.exact, self.matched),
-            "wrong_reads_flagged": ratio(self.wrong_flagged, self.wrong),
-            "right_reads_flagged": ratio(self.right_flagged, self.right),
-            "total_exact": ratio(self.totals_ok, self.total_photos),
-            "total_mae": ratio(self.abs_err, self.total_photos),
-            "total_photos": self.total_photos,
-            "penalty_exact": ratio(self.penalties_ok, self.penalty_photos),
-            "penalty_mae": ratio(self.penalty_abs_err, self.penalty_photos),
-        }
-
-
-# --------------------------------------------------------------------------- samples
-@dataclass
-class Sample:
-    """One labelled image and how to score it."""
-
-    source: str
-    path: Path
-    kind: str  # "boxes-oriented" | "boxes-aabb" | "list" | "poses" | "tile-crop" | "tile-crop-loose"
-    tiles: list[tuple[int, int]] = field(default_factory=list)  # true halves per tile
-    boxes: list[Any] = field(default_factory=list)  # OrientedBox or (x0, y0, x1, y1)
-    poses: list[tuple[str, tuple[float, float, float, float]]] = field(default_factory=list)
-    play_area: bool = False  # JackRoache webcam frame: score only the play area
-    rel: str = ""  # path relative to the realdata folder (for exclusions)
-
-
-def _csv(path: Path) -> list[dict[str, str]]:
-    with path.open(newline="", encoding="utf-8") as fh:
-        return list(csv.DictReader(fh))
-
-
-def _tiles(text: str) -> list[tuple[int, int]]:
-    out = []
-    for part in filter(None, (p.strip() for p in text.split(";"))):
-        t = Tile.parse(part)
-        out.append((t.low, t.high))
-    return out
-
-
-def real_samples(root: Path) -> Iterator[Sample]:
-    """Every labelled real image, per folder format."""
-    for folder in ("JackRoache__METR4202-2016", "danb-dev-ui__DominoCounter"):
-        base = root / folder
-        if not (base / "labels_tiles.csv").exists():
-            continue
-        for row in _csv(base / "labels_tiles.csv"):
-            yield Sample(folder, base / row["file"], "list", _tiles(row["tiles"]),
-                         play_area="play-area tiles only" in row.get("uncertain_tiles", ""),
-                         rel=f"{folder}/{row['file']}")
-
-    base = root / "TAK1EDD1NE__domino-tile-recognition"
-    if (base / "boxes_tiles.csv").exists():
-        by_file: dict[str, dict[int, str]] = {}
-        for row in _csv(base / "boxes_tiles.csv"):
-            by_file.setdefault(row["file"], {})[int(row["label_line"])] = row["tile"]
-        for file, tiles in sorted(by_file.items()):
-            img = base / file
-            label = img.parent.parent / "labels" / (img.stem + ".txt")
-            with Image.open(img) as im:
-                w, h = im.size
-            lines = [ln.split() for ln in label.read_text().splitlines() if ln.strip()]
-            gt, boxes = [], []
-            for k, parts in enumerate(lines):
-                cx, cy, bw, bh = (float(x) for x in parts[1:5])
-                t = Tile.parse(tiles[k])
-                gt.append((t.low, t.high))
-                boxes.append(((cx - bw / 2) * w, (cy - bh / 2) * h, (cx + bw / 2) * w, (cy + bh / 2) * h))
-            yield Sample(base.name, img, "boxes-aabb", gt, boxes, rel=f"{base.name}/{file}")
-
-    base = root / "jeremyarde__domino-counter"
-    if (base / "tiles_from_halves.csv").exists():
-        per: dict[str, list[dict[str, str]]] = {}
-        for row in _csv(base / "tiles_from_halves.csv"):
-            per.setdefault(row["image"], []).append(row)
-        for image, rows in sorted(per.items()):
-            gt = [(int(r["a_read"]), int(r["b_read"])) for r in rows]
-            boxes = [tuple(float(r[k]) for k in ("x0", "y0", "x1", "y1")) for r in rows]
-            yield Sample(base.name, base / "labelbox_photos" / image, "boxes-aabb", gt, boxes,
-                         rel=f"{base.name}/labelbox_photos/{image}")
-        for row in _csv(base / "tile_crops" / "labels.csv"):
-            if row.get("usable", "1") != "1":
-                continue
-            yield Sample(f"{base.name} tile crops", base / "tile_crops" / row["file"], "tile-crop",
-                         [(int(row["a_top"]), int(row["b_bottom"]))],
-                         rel=f"{base.name}/tile_crops/{row['file']}")
-
-    base = root / "Funallingus__METR4202_PROJECT_REPOSITORY"
-    if (base / "labels_tiles.csv").exists():
-        for row in _csv(base / "labels_tiles.csv"):
-            yield Sample(f"{base.name} tile crops", base / row["file"], "tile-crop-loose",
-                         _tiles(row["tiles"]), rel=f"{base.name}/{row['file']}")
-
-    base = root / "karthikVenkataramana__Domino-Detection" / "images_classes"
-    for xml in sorted(base.glob("*/*.xml")) if base.exists() else []:
-        tree = ET.parse(xml).getroot()
-        poses = []
-        for obj in tree.iter("object"):
-            bb = obj.find("bndbox")
-            if bb is None:
-                continue
-            box = tuple(float(bb.findtext(k, "0")) for k in ("xmin", "ymin", "xmax", "ymax"))
-            poses.append((obj.findtext("name", "").strip(), box))
-        img = xml.with_suffix(".jpg")
-        if img.exists():
-            yield Sample("karthikVenkataramana__Domino-Detection", img, "poses", poses=poses,
-                         rel=str(img.relative_to(root)))
-
-
-def half_crop_samples(root: Path) -> list[tuple[Path, int, str]]:
-    base = root / "jeremyarde__domino-counter" / "half_crops"
-    if not (base / "labels.csv").exists():
-        return []
-    return [(base / r["file"], int(r["pips"]), f"{base.relative_to(root)}/{r['file']}")
-            for r in _csv(base / "labels.csv")]
-
-
-def in_play_area(box: OrientedBox, size: tuple[int, int]) -> bool:
-    """JackRoache webcam frames: the labelled play area (MANIFEST: the tin sits top-centre at
-    ~18-25% of the height, loose unread tiles at the far right edge up to ~50%)."""
-    x, y = box.cx / size[0], box.cy / size[1]
-    return y >= 0.47 and not (x > 0.66 and y < 0.52)
 
 
 # --------------------------------------------------------------------------- scoring
@@ -406,28 +101,6 @@ def _pad_canvas(image: Image.Image, factor: float = 3.0) -> tuple[Image.Image, t
     off = ((side - image.width) // 2, (side - image.height) // 2)
     canvas.paste(image, off)
     return canvas, off
-
-
-def _nearest_read(quad: np.ndarray, reads: list[TileReading], corners: np.ndarray
-                  ) -> tuple[TileReading | None, tuple[int, int] | None]:
-    """Of ``reads`` (counted or not, with their ``corners``), the one that overlaps a true
-    tile's corners ``quad`` most, if any does."""
-    if not reads:
-        return None, None
-    ious = [polygon_iou(quad, c) for c in corners]
-    best = int(np.argmax(ious))
-    return (reads[best], (reads[best].a, reads[best].b)) if ious[best] > 0 else (None, None)
-
-
-def lost_entry(photo: str, truth: tuple[int, int], box: OrientedBox, why: str,
-               read: TileReading | None, value: tuple[int, int] | None) -> dict[str, Any]:
-    """One true tile not read exactly: the photo, the tile (half A first) and its box, why it
-    was lost (:data:`LOST_REASONS`), and the read on it or nearest it (its value turned to the
-    true tile's direction for a match; for "not found", whatever read overlaps it most)."""
-    return {"photo": photo, "tile": f"{truth[0]}-{truth[1]}", "box": box.to_list(), "length": round(box.length, 1),
-            "reason": why, "read": None if value is None else f"{value[0]}-{value[1]}",
-            "read_box": None if read is None else read.box.to_list(),
-            "confidence": None if read is None else round(float(read.confidence), 3)}
 
 
 class Evaluator:
@@ -523,8 +196,12 @@ class Evaluator:
         seen = {free[i]: cands[j].uncounted or "unsure"
                 for i, j in greedy_match(len(free), len(cands), lambda i, j: polygon_iou(gt_c[free[i]], ca_c[j]))}
         exact = 0
+        to_band = BAND_SIDE / max(reading.image_size)
+        small_counted = False
         for i, box in enumerate(gt_boxes):
-            row = t.by_length.setdefault(length_bucket(box.length), [0, 0, 0])
+            band = length_bucket(box.length * to_band)
+            row = t.by_length.setdefault(band, [0, 0, 0])
+            small_counted |= i in found and band == LENGTH_BUCKETS[0][1]
             row[0] += 1
             if i in found:
                 j = found[i]
@@ -547,8 +224,11 @@ class Evaluator:
                 t.lost[why] += 1
                 if photo is not None:
                     self.lost_tiles.append(lost_entry(photo, gt[i], box, why,
-                                                      *_nearest_read(gt_c[i], pred + cands, np.concatenate([pr_c, ca_c]))))
+                                                      *nearest_read(gt_c[i], pred + cands, np.concatenate([pr_c, ca_c]))))
         t.photos += 1
+        if small_counted:
+            t.small_photos += 1
+            t.small_photos_warned += any("tiles are small" in w for w in reading.warnings)
         used = set(found.values())
         t.add_tiles(tile_pairs, True, len(gt), len(pred), flags,
                     [x.needs_review for j, x in enumerate(pred) if j not in used])
@@ -657,41 +337,6 @@ class Evaluator:
                 t.confusion[(value, read)] += 1
 
 
-# --------------------------------------------------------------------------- report
-def _pct(v: float | None) -> str:
-    return "   -  " if v is None else f"{100 * v:5.1f}%"
-
-
-def table(rows: list[tuple[str, Tally]]) -> str:
-    head = (f"{'source':<44} {'imgs':>5} {'tiles':>5} {'read':>5} {'recall':>7} {'prec':>7} "
-            f"{'half':>7} {'exact':>7} {'tot.ok':>7} {'MAE':>6} {'pen.ok':>7} {'flagged wrong/right':>19}")
-    lines = [head, "-" * len(head)]
-    for label, t in rows:
-        f = t.figures()
-        mae = "   -  " if f["total_mae"] is None else f"{f['total_mae']:6.2f}"
-        lines.append(
-            f"{label[:44]:<44} {f['photos']:>5} {f['tiles']:>5} {f['read']:>5} {_pct(f['recall']):>7} "
-            f"{_pct(f['precision']):>7} {_pct(f['half_accuracy']):>7} {_pct(f['exact_tile']):>7} "
-            f"{_pct(f['total_exact']):>7} {mae} {_pct(f['penalty_exact']):>7} "
-            f"{_pct(f['wrong_reads_flagged']):>9} {_pct(f['right_reads_flagged']):>9}"
-        )
-    return "\n".join(lines)
-
-
-def confusion_table(conf: Counter[tuple[int, int]], title: str) -> str:
-    if not conf:
-        return f"{title}: (no halves)"
-    vals = sorted({v for pair in conf for v in pair})
-    lines = [f"{title} (rows: true value, columns: read value)"]
-    lines.append("true\\read " + "".join(f"{v:>5}" for v in vals) + "   acc")
-    for g in vals:
-        row = [conf.get((g, p), 0) for p in vals]
-        n = sum(row)
-        acc = f"{100 * conf.get((g, g), 0) / n:5.1f}%" if n else "   -  "
-        lines.append(f"{g:>9} " + "".join(f"{c:>5}" if c else "    ." for c in row) + f"  {acc}")
-    return "\n".join(lines)
-
-
 def render_validation(seed: int, count: int, max_value: int, out: Path, long_side: int = 1280,
                       hard_cases: bool = False, pip_contrast: float | None = None, printed: bool = False,
                       set_top: int = 0, gray_contrast: float | None = None) -> Path:
@@ -725,7 +370,7 @@ def _training_seeds(reader: Reader) -> set[int]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m vision.evaluate", description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m vision.lab.evaluate", description=__doc__.split("\n")[0])
     ap.add_argument("--models", type=Path, default=None, help="models folder (default: models/)")
     ap.add_argument("--rendered", type=Path, default=None, help="rendered dataset to score")
     ap.add_argument("--render-count", type=int, default=200, help="images to render when no --rendered")
@@ -740,7 +385,7 @@ def main(argv: list[str] | None = None) -> int:
                          "default: the renderer's, 100)")
     ap.add_argument("--render-gray-contrast", type=float, default=None, metavar="L",
                     help="least luma difference between pips and face in grey photos (datasets.render "
-                         "--gray-contrast; default: the renderer's, 60; 0: as rendered before session 12)")
+                         "--gray-contrast; default: the renderer's, 60; 0: no luma check)")
     ap.add_argument("--set", type=int, default=None, choices=(6, 9, 12, 15, 18), metavar="N", dest="top",
                     help="render photos of one double-N set each and tell the reader so; 15 and 18 "
                          "are read by the wide-set classifier when the models have one")
@@ -796,24 +441,23 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\n== Rendered validation ({n} images{told})")
         print(table([("rendered", rt)]))
         print()
-        print("by true tile length:  " + " | ".join(
-            f"{name}: {row[0]} tiles, found {_pct(row[1] / row[0]).strip()}, exact {_pct(row[2] / row[0]).strip()}"
-            for _, name in LENGTH_BUCKETS if (row := rt.by_length.get(name))))
+        print(band_table(rt.by_length))
+        print(f"photos where tiles under 40 px were counted: {rt.small_photos}, "
+              f"of them warned to be taken closer: {rt.small_photos_warned}")
         print("true tiles not read exactly:  " + ", ".join(f"{why} {rt.lost[why]}" for why in LOST_REASONS)
               + "  (unsure / not pips / overlap: read but left uncounted)")
         print("exact tile by photo colour:  " + " | ".join(
-            f"{name}: {row[0]} tiles, exact {_pct(row[1] / row[0]).strip()}"
+            f"{name}: {row[0]} tiles, exact {pct(row[1] / row[0]).strip()}"
             for name in ("colour", "grey") if (row := rt.by_colour.get(name)) and row[0]))
         print()
         print(confusion_table(rt.confusion, "Half values, rendered"))
         report["rendered"] = {"folder": str(folder), **rt.figures(), "by_length": rt.by_length,
+                              "small_photos": rt.small_photos, "small_photos_warned": rt.small_photos_warned,
                               "lost": {why: rt.lost[why] for why in LOST_REASONS}, "by_colour": rt.by_colour}
         if args.lost:
             args.lost.write_text(json.dumps(ev.lost_tiles, indent=1) + "\n")
             print(f"{len(ev.lost_tiles)} tiles not read exactly written to {args.lost}")
         if args.lost_montage:
-            from .draw import lost_montage  # drawing apart from computing
-
             lost_montage(ev.lost_tiles).save(args.lost_montage)
             print(f"{len(ev.lost_tiles)} tiles not read exactly drawn in {args.lost_montage}")
         if args.closeups:
@@ -887,14 +531,14 @@ def _report_real(ev: Evaluator) -> dict[str, Any]:
               "accuracy is optimistic.")
         hc = ev.tallies.get(("jeremyarde__domino-counter half crops", mode))
         if hc:
-            print(f"half crops (classifier only): {hc.halves_ok}/{hc.halves} = {_pct(hc.halves_ok / max(1, hc.halves))}")
+            print(f"half crops (classifier only): {hc.halves_ok}/{hc.halves} = {pct(hc.halves_ok / max(1, hc.halves))}")
         if ev.crop_counts[mode]:
             print(f"loose crops where the detector found no tile (whole crop read instead): "
                   f"{ev.crop_fallbacks[mode]}/{ev.crop_counts[mode]}")
         pc = ev.poses[mode]
         if pc["photos"]:
             print(f"karthikVenkataramana poses ({pc['photos']} photos, count only): face-up found "
-                  f"{pc['up_read']}/{pc['up_boxes']} = {_pct(pc['up_read'] / max(1, pc['up_boxes']))}; "
+                  f"{pc['up_read']}/{pc['up_boxes']} = {pct(pc['up_read'] / max(1, pc['up_boxes']))}; "
                   f"face-down read as tiles {pc['down_read']}/{pc['down_boxes']}; standing edge-on read "
                   f"{pc['edge_read']}/{pc['edge_boxes']}; reads matching no box {pc['unmatched_reads']}")
         allconf = Counter(pooled.confusion)

@@ -1,4 +1,4 @@
-"""``python -m vision.bench``: end-to-end reading latency and model size.
+"""``python -m vision.lab.bench``: end-to-end reading latency and model size.
 
 Times ``Reader.read(path)`` - decode from the file on disk to the finished list of tiles - on
 a 12-megapixel photo (4000 x 3000) and a 640 x 480 one, and prints the median (and the 90th
@@ -27,9 +27,9 @@ import numpy as np
 from PIL import Image
 
 from companion.rules import ChickenFootError, get_rules
+from vision.reader import Reader
 
 from .evaluate import DEFAULT_REALDATA
-from .reader import Reader
 
 TARGETS_MS = {"12 MP (4000x3000)": 150.0, "640x480": 50.0}
 MODEL_TARGET_MB = 10.0
@@ -72,7 +72,7 @@ def time_reads(reader: Reader, path: Path, runs: int, warmup: int = 2, top: int 
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m vision.bench", description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m vision.lab.bench", description=__doc__.split("\n")[0])
     ap.add_argument("--models", type=Path, default=None, help="models folder (default: models/)")
     ap.add_argument("--runs", type=int, default=15)
     ap.add_argument("--photo", type=Path, action="append", default=[], help="also time this photo")
@@ -100,8 +100,8 @@ def main(argv: list[str] | None = None) -> int:
 
     cpus = os.cpu_count()
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    print(f"reader: det {reader.det_imgsz}px, halves {reader.cls_imgsz}px, decode to "
-          f"~{reader.config.decode_max_side}px, small tiles by {reader.config.fine_mode}, "
+    print(f"reader: det {reader.detector.imgsz}px, halves {reader.cls_imgsz}px, decode to "
+          f"~{reader.config.decode_max_side}px, small tiles zoomed up to {reader.config.fine_max_zoom:g}x, "
           f"onnxruntime threads {reader.config.threads}"
           f"{f'; a double-{args.top} set, halves read up to {reader.readable_top(args.top)}' if args.top else ''}; "
           f"{cpus} CPU cores, load average {load:.1f}; median of {args.runs} runs after 2 warm-up runs")

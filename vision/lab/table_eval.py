@@ -1,4 +1,4 @@
-"""How well a table photo becomes the right layout: ``python -m vision.table_eval``.
+"""How well a table photo becomes the right layout: ``python -m vision.lab.table_eval``.
 
 Renders table photos (:mod:`datasets.table`: a bot-played round stopped part way, laid out as
 players lay it) and reads each one twice: from the true tile boxes and values (the layout
@@ -30,9 +30,8 @@ from companion.rules.errors import ChickenFootError
 from companion.rules.layout import Layout, check_layout
 from companion.rules.ruleset import get_rules
 from datasets.render import TileLabel
-
-from .reader import Reader, Reading, TileReading
-from .table import Look, read_table
+from vision.reader import Reader, Reading, TileReading
+from vision.table import Look, read_table
 
 #: Seeds the printed figures in the model card were measured on.
 DEFAULT_SEED = 91001
@@ -122,7 +121,7 @@ def evaluate(folder: Path, reader: Reader | None, no_look: bool = False) -> dict
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m vision.table_eval", description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m vision.lab.table_eval", description=__doc__.split("\n")[0])
     ap.add_argument("--count", type=int, default=200, help="table photos to render (default %(default)s)")
     ap.add_argument("--seed", type=int, default=DEFAULT_SEED)
     ap.add_argument("--data", type=Path, help="use table photos already written by datasets.table")

@@ -1,0 +1,129 @@
+"""The labelled real photos in ``../shared/realdata``, each with how its labels are scored (see
+each folder's MANIFEST.md)."""
+
+from __future__ import annotations
+
+import csv
+import xml.etree.ElementTree as ET
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from PIL import Image
+
+from companion.rules import Tile
+from vision.geometry import OrientedBox
+
+
+@dataclass
+class Sample:
+    """One labelled image and how to score it."""
+
+    source: str
+    path: Path
+    kind: str  # "boxes-oriented" | "boxes-aabb" | "list" | "poses" | "tile-crop" | "tile-crop-loose"
+    tiles: list[tuple[int, int]] = field(default_factory=list)  # true halves per tile
+    boxes: list[Any] = field(default_factory=list)  # OrientedBox or (x0, y0, x1, y1)
+    poses: list[tuple[str, tuple[float, float, float, float]]] = field(default_factory=list)
+    play_area: bool = False  # JackRoache webcam frame: score only the play area
+    rel: str = ""  # path relative to the realdata folder (for exclusions)
+
+
+def _csv(path: Path) -> list[dict[str, str]]:
+    with path.open(newline="", encoding="utf-8") as fh:
+        return list(csv.DictReader(fh))
+
+
+def _tiles(text: str) -> list[tuple[int, int]]:
+    out = []
+    for part in filter(None, (p.strip() for p in text.split(";"))):
+        t = Tile.parse(part)
+        out.append((t.low, t.high))
+    return out
+
+
+def real_samples(root: Path) -> Iterator[Sample]:
+    """Every labelled real image, per folder format."""
+    for folder in ("JackRoache__METR4202-2016", "danb-dev-ui__DominoCounter"):
+        base = root / folder
+        if not (base / "labels_tiles.csv").exists():
+            continue
+        for row in _csv(base / "labels_tiles.csv"):
+            yield Sample(folder, base / row["file"], "list", _tiles(row["tiles"]),
+                         play_area="play-area tiles only" in row.get("uncertain_tiles", ""),
+                         rel=f"{folder}/{row['file']}")
+
+    base = root / "TAK1EDD1NE__domino-tile-recognition"
+    if (base / "boxes_tiles.csv").exists():
+        by_file: dict[str, dict[int, str]] = {}
+        for row in _csv(base / "boxes_tiles.csv"):
+            by_file.setdefault(row["file"], {})[int(row["label_line"])] = row["tile"]
+        for file, tiles in sorted(by_file.items()):
+            img = base / file
+            label = img.parent.parent / "labels" / (img.stem + ".txt")
+            with Image.open(img) as im:
+                w, h = im.size
+            lines = [ln.split() for ln in label.read_text().splitlines() if ln.strip()]
+            gt, boxes = [], []
+            for k, parts in enumerate(lines):
+                cx, cy, bw, bh = (float(x) for x in parts[1:5])
+                t = Tile.parse(tiles[k])
+                gt.append((t.low, t.high))
+                boxes.append(((cx - bw / 2) * w, (cy - bh / 2) * h, (cx + bw / 2) * w, (cy + bh / 2) * h))
+            yield Sample(base.name, img, "boxes-aabb", gt, boxes, rel=f"{base.name}/{file}")
+
+    base = root / "jeremyarde__domino-counter"
+    if (base / "tiles_from_halves.csv").exists():
+        per: dict[str, list[dict[str, str]]] = {}
+        for row in _csv(base / "tiles_from_halves.csv"):
+            per.setdefault(row["image"], []).append(row)
+        for image, rows in sorted(per.items()):
+            gt = [(int(r["a_read"]), int(r["b_read"])) for r in rows]
+            boxes = [tuple(float(r[k]) for k in ("x0", "y0", "x1", "y1")) for r in rows]
+            yield Sample(base.name, base / "labelbox_photos" / image, "boxes-aabb", gt, boxes,
+                         rel=f"{base.name}/labelbox_photos/{image}")
+        for row in _csv(base / "tile_crops" / "labels.csv"):
+            if row.get("usable", "1") != "1":
+                continue
+            yield Sample(f"{base.name} tile crops", base / "tile_crops" / row["file"], "tile-crop",
+                         [(int(row["a_top"]), int(row["b_bottom"]))],
+                         rel=f"{base.name}/tile_crops/{row['file']}")
+
+    base = root / "Funallingus__METR4202_PROJECT_REPOSITORY"
+    if (base / "labels_tiles.csv").exists():
+        for row in _csv(base / "labels_tiles.csv"):
+            yield Sample(f"{base.name} tile crops", base / row["file"], "tile-crop-loose",
+                         _tiles(row["tiles"]), rel=f"{base.name}/{row['file']}")
+
+    base = root / "karthikVenkataramana__Domino-Detection" / "images_classes"
+    for xml in sorted(base.glob("*/*.xml")) if base.exists() else []:
+        tree = ET.parse(xml).getroot()
+        poses = []
+        for obj in tree.iter("object"):
+            bb = obj.find("bndbox")
+            if bb is None:
+                continue
+            box = tuple(float(bb.findtext(k, "0")) for k in ("xmin", "ymin", "xmax", "ymax"))
+            poses.append((obj.findtext("name", "").strip(), box))
+        img = xml.with_suffix(".jpg")
+        if img.exists():
+            yield Sample("karthikVenkataramana__Domino-Detection", img, "poses", poses=poses,
+                         rel=str(img.relative_to(root)))
+
+
+def half_crop_samples(root: Path) -> list[tuple[Path, int, str]]:
+    base = root / "jeremyarde__domino-counter" / "half_crops"
+    if not (base / "labels.csv").exists():
+        return []
+    return [(base / r["file"], int(r["pips"]), f"{base.relative_to(root)}/{r['file']}")
+            for r in _csv(base / "labels.csv")]
+
+
+def in_play_area(box: OrientedBox, size: tuple[int, int]) -> bool:
+    """JackRoache webcam frames: the labelled play area (MANIFEST: the tin sits top-centre at
+    ~18-25% of the height, loose unread tiles at the far right edge up to ~50%)."""
+    x, y = box.cx / size[0], box.cy / size[1]
+    return y >= 0.47 and not (x > 0.66 and y < 0.52)
+
+

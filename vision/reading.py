@@ -1,0 +1,145 @@
+"""What a photo was read as: one type from the reader to the screen and back.
+
+:class:`Reading` is what :meth:`vision.reader.Reader.read` returns, what ``chickenfoot score
+--json`` prints (:meth:`Reading.to_dict`), what the app's photo review shows and corrects
+(tiles marked ``corrected`` or ``added`` by a player), and what the evaluation scores. Both
+types round-trip through their dicts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from companion.rules.ruleset import RuleSet
+from companion.rules.tiles import Tile
+
+from .geometry import OrientedBox
+
+#: Why a possible tile was not counted (``TileReading.uncounted``): read too unsurely, its half
+#: looks like print or a back, or it overlaps surer tiles (tiles lie flat and never overlap).
+UNCOUNTED = ("unsure", "not pips", "overlap")
+#: Who says what a tile is: the reader, or a player who corrected it or added it by hand.
+SOURCES = ("read", "corrected", "added")
+
+
+@dataclass(frozen=True)
+class TileReading:
+    """One tile read from a photo. ``box`` is in the pixels of the original (upright) photo,
+    half A at its ``-length/2`` end; None for a tile a player added by hand."""
+
+    a: int
+    b: int
+    confidence: float  # detector x half A x half B: how sure the whole tile is right
+    box: OrientedBox | None
+    needs_review: bool = False
+    detection_confidence: float = 0.0
+    half_confidence: tuple[float, float] = (0.0, 0.0)
+    #: How likely its less tile-like half is not pips at all (print, a back; None when the half
+    #: reader has no such class).
+    not_pips: float | None = None
+    #: Why a possible tile is not counted (one of :data:`UNCOUNTED`); "" for a counted tile.
+    uncounted: str = ""
+    source: str = "read"
+
+    @property
+    def tile(self) -> Tile:
+        return Tile(self.a, self.b)
+
+    @property
+    def counted(self) -> bool:
+        return not self.uncounted
+
+    @classmethod
+    def added(cls, tile: Tile) -> TileReading:
+        """A tile a player says is in the photo, where the reader found none."""
+        return cls(tile.low, tile.high, 1.0, None, source="added")
+
+    def corrected(self, tile: Tile) -> TileReading:
+        """This tile as a player says it reads; it counts."""
+        return replace(self, a=tile.low, b=tile.high, uncounted="", needs_review=False, source="corrected")
+
+    def accepted(self) -> TileReading:
+        """A possible tile a player says is a tile, read right; it counts, still flagged."""
+        return replace(self, uncounted="", needs_review=True)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "tile": str(self.tile),
+            "halves": [self.a, self.b],
+            "confidence": round(self.confidence, 4),
+            "box": None if self.box is None else self.box.to_list(),
+            "needs_review": self.needs_review,
+            "detection_confidence": round(self.detection_confidence, 4),
+            "half_confidence": [round(c, 4) for c in self.half_confidence],
+            **({} if self.not_pips is None else {"not_pips": round(self.not_pips, 4)}),
+            **({"uncounted": self.uncounted} if self.uncounted else {}),
+            **({"source": self.source} if self.source != "read" else {}),
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> TileReading:
+        a, b = (int(v) for v in data["halves"])
+        box = data.get("box")
+        pa, pb = (float(v) for v in data.get("half_confidence", (0.0, 0.0)))
+        source, uncounted = str(data.get("source", "read")), str(data.get("uncounted", ""))
+        if source not in SOURCES or (uncounted and uncounted not in UNCOUNTED):
+            raise ValueError(f"not a tile reading: source {source!r}, uncounted {uncounted!r}")
+        return cls(a, b, float(data["confidence"]), None if box is None else OrientedBox.from_list(box),
+                   bool(data.get("needs_review", False)), float(data.get("detection_confidence", 0.0)), (pa, pb),
+                   None if data.get("not_pips") is None else float(data["not_pips"]), uncounted, source)
+
+
+@dataclass(frozen=True)
+class Reading:
+    """Everything read from one photo, with its score under a rule set."""
+
+    tiles: tuple[TileReading, ...]
+    pips: int
+    penalty: int
+    warnings: tuple[str, ...]
+    image_size: tuple[int, int]
+    rules: str = ""
+    face_down: int = 0
+    #: Possible tiles not counted (each says why in ``uncounted``); not in ``pips``.
+    candidates: tuple[TileReading, ...] = ()
+    timings_ms: Mapping[str, float] = field(default_factory=dict)
+
+    @classmethod
+    def scored(cls, tiles: Iterable[TileReading], candidates: Iterable[TileReading], rules: RuleSet,
+               image_size: tuple[int, int], warnings: Iterable[str] = (), face_down: int = 0) -> Reading:
+        """The reading of these tiles, their pips and penalty under ``rules``."""
+        tiles = tuple(tiles)
+        values = [t.tile for t in tiles]
+        return cls(tiles, sum(t.pips for t in values), rules.penalty(values), tuple(warnings), image_size,
+                   rules.name, face_down, tuple(candidates))
+
+    @property
+    def tile_list(self) -> list[Tile]:
+        return [t.tile for t in self.tiles]
+
+    @property
+    def needs_review(self) -> bool:
+        return any(t.needs_review for t in self.tiles)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "tiles": [t.to_dict() for t in self.tiles],
+            "count": len(self.tiles),
+            "pips": self.pips,
+            "penalty": self.penalty,
+            "rules": self.rules,
+            "needs_review": self.needs_review,
+            "face_down": self.face_down,
+            "candidates": [t.to_dict() for t in self.candidates],
+            "image_size": list(self.image_size),
+            "warnings": list(self.warnings),
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Reading:
+        w, h = (int(v) for v in data["image_size"])
+        return cls(tuple(TileReading.from_dict(t) for t in data["tiles"]), int(data["pips"]), int(data["penalty"]),
+                   tuple(str(x) for x in data.get("warnings", ())), (w, h), str(data.get("rules", "")),
+                   int(data.get("face_down", 0)), tuple(TileReading.from_dict(t) for t in data.get("candidates", ())))
