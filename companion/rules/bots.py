@@ -14,6 +14,7 @@ from typing import Protocol
 from .engine import PASS, Action, RoundState
 from .errors import InvalidOptionError
 from .plays import Play
+from .seeded import below
 
 
 class Bot(Protocol):
@@ -31,7 +32,8 @@ class RandomBot:
         self.rng = rng
 
     def choose(self, state: RoundState, legal: Sequence[Action]) -> Action:
-        return legal[self.rng.randrange(len(legal))] if len(legal) > 1 else legal[0]
+        n = len(legal)
+        return legal[below(self.rng, n)] if n > 1 else legal[0]
 
 
 class GreedyBot:
@@ -63,7 +65,7 @@ class GreedyBot:
                 best, best_score = [p], score
             elif score == best_score:
                 best.append(p)
-        return best[0] if len(best) == 1 else best[self.rng.randrange(len(best))]
+        return best[0] if len(best) == 1 else best[below(self.rng, len(best))]
 
 
 BOTS: dict[str, Callable[[random.Random], Bot]] = {"random": RandomBot, "greedy": GreedyBot}

@@ -46,6 +46,7 @@ from typing import Any
 from .errors import IllegalPlayError, InputError
 from .layout import Layout, Placement, Table
 from .plays import Play, hand_plays, has_play
+from .seeded import shuffle
 from .ruleset import DrawPolicy, FirstPlayer, MissingDouble, RuleSet, Start
 from .tiles import Tile, full_set
 
@@ -143,7 +144,7 @@ class RoundState:
         if self.drew:
             # The table has not changed since the player found nothing to play, so only the
             # tile just drawn (the last in hand) can fit.
-            plays: list[Action] = list(hand_plays(self.table, (hand[-1],)))
+            plays: list[Action] = hand_plays(self.table, (hand[-1],))  # type: ignore[assignment]
             if plays:
                 if self._draw is DrawPolicy.MAY_PLAY:
                     plays.append(PASS)
@@ -151,7 +152,7 @@ class RoundState:
             if self._draw is DrawPolicy.DRAW_UNTIL_PLAYABLE and self.boneyard:
                 return [DRAW]
             return [PASS]
-        plays = list(hand_plays(self.table, hand))
+        plays = hand_plays(self.table, hand)  # type: ignore[assignment]
         if plays:
             return plays
         return [DRAW] if self.boneyard else [PASS]
@@ -209,17 +210,19 @@ class RoundState:
         the simulator does."""
         if self.outcome is not None:
             raise IllegalPlayError("the round is over", "round-over")
-        if check:
-            action = self._check(action)
+        self._act(self._check(action) if check else action)  # type: ignore[arg-type]
+
+    def _act(self, action: Action) -> None:
+        """Apply an action taken from :meth:`legal_actions` (the simulator's hot path)."""
         seat = self.current
         hand = self.hands[seat]
-        if action == DRAW:
-            tile = self.boneyard.pop()
-            hand.append(tile)
-            self.drew = True
-            self.history.append(("draw", seat, tile, None))
-            return
-        if action == PASS:
+        if action.__class__ is str:
+            if action == DRAW:
+                tile = self.boneyard.pop()
+                hand.append(tile)
+                self.drew = True
+                self.history.append(("draw", seat, tile, None))
+                return
             self.history.append(("pass", seat, None, None))
             if self.drew and has_play(self.table, (hand[-1],)):
                 self.passes = 0  # declined a playable tile: the round is not stuck
@@ -237,10 +240,11 @@ class RoundState:
         hand.remove(tile)
         self.table.attach(tile, target)
         self.history.append(("play", seat, tile, target))
-        lo, hi = tile.low, tile.high
+        lo, hi = tile
         if lo != hi:
-            self.avail[lo] -= 1
-            self.avail[hi] -= 1
+            avail = self.avail
+            avail[lo] -= 1
+            avail[hi] -= 1
         self.passes = 0
         self.drew = False
         if not hand:
@@ -257,8 +261,9 @@ class RoundState:
     def _check(self, action: Action | tuple[Tile | str, Tile | str]) -> Action:
         """The legal action meant by ``action`` (a Play, or just ``(tile, on)``), or raise."""
         legal = self.legal_actions()
-        if action in legal:
-            return action  # type: ignore[return-value]
+        for a in legal:  # the legal action itself, so apply can tell a play from DRAW/PASS by type
+            if a == action:
+                return a
         if isinstance(action, tuple) and len(action) >= 2:
             tile, target = Tile.parse(action[0]), Tile.parse(action[1])
             for a in legal:
@@ -321,14 +326,12 @@ def new_round(
 
     ``round_double`` defaults to the match's sequence (``rules.round_doubles(players)``).
     """
-    rules.check_players(players)
-    top = rules.set_for(players)
-    d = _round_double(rules, players, round_index, round_double)
-    size = rules.deal_size(players)
-    dd = _double(top, d)
-    deck = [t for t in canonical_set(top) if t is not dd] if rules.start is Start.CENTRE \
-        else list(canonical_set(top))
-    rng.shuffle(deck)
+    top, size, doubles = _deal_facts(rules, players)
+    d = _round_double(top, doubles, round_index, round_double)
+    deck = list(canonical_set(top))
+    if rules.start is Start.CENTRE:
+        deck.remove(_double(top, d))
+    shuffle(deck, rng)
     hands = [deck[i * size:(i + 1) * size] for i in range(players)]
     return _start(rules, players, round_index, d, top, hands, deck[players * size:][::-1])
 
@@ -345,9 +348,8 @@ def deal_round(
     order its tiles will be drawn. Every tile of the set must appear exactly once (with
     ``Start.CENTRE``, every tile but the round's double)."""
     players = len(hands)
-    rules.check_players(players)
-    top = rules.set_for(players)
-    d = _round_double(rules, players, round_index, round_double)
+    top, _, doubles = _deal_facts(rules, players)
+    d = _round_double(top, doubles, round_index, round_double)
     canon = {t: t for t in canonical_set(top)}
     try:
         hs = [[canon[Tile.parse(t)] for t in h] for h in hands]
@@ -363,10 +365,24 @@ def deal_round(
     return _start(rules, players, round_index, d, top, hs, yard[::-1])
 
 
-def _round_double(rules: RuleSet, players: int, round_index: int, round_double: int | None) -> int:
-    top = rules.set_for(players)
+# (id of the rules, players) -> (the rules, set, deal size, round doubles): checked once, not per
+# round. The rules object is kept, so its id cannot be reused by another while it is cached.
+_DEALS: dict[tuple[int, int], tuple[RuleSet, int, int, list[int]]] = {}
+
+
+def _deal_facts(rules: RuleSet, players: int) -> tuple[int, int, list[int]]:
+    facts = _DEALS.get((id(rules), players))
+    if facts is None or facts[0] is not rules:
+        rules.check_players(players)
+        if len(_DEALS) >= 256:
+            _DEALS.clear()
+        facts = _DEALS[id(rules), players] = (
+            rules, rules.set_for(players), rules.deal_size(players), rules.round_doubles(players))
+    return facts[1], facts[2], facts[3]
+
+
+def _round_double(top: int, doubles: list[int], round_index: int, round_double: int | None) -> int:
     if round_double is None:
-        doubles = rules.round_doubles(players)
         if not 0 <= round_index < len(doubles):
             raise InputError(f"round {round_index + 1} is outside this match of {len(doubles)} rounds")
         round_double = doubles[round_index]
@@ -471,8 +487,9 @@ def _find_starting_double(
 
 def play_out(state: RoundState, bots: Sequence[Any]) -> RoundState:
     """Let ``bots`` (one per seat, each with ``choose(state, legal)``) play the round to its end."""
+    legal_actions, act = state.legal_actions, state._act
+    choose = [b.choose for b in bots]
     while state.outcome is None:
-        legal = state.legal_actions()
-        action = legal[0] if len(legal) == 1 else bots[state.current].choose(state, legal)
-        state.apply(action, check=False)
+        legal = legal_actions()
+        act(legal[0] if len(legal) == 1 else choose[state.current](state, legal))
     return state

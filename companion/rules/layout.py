@@ -118,7 +118,7 @@ class Table:
     hub is short until it has its spokes, a later double until it has its toes.
     """
 
-    __slots__ = ("ends", "hub", "kids", "order", "parent", "short", "spokes", "toes", "top", "value")
+    __slots__ = ("_kids", "ends", "hub", "parent", "short", "spokes", "toes", "top", "value")
 
     def __init__(self, hub: Tile, *, spokes: int, toes: int, top: int) -> None:
         if not hub.is_double:
@@ -129,10 +129,9 @@ class Table:
         self.top = top
         self.value: dict[Tile, int] = {hub: hub.low}
         self.parent: dict[Tile, Tile | None] = {hub: None}
-        self.kids: dict[Tile, list[Tile]] = {hub: []}
+        self._kids: dict[Tile, list[Tile]] | None = None
         self.ends: list[list[Tile]] = [[] for _ in range(MAX_SET + 1)]
         self.short: dict[Tile, int] = {hub: spokes} if spokes > 0 else {}
-        self.order: list[Tile] = []
 
     @classmethod
     def for_rules(cls, hub: Tile, rules: RuleSet, top: int) -> Table:
@@ -143,10 +142,9 @@ class Table:
         new.hub, new.spokes, new.toes, new.top = self.hub, self.spokes, self.toes, self.top
         new.value = dict(self.value)
         new.parent = dict(self.parent)
-        new.kids = {t: list(k) for t, k in self.kids.items()}
+        new._kids = None
         new.ends = [list(e) for e in self.ends]
         new.short = dict(self.short)
-        new.order = list(self.order)
         return new
 
     # ----------------------------------------------------------------------- queries
@@ -158,7 +156,26 @@ class Table:
         return len(self.value)
 
     def tiles(self) -> list[Tile]:
-        return [self.hub, *self.order]
+        """The hub, then every tile in the order it was laid."""
+        return list(self.parent)
+
+    @property
+    def order(self) -> list[Tile]:
+        """Every tile but the hub, in the order it was laid."""
+        return list(self.parent)[1:]
+
+    @property
+    def kids(self) -> dict[Tile, list[Tile]]:
+        """The tiles laid against each tile, in the order they were laid (read-only)."""
+        # Built when asked for, not on every attach: the round engine never needs it.
+        kids = self._kids
+        if kids is None:
+            kids = {t: [] for t in self.parent}
+            for t, p in self.parent.items():
+                if p is not None:
+                    kids[p].append(t)
+            self._kids = kids
+        return kids
 
     @property
     def hub_complete(self) -> bool:
@@ -251,9 +268,8 @@ class Table:
             if on.is_double:
                 return Verdict(END_TAKEN, f"The {on} already has its {_count(self.toes, 'toe')}.",
                                tile, on)
-            kids = self.kids[on]
-            if kids:
-                return Verdict(END_TAKEN, f"The {show(on)} already has the {show(kids[0])} played on "
+            if on not in self.ends[v]:  # a line tile is an open end until something is laid on it
+                return Verdict(END_TAKEN, f"The {show(on)} already has the {show(self.kids[on][0])} played on "
                                f"its {v}; play at the open end of that line.", tile, on)
         if not tile.has(v):
             where = f"the {on}" if on.is_double else f"the open {v} of the {show(on)}"
@@ -283,12 +299,11 @@ class Table:
         ``on``'s open number and ``on`` must be on the table.
         """
         v = self.value[on]
-        free = tile.high if tile.low == v else tile.low
+        lo, hi = tile
+        free = hi if lo == v else lo
         self.value[tile] = free
         self.parent[tile] = on
-        self.kids[tile] = []
-        self.kids[on].append(tile)
-        self.order.append(tile)
+        self._kids = None
         short = self.short
         left = short.get(on)
         if left is not None:
@@ -296,11 +311,12 @@ class Table:
                 short[on] = left - 1
             else:
                 del short[on]
-        elif not on.is_double:
-            tips = self.ends[v]
-            if on in tips:
-                tips.remove(on)
-        if tile.low == tile.high:
+        elif on[0] != on[1]:
+            try:
+                self.ends[v].remove(on)
+            except ValueError:  # a second tile on a line end (a wrong layout being rebuilt)
+                pass
+        if lo == hi:
             if self.toes > 0:
                 short[tile] = self.toes
         else:

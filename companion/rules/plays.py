@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, NamedTuple
 
-from .tiles import Tile
+from .tiles import MAX_SET, Tile
 
 if TYPE_CHECKING:
     from .layout import Table
@@ -44,35 +44,68 @@ def legal_plays(table: Table, tiles: Tile | Iterable[Tile]) -> Iterator[Play]:
     """
     hand: Iterable[Tile] = (tiles,) if isinstance(tiles, Tile) else tiles
     placed = table.value
-    return hand_plays(table, [t for t in hand if t not in placed])
+    return iter(hand_plays(table, [t for t in hand if t not in placed]))
 
 
-def hand_plays(table: Table, hand: Iterable[Tile]) -> Iterator[Play]:
-    """:func:`legal_plays` for tiles known to be off the table (a player's hand): the engine's
-    hot path, so it skips that check."""
+class _Offers(dict):  # type: ignore[type-arg]
+    """``OFFERS[target][tile]``: the Play of ``tile`` on ``target``, made once per process.
+
+    Two different tiles share at most one number, so the tile, the tile it is laid against and
+    the number left open are the same on every table: one Play object serves every round. A
+    target's row holds every tile that shares a number with it (up to double-18); for a double
+    (the hub, a foot) that is exactly the tiles that fit it."""
+
+    def __missing__(self, target: Tile) -> dict[Tile, Play]:
+        row: dict[Tile, Play] = {}
+        for v in {target.low, target.high}:
+            for w in range(MAX_SET + 1):
+                tile = Tile(v, w)
+                if tile != target:
+                    row[tile] = Play(tile, target, w)
+        self[target] = row
+        return row
+
+
+OFFERS = _Offers()
+
+
+def hand_plays(table: Table, hand: Iterable[Tile]) -> list[Play]:
+    """:func:`legal_plays` as a list, for tiles known to be off the table (a player's hand): the
+    engine's hot path, so it skips that check. The order is the contract the seeded bots rely
+    on: hand order, and for each tile its low half's places before its high half's."""
+    out: list[Play] = []
     short = table.short
     if short:
         hub = table.hub
         # The hub first: a layout that is already wrong can have both a short hub and a foot.
-        targets = [hub] if hub in short else list(short)
-        for target in targets:
-            v = table.value[target]
+        for target in ((hub,) if hub in short else short):
+            row = OFFERS[target]  # a double's row is exactly the tiles that fit it
             for tile in hand:
-                if tile.low == v:
-                    yield Play(tile, target, tile.high)
-                elif tile.high == v:
-                    yield Play(tile, target, tile.low)
-        return
+                play = row.get(tile)
+                if play is not None:
+                    out.append(play)
+        return out
     ends = table.ends
     for tile in hand:
-        lo, hi = tile.low, tile.high
-        for target in ends[lo]:
-            yield Play(tile, target, hi)
+        lo, hi = tile
+        targets = ends[lo]
+        if targets:
+            for target in targets:
+                out.append(OFFERS[target][tile])
         if hi != lo:
-            for target in ends[hi]:
-                yield Play(tile, target, lo)
+            targets = ends[hi]
+            if targets:
+                for target in targets:
+                    out.append(OFFERS[target][tile])
+    return out
 
 
 def has_play(table: Table, tiles: Iterable[Tile]) -> bool:
-    """Whether any of ``tiles`` (off the table) can be played now, without building the list."""
-    return next(hand_plays(table, tiles), None) is not None
+    """Whether any of ``tiles`` (off the table) can be played now."""
+    short = table.short
+    if short:
+        hub = table.hub
+        rows = [OFFERS[t] for t in ((hub,) if hub in short else short)]
+        return any(tile in row for row in rows for tile in tiles)
+    ends = table.ends
+    return any(ends[lo] or ends[hi] for lo, hi in tiles)
