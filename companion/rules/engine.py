@@ -82,7 +82,6 @@ class RoundState:
 
     __slots__ = (
         "_draw",
-        "avail",
         "boneyard",
         "current",
         "dealt",
@@ -126,7 +125,6 @@ class RoundState:
     out: int | None
     setup: list[Event]
     history: list[Event]
-    avail: list[int]
 
     # ------------------------------------------------------------------ queries
     @property
@@ -193,7 +191,6 @@ class RoundState:
         new.boneyard = list(self.boneyard)
         new.table = self.table.copy()
         new.history = list(self.history)
-        new.avail = list(self.avail)
         return new
 
     def child(self, action: Action | tuple[Tile | str, Tile | str]) -> RoundState:
@@ -224,10 +221,10 @@ class RoundState:
                 self.history.append(("draw", seat, tile, None))
                 return
             self.history.append(("pass", seat, None, None))
-            if self.drew and has_play(self.table, (hand[-1],)):
-                self.passes = 0  # declined a playable tile: the round is not stuck
-            elif self.boneyard:
+            if self.boneyard:
                 self.passes = 0  # someone after this player can still draw
+            elif self.drew and has_play(self.table, (hand[-1],)):
+                self.passes = 0  # declined a playable tile: the round is not stuck
             else:
                 self.passes += 1
                 if self.passes >= self.players:
@@ -240,23 +237,22 @@ class RoundState:
         hand.remove(tile)
         self.table.attach(tile, target)
         self.history.append(("play", seat, tile, target))
-        lo, hi = tile
-        if lo != hi:
-            avail = self.avail
-            avail[lo] -= 1
-            avail[hi] -= 1
         self.passes = 0
         self.drew = False
         if not hand:
             self.outcome = OUT
             self.out = seat
             return
-        if lo == hi and self.rules.end_when_foot_dead:
+        if tile[0] == tile[1] and self.rules.end_when_foot_dead:
             need = self.table.short.get(tile, 0)
-            if need and self.avail[lo] < need:
+            if need and self._left_showing(tile[0]) < need:
                 self.outcome = DEAD_FOOT
                 return
         self.current = (seat + 1) % self.players
+
+    def _left_showing(self, v: int) -> int:
+        """Tiles off the table that show ``v``, doubles left out (a double is never a toe)."""
+        return self.top - sum(1 for t in self.table.parent if t[0] != t[1] and v in t)
 
     def _check(self, action: Action | tuple[Tile | str, Tile | str]) -> Action:
         """The legal action meant by ``action`` (a Play, or just ``(tile, on)``), or raise."""
@@ -437,8 +433,6 @@ def _start(
     s.out = None
     s.setup = setup
     s.history = []
-    # Tiles off the table showing each number, doubles left out (a double can never be a toe).
-    s.avail = [top if v <= top else 0 for v in range(19)]
     s._draw = rules.draw
     if placed_by is not None and not hands[placed_by]:
         s.outcome, s.out = OUT, placed_by  # a one-tile hand that was the double itself
@@ -468,18 +462,15 @@ def _find_starting_double(
         if best is not None:
             return _double(top, best[0]), best[1]
 
-    def usable(t: Tile) -> bool:
-        if policy is MissingDouble.NEXT_HIGHEST:
-            return t.low == t.high and t.low <= d
-        return t is dd
-
+    # With next-highest, any double at or below the round's that turns up will do.
+    any_double = policy is MissingDouble.NEXT_HIGHEST
     seat = first_drawer
     players = len(hands)
     while boneyard:  # the round's double is in the boneyard, so this always finds one
         tile = boneyard.pop()
         hands[seat].append(tile)
         setup.append(("draw", seat, tile, None))
-        if usable(tile):
+        if tile is dd or (any_double and tile[0] == tile[1] and tile[0] <= d):
             return tile, seat
         seat = (seat + 1) % players
     raise AssertionError("the round's double was neither dealt nor in the boneyard")

@@ -168,8 +168,9 @@ class Table:
     def kids(self) -> dict[Tile, list[Tile]]:
         """The tiles laid against each tile, in the order they were laid (read-only)."""
         # Built when asked for, not on every attach: the round engine never needs it.
+        # The table only grows, so a cache as long as the table is up to date.
         kids = self._kids
-        if kids is None:
+        if kids is None or len(kids) != len(self.parent):
             kids = {t: [] for t in self.parent}
             for t, p in self.parent.items():
                 if p is not None:
@@ -303,7 +304,6 @@ class Table:
         free = hi if lo == v else lo
         self.value[tile] = free
         self.parent[tile] = on
-        self._kids = None
         short = self.short
         left = short.get(on)
         if left is not None:
