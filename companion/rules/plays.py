@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, NamedTuple
 
-from .tiles import MAX_SET, Tile
+from .tiles import MAX_SET, Tile, full_set
 
 if TYPE_CHECKING:
     from .layout import Table
@@ -67,6 +67,9 @@ class _Offers(dict):  # type: ignore[type-arg]
 
 
 OFFERS = _Offers()
+# A tile's halves as a plain pair: taking a Tile (a tuple subclass) apart costs several times
+# more than a dict lookup and a plain tuple's unpacking.
+HALVES: dict[Tile, tuple[int, int]] = {t: (t.low, t.high) for t in full_set(MAX_SET)}
 
 
 def hand_plays(table: Table, hand: Iterable[Tile]) -> list[Play]:
@@ -81,13 +84,12 @@ def hand_plays(table: Table, hand: Iterable[Tile]) -> list[Play]:
         for target in ((hub,) if hub in short else short):
             row = OFFERS[target]  # a double's row is exactly the tiles that fit it
             for tile in hand:
-                play = row.get(tile)
-                if play is not None:
-                    out.append(play)
+                if tile in row:
+                    out.append(row[tile])
         return out
     ends = table.ends
     for tile in hand:
-        lo, hi = tile
+        lo, hi = HALVES[tile]
         targets = ends[lo]
         if targets:
             for target in targets:
