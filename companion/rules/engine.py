@@ -40,7 +40,7 @@ seat rotates).
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from .errors import IllegalPlayError, InputError
@@ -53,6 +53,8 @@ from .tiles import Tile, full_set
 DRAW = "draw"
 PASS = "pass"
 Action = Play | str
+#: A bot's ``choose``: the state (seat to act, hands, table) and the legal actions -> one of them.
+Chooser = Callable[["RoundState", list[Action]], Action]
 
 OUT = "out"
 BLOCKED = "blocked"
@@ -136,24 +138,7 @@ class RoundState:
 
     def legal_actions(self) -> list[Action]:
         """What the player to act may do, plays first; empty when the round is over."""
-        if self.outcome is not None:
-            return []
-        hand = self.hands[self.current]
-        if self.drew:
-            # The table has not changed since the player found nothing to play, so only the
-            # tile just drawn (the last in hand) can fit.
-            plays: list[Action] = hand_plays(self.table, (hand[-1],))  # type: ignore[assignment]
-            if plays:
-                if self._draw is DrawPolicy.MAY_PLAY:
-                    plays.append(PASS)
-                return plays
-            if self._draw is DrawPolicy.DRAW_UNTIL_PLAYABLE and self.boneyard:
-                return [DRAW]
-            return [PASS]
-        plays = hand_plays(self.table, hand)  # type: ignore[assignment]
-        if plays:
-            return plays
-        return [DRAW] if self.boneyard else [PASS]
+        return self._turns(None, 1)
 
     def penalties(self) -> list[int]:
         """Penalty points per seat for the tiles left in hand (0-0 per the rules)."""
@@ -207,48 +192,95 @@ class RoundState:
         the simulator does."""
         if self.outcome is not None:
             raise IllegalPlayError("the round is over", "round-over")
-        self._act(self._check(action) if check else action)  # type: ignore[arg-type]
+        self._turns(None, 1, self._check(action) if check else action)  # type: ignore[arg-type]
 
-    def _act(self, action: Action) -> None:
-        """Apply an action taken from :meth:`legal_actions` (the simulator's hot path)."""
-        seat = self.current
-        hand = self.hands[seat]
-        if action.__class__ is str:
-            if action == DRAW:
-                tile = self.boneyard.pop()
-                hand.append(tile)
-                self.drew = True
-                self.history.append(("draw", seat, tile, None))
-                return
-            self.history.append(("pass", seat, None, None))
-            if self.boneyard:
-                self.passes = 0  # someone after this player can still draw
-            elif self.drew and has_play(self.table, (hand[-1],)):
-                self.passes = 0  # declined a playable tile: the round is not stuck
-            else:
-                self.passes += 1
-                if self.passes >= self.players:
-                    self.outcome = BLOCKED
-                    return
-            self.drew = False
-            self.current = (seat + 1) % self.players
-            return
-        tile, target = action[0], action[1]  # type: ignore[index]
-        hand.remove(tile)
-        self.table.attach(tile, target)
-        self.history.append(("play", seat, tile, target))
-        self.passes = 0
-        self.drew = False
-        if not hand:
-            self.outcome = OUT
-            self.out = seat
-            return
-        if tile[0] == tile[1] and self.rules.end_when_foot_dead:
-            need = self.table.short.get(tile, 0)
-            if need and self._left_showing(tile[0]) < need:
-                self.outcome = DEAD_FOOT
-                return
-        self.current = (seat + 1) % self.players
+    def _turns(self, choose: Sequence[Chooser] | None, steps: int, given: Action | None = None) -> list[Action]:
+        """The turn loop: the one place where the rules of a turn are applied.
+
+        Each turn offers the player to act their legal actions (plays first, in hand order; then
+        DRAW or PASS as ``rules.draw`` says) and applies one: ``given`` (already checked), the
+        only one offered, or ``choose[seat](state, offer)``'s pick. ``choose`` None and no
+        ``given``: return the first offer without acting (:meth:`legal_actions`). ``steps``: how
+        many actions to apply; -1 plays the round out (:func:`play_out`). The changing fields
+        live in local variables while it runs: one loop instead of a few method calls per
+        action is what makes simulation fast.
+        """
+        if self.outcome is not None:
+            return []
+        table = self.table
+        hands = self.hands
+        boneyard = self.boneyard
+        history = self.history
+        players = self.players
+        policy = self._draw
+        dead_foot_rule = self.rules.end_when_foot_dead
+        seat, drew, passes = self.current, self.drew, self.passes
+        try:
+            while steps:
+                hand = hands[seat]
+                if given is not None:
+                    action: Action = given
+                else:
+                    if drew:
+                        # The table has not changed since the player found nothing to play, so
+                        # only the tile just drawn (the last in hand) can fit.
+                        offer: list[Action] = hand_plays(table, (hand[-1],))  # type: ignore[assignment]
+                        if offer:
+                            if policy is DrawPolicy.MAY_PLAY:
+                                offer.append(PASS)
+                        else:
+                            offer = [DRAW] if policy is DrawPolicy.DRAW_UNTIL_PLAYABLE and boneyard else [PASS]
+                    else:
+                        offer = hand_plays(table, hand)  # type: ignore[assignment]
+                        if not offer:
+                            offer = [DRAW] if boneyard else [PASS]
+                    if choose is None:
+                        return offer
+                    if len(offer) == 1:
+                        action = offer[0]
+                    else:
+                        self.current, self.drew, self.passes = seat, drew, passes  # what a bot sees
+                        action = choose[seat](self, offer)
+                steps -= 1
+                if action.__class__ is str:
+                    if action == DRAW:
+                        tile = boneyard.pop()
+                        hand.append(tile)
+                        drew = True
+                        history.append(("draw", seat, tile, None))
+                        continue
+                    history.append(("pass", seat, None, None))
+                    if boneyard:
+                        passes = 0  # someone after this player can still draw
+                    elif drew and has_play(table, (hand[-1],)):
+                        passes = 0  # declined a playable tile: the round is not stuck
+                    else:
+                        passes += 1
+                        if passes >= players:
+                            self.outcome = BLOCKED
+                            break
+                    drew = False
+                    seat = (seat + 1) % players
+                    continue
+                tile, target, free = action  # type: ignore[misc]
+                hand.remove(tile)
+                table.attach(tile, target, free)
+                history.append(("play", seat, tile, target))
+                passes = 0
+                drew = False
+                if not hand:
+                    self.outcome = OUT
+                    self.out = seat
+                    break
+                if dead_foot_rule and tile[0] == tile[1]:
+                    need = table.short.get(tile, 0)
+                    if need and self._left_showing(tile[0]) < need:
+                        self.outcome = DEAD_FOOT
+                        break
+                seat = (seat + 1) % players
+        finally:
+            self.current, self.drew, self.passes = seat, drew, passes
+        return []
 
     def _left_showing(self, v: int) -> int:
         """Tiles off the table that show ``v``, doubles left out (a double is never a toe)."""
@@ -477,10 +509,7 @@ def _find_starting_double(
 
 
 def play_out(state: RoundState, bots: Sequence[Any]) -> RoundState:
-    """Let ``bots`` (one per seat, each with ``choose(state, legal)``) play the round to its end."""
-    legal_actions, act = state.legal_actions, state._act
-    choose = [b.choose for b in bots]
-    while state.outcome is None:
-        legal = legal_actions()
-        act(legal[0] if len(legal) == 1 else choose[state.current](state, legal))
+    """Let ``bots`` (one per seat, each with ``choose(state, legal)``) play the round to its end.
+    A bot is asked only when there is a choice (more than one legal action)."""
+    state._turns([b.choose for b in bots], -1)
     return state

@@ -130,7 +130,7 @@ class Table:
         self.value: dict[Tile, int] = {hub: hub.low}
         self.parent: dict[Tile, Tile | None] = {hub: None}
         self._kids: dict[Tile, list[Tile]] | None = None
-        self.ends: list[list[Tile]] = [[] for _ in range(MAX_SET + 1)]
+        self.ends: list[list[Tile]] = [[] for _ in range(MAX_SET + 2)]  # + NO_END
         self.short: dict[Tile, int] = {hub: spokes} if spokes > 0 else {}
 
     @classmethod
@@ -292,16 +292,18 @@ class Table:
         self.attach(tile, on)
         return verdict
 
-    def attach(self, tile: Tile, on: Tile) -> None:
+    def attach(self, tile: Tile, on: Tile, free: int = -1) -> None:
         """Lay ``tile`` against ``on`` without judging (the engine has already checked it).
 
         Also used to rebuild a layout that breaks rules (a second tile on a line tip, a play
         while the hub is short) so that the rest of it can still be checked. ``tile`` must show
-        ``on``'s open number and ``on`` must be on the table.
+        ``on``'s open number and ``on`` must be on the table. ``free``: the number the tile
+        leaves open, when known (a Play's orientation).
         """
         v = self.value[on]
-        lo, hi = tile
-        free = hi if lo == v else lo
+        if free < 0:
+            lo, hi = tile
+            free = hi if lo == v else lo
         self.value[tile] = free
         self.parent[tile] = on
         short = self.short
@@ -316,7 +318,7 @@ class Table:
                 self.ends[v].remove(on)
             except ValueError:  # a second tile on a line end (a wrong layout being rebuilt)
                 pass
-        if lo == hi:
+        if free == v:  # only a double shows the same number at both ends
             if self.toes > 0:
                 short[tile] = self.toes
         else:

@@ -17,6 +17,9 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from .tiles import MAX_SET, Tile, full_set
 
+#: ``Table.ends[NO_END]`` is always empty (no tile shows a number past the biggest set's).
+NO_END = MAX_SET + 1
+
 if TYPE_CHECKING:
     from .layout import Table
 
@@ -69,7 +72,7 @@ class _Offers(dict):  # type: ignore[type-arg]
 OFFERS = _Offers()
 # A tile's halves as a plain pair: taking a Tile (a tuple subclass) apart costs several times
 # more than a dict lookup and a plain tuple's unpacking.
-HALVES: dict[Tile, tuple[int, int]] = {t: (t.low, t.high) for t in full_set(MAX_SET)}
+HALVES: dict[Tile, tuple[int, int]] = {t: (t.low, NO_END if t.is_double else t.high) for t in full_set(MAX_SET)}
 
 
 def hand_plays(table: Table, hand: Iterable[Tile]) -> list[Play]:
@@ -89,16 +92,13 @@ def hand_plays(table: Table, hand: Iterable[Tile]) -> list[Play]:
         return out
     ends = table.ends
     for tile in hand:
-        lo, hi = HALVES[tile]
-        targets = ends[lo]
-        if targets:
-            for target in targets:
+        lo, hi = HALVES[tile]  # hi is NO_END for a double: it has one number, not two
+        if ends[lo]:
+            for target in ends[lo]:
                 out.append(OFFERS[target][tile])
-        if hi != lo:
-            targets = ends[hi]
-            if targets:
-                for target in targets:
-                    out.append(OFFERS[target][tile])
+        if ends[hi]:
+            for target in ends[hi]:
+                out.append(OFFERS[target][tile])
     return out
 
 
