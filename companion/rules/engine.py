@@ -212,7 +212,8 @@ class RoundState:
         boneyard = self.boneyard
         history = self.history
         players = self.players
-        policy = self._draw
+        may_decline = self._draw is DrawPolicy.MAY_PLAY
+        draw_again = self._draw is DrawPolicy.DRAW_UNTIL_PLAYABLE
         dead_foot_rule = self.rules.end_when_foot_dead
         seat, drew, passes = self.current, self.drew, self.passes
         try:
@@ -226,10 +227,10 @@ class RoundState:
                         # only the tile just drawn (the last in hand) can fit.
                         offer: list[Action] = hand_plays(table, (hand[-1],))  # type: ignore[assignment]
                         if offer:
-                            if policy is DrawPolicy.MAY_PLAY:
+                            if may_decline:
                                 offer.append(PASS)
                         else:
-                            offer = [DRAW] if policy is DrawPolicy.DRAW_UNTIL_PLAYABLE and boneyard else [PASS]
+                            offer = [DRAW] if draw_again and boneyard else [PASS]
                     else:
                         offer = hand_plays(table, hand)  # type: ignore[assignment]
                         if not offer:
