@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import IllegalPlayError, InputError, InvalidTileError, TileNotInSetError
-from .plays import Play, legal_plays
+from .plays import OFFERS, Play, legal_plays
 from .ruleset import DEFAULT_PRESET, RuleSet, get_rules
 from .tiles import MAX_SET, SETS, Tile
 
@@ -118,7 +118,7 @@ class Table:
     hub is short until it has its spokes, a later double until it has its toes.
     """
 
-    __slots__ = ("_kids", "ends", "hub", "parent", "short", "spokes", "toes", "top", "value")
+    __slots__ = ("_kids", "ends", "hub", "offers", "parent", "short", "spokes", "toes", "top", "value")
 
     def __init__(self, hub: Tile, *, spokes: int, toes: int, top: int) -> None:
         if not hub.is_double:
@@ -131,6 +131,8 @@ class Table:
         self.parent: dict[Tile, Tile | None] = {hub: None}
         self._kids: dict[Tile, list[Tile]] | None = None
         self.ends: list[list[Tile]] = [[] for _ in range(MAX_SET + 2)]  # + NO_END
+        # offers[v][i] is OFFERS[ends[v][i]]: every play onto that tip, by tile
+        self.offers: list[list[dict[Tile, Play]]] = [[] for _ in range(MAX_SET + 2)]
         self.short: dict[Tile, int] = {hub: spokes} if spokes > 0 else {}
 
     @classmethod
@@ -144,6 +146,7 @@ class Table:
         new.parent = dict(self.parent)
         new._kids = None
         new.ends = [list(e) for e in self.ends]
+        new.offers = [list(e) for e in self.offers]
         new.short = dict(self.short)
         return new
 
@@ -315,14 +318,18 @@ class Table:
                 del short[on]
         elif on[0] != on[1]:
             try:
-                self.ends[v].remove(on)
+                i = self.ends[v].index(on)
             except ValueError:  # a second tile on a line end (a wrong layout being rebuilt)
                 pass
+            else:
+                del self.ends[v][i]
+                del self.offers[v][i]
         if free == v:  # only a double shows the same number at both ends
             if self.toes > 0:
                 short[tile] = self.toes
         else:
             self.ends[free].append(tile)
+            self.offers[free].append(OFFERS[tile])
 
 
 @dataclass(frozen=True, slots=True)

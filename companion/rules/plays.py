@@ -90,15 +90,15 @@ def hand_plays(table: Table, hand: Iterable[Tile]) -> list[Play]:
                 if tile in row:
                     out.append(row[tile])
         return out
-    ends = table.ends
+    offers = table.offers
     for tile in hand:
         lo, hi = HALVES[tile]  # hi is NO_END for a double: it has one number, not two
-        if ends[lo]:
-            for target in ends[lo]:
-                out.append(OFFERS[target][tile])
-        if ends[hi]:
-            for target in ends[hi]:
-                out.append(OFFERS[target][tile])
+        if offers[lo]:
+            for row in offers[lo]:
+                out.append(row[tile])
+        if offers[hi]:
+            for row in offers[hi]:
+                out.append(row[tile])
     return out
 
 
