@@ -316,11 +316,11 @@ class Table:
                 short[on] = left - 1
             else:
                 del short[on]
-        elif on[0] != on[1]:
+        else:
             try:
                 i = self.ends[v].index(on)
-            except ValueError:  # a second tile on a line end (a wrong layout being rebuilt)
-                pass
+            except ValueError:  # a wrong layout being rebuilt: a second tile on a line end, a
+                pass  # tile on a double that has all its toes
             else:
                 del self.ends[v][i]
                 del self.offers[v][i]
