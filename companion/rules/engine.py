@@ -46,8 +46,8 @@ from typing import Any
 from .errors import IllegalPlayError, InputError
 from .layout import Layout, Placement, Table
 from .plays import Play, hand_plays, has_play
-from .seeded import shuffle
 from .ruleset import DrawPolicy, FirstPlayer, MissingDouble, RuleSet, Start
+from .seeded import shuffle
 from .tiles import Tile, full_set
 
 DRAW = "draw"

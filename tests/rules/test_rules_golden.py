@@ -8,7 +8,6 @@ import subprocess
 import sys
 
 import pytest
-
 from golden_cases import FULL, ROOT, SUMMARY, canonical, cases, full_path, record, summary
 
 GOLDEN = json.loads(SUMMARY.read_text(encoding="utf-8"))
