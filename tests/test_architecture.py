@@ -1,6 +1,7 @@
 """The import arrows from the design card, checked on the source itself.
 
-rules <- match <- storage; vision reads only the rules; app and CLI on top; torch only in training.
+rules <- match <- storage; rules <- board (the drawing); vision reads only the rules; app and CLI
+on top; torch only in training.
 """
 
 from __future__ import annotations
@@ -78,6 +79,15 @@ def test_storage_sits_on_match():
     assert _violations("companion/storage", allowed) == []
 
 
+def test_board_draws_from_the_rules_core_alone():
+    """The drawing is shared by the app and the CLI: it sits on the rules core, and the layers
+    the scorekeeper is built from never draw."""
+    assert _violations("companion/board", ("companion.rules", "companion.board")) == []
+    bad = [f"{f.relative_to(ROOT)} imports {n}" for pkg in ("companion/rules", "companion/match", "companion/storage")
+           for f in _files(pkg) for n in _imports(f) if n.startswith("companion.board")]
+    assert bad == []
+
+
 def test_reader_imports_only_rules_and_no_training_stack():
     def no_training(f: Path, name: str) -> list[str]:
         if f.name.startswith("train"):
@@ -92,7 +102,7 @@ def test_reader_imports_only_rules_and_no_training_stack():
 
 def test_nothing_below_imports_app_or_cli():
     bad = []
-    for pkg in ("companion/rules", "companion/match", "companion/storage", "vision", "datasets"):
+    for pkg in ("companion/rules", "companion/match", "companion/storage", "companion/board", "vision", "datasets"):
         if not (ROOT / pkg).exists():
             continue
         for f in _files(pkg):
