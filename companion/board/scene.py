@@ -154,18 +154,17 @@ def board_scene(board: Board, *, margin: float = 0.8) -> Scene:
             shapes.append(Segment(ghost.joint[0], ghost.joint[1], nx, ny, colour, 0.05, dash=True))
         shapes += tile_shapes(ghost.spot, ghost.near, ghost.far, fill=colour, edge=colour,
                               edge_width=0.12, opacity=0.35)
-        _gx0, gy0, gx1, gy1 = ghost.spot.box()
+        # The sentence goes beside the board, level with the play and joined to it by a thin
+        # line, so that it never covers a tile or an open end.
+        _, gy0, gx1, gy1 = ghost.spot.box()
         size = 0.5
-        tx, ty = gx1 + 0.3, (gy0 + gy1) / 2 - (len(ghost_text) - 1) * size * 0.6
-        wide = max(len(t) for t in ghost_text) * size * 0.56
-        # a light backing keeps the sentence legible over the tiles it crosses
-        shapes.append(Poly(((tx - 0.15, ty - size), (tx + wide + 0.15, ty - size),
-                            (tx + wide + 0.15, ty + len(ghost_text) * size * 1.2 - 0.1),
-                            (tx - 0.15, ty + len(ghost_text) * size * 1.2 - 0.1)), "#ffffff", opacity=0.85))
+        tx = x1 + 0.8
+        ty = (gy0 + gy1) / 2 - (len(ghost_text) - 1) * size * 0.6
+        shapes.append(Segment(gx1 + 0.1, (gy0 + gy1) / 2, tx - 0.2, (gy0 + gy1) / 2, colour, 0.03, dash=True))
         for i, line in enumerate(ghost_text):
             shapes.append(Label(tx, ty + i * size * 1.2 + size * 0.35, line, size, colour, "start",
                                 bold=i == 0))
-        x1 = max(x1, tx + wide + 0.15)
+        x1 = tx + max(len(t) for t in ghost_text) * size * 0.56
         y0 = min(y0, ty - size)
         y1 = max(y1, ty + len(ghost_text) * size * 1.2)
         bottom = y1 + margin

@@ -1,8 +1,8 @@
 """``chickenfoot rules``, ``check`` and ``simulate``: the rules core on the command line.
 
-Exit codes: 0 legal / done, 1 the layout or the play breaks a rule, 2 unusable input (bad file,
-bad JSON, unknown preset, a tile that is not in the set, a play on a tile not on the table),
-always with a one-line message and never a traceback.
+Exit codes: 0 legal / done, 1 the layout or the play breaks a rule (a play on a tile that is not
+on the table too), 2 unusable input (bad file, bad JSON, unknown preset, a tile that is not in the
+set, a drawing that cannot be written), always with a one-line message and never a traceback.
 """
 
 from __future__ import annotations
@@ -34,6 +34,8 @@ def register(sub: Any) -> None:
                    f"{DEFAULT_PRESET})")
     c.add_argument("--play", metavar="TILE", help="a tile to judge, e.g. 4-7")
     c.add_argument("--on", metavar="TILE", help="the tile on the table it is laid against")
+    c.add_argument("--draw", metavar="OUT", help="write the table as a picture, OUT.svg or OUT.png "
+                   "(with --play, the play drawn in place)")
     c.add_argument("--json", action="store_true", help="print JSON")
     c.set_defaults(func=cmd_check)
 
@@ -80,10 +82,14 @@ def cmd_rules(args: argparse.Namespace) -> int:
 # ------------------------------------------------------------------------------- check
 def cmd_check(args: argparse.Namespace) -> int:
     # imported here, not at the top: every command builds this module's parser
-    from companion.rules.layout import NOT_IN_SET, UNKNOWN_TARGET, Layout, check_layout, resolve_rules
+    from companion.rules.layout import NOT_IN_SET, Layout, check_layout, resolve_rules
 
     if (args.play is None) != (args.on is None):
         raise InputError("--play and --on go together: --play 4-7 --on 9-4")
+    if args.draw:
+        from companion.board import check_output
+
+        check_output(args.draw)
     layout = Layout.load(args.layout)
     rules = resolve_rules(layout, args.rules)
     report = check_layout(layout, rules)
@@ -93,17 +99,36 @@ def cmd_check(args: argparse.Namespace) -> int:
     data = report.to_dict()
     lines = report.summary_lines()
     ok = report.legal
+    play = None
     if args.play is not None:
-        verdict = report.judge(Tile.parse(args.play), Tile.parse(args.on))
-        if verdict.code in (NOT_IN_SET, UNKNOWN_TARGET):
+        play = (Tile.parse(args.play), Tile.parse(args.on))
+        verdict = report.judge(*play)
+        if verdict.code == NOT_IN_SET:
             raise InputError(verdict.message)
         data["play"] = verdict.to_dict()
-        t = report.table
-        lines.append(f"Play {t.show(verdict.tile, t.value.get(verdict.on))} on {t.show(verdict.on)}: "
-                     f"{'legal' if verdict.legal else 'not legal'} [{verdict.code}] {verdict.message}")
+        lines.append(play_line(report, verdict))
         ok = ok and verdict.legal
+    if args.draw:
+        draw_report(report, play, args.draw, data, lines)
     emit(data, args.json, "\n".join(lines))
     return EXIT_OK if ok else EXIT_FAIL
+
+
+def play_line(report: Any, verdict: Any) -> str:
+    """One judged play for people: "Play 4-7 on 9-4: legal [ok] 4-7 can go on ..." """
+    t = report.table
+    return (f"Play {t.show(verdict.tile, t.value.get(verdict.on))} on {t.show(verdict.on)}: "
+            f"{'legal' if verdict.legal else 'not legal'} [{verdict.code}] {verdict.message}")
+
+
+def draw_report(report: Any, play: tuple[Tile, Tile] | None, out: str, data: dict[str, Any],
+                lines: list[str]) -> None:
+    """Write the table (and the judged play) as a picture; say so in the output."""
+    from companion.board import from_report, save
+
+    save(from_report(report, play), out)
+    data["drawing"] = out
+    lines.append(f"drawing written to {out}")
 
 
 # ---------------------------------------------------------------------------- simulate

@@ -13,6 +13,7 @@ import argparse
 from typing import Any
 
 from companion.cli.main import EXIT_FAIL, EXIT_OK, emit
+from companion.cli.rules_cmd import draw_report, play_line
 from companion.cli.score_cmd import _rules, decode_photos, save_annotated
 from companion.rules.errors import InputError
 from companion.rules.tiles import SETS, Tile
@@ -36,6 +37,8 @@ def register(subparsers: Any) -> None:
     p.add_argument("--on", metavar="TILE", help="the tile on the table it would be laid against")
     p.add_argument("--save", metavar="LAYOUT.json", help="write the layout read from the photo")
     p.add_argument("--annotate", metavar="OUT.png", help="write the photo with the layout drawn on it")
+    p.add_argument("--draw", metavar="OUT", help="write the table read from the photo as a board, OUT.svg "
+                   "or OUT.png (with --play, the play drawn in place)")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
     p.add_argument("--models", metavar="DIR", default=None, help=argparse.SUPPRESS)
     p.set_defaults(func=run)
@@ -62,6 +65,10 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("--play and --on go together: --play 4-7 --on 9-4")
     play = (Tile.parse(args.play), Tile.parse(args.on)) if args.play is not None else None
     hub = _hub(args.hub)
+    if args.draw:
+        from companion.board import check_output
+
+        check_output(args.draw)
     rules = _rules(args)
     models = resolve_models_dir(args.models)
     (loaded,) = decode_photos([args.photo], models)
@@ -98,14 +105,16 @@ def run(args: argparse.Namespace) -> int:
         data["annotated"] = args.annotate
     if play is not None:
         verdict = report.judge(*play)
-        if verdict.code in (NOT_IN_SET, UNKNOWN_TARGET):
-            raise InputError(verdict.message + (" (as read from the photo: see the annotated picture)"
-                                                if args.annotate else " (as read from the photo: try --annotate)"))
+        if verdict.code == NOT_IN_SET:
+            raise InputError(verdict.message)
         data["play"] = verdict.to_dict()
-        t = report.table
-        lines.append(f"Play {t.show(verdict.tile, t.value.get(verdict.on))} on {t.show(verdict.on)}: "
-                     f"{'legal' if verdict.legal else 'not legal'} [{verdict.code}] {verdict.message}")
+        lines.append(play_line(report, verdict))
+        if verdict.code == UNKNOWN_TARGET:
+            lines.append("(as read from the photo: " + ("see the annotated picture)" if args.annotate
+                                                        else "try --annotate)"))
         ok = ok and verdict.legal
+    if args.draw:
+        draw_report(report, play, args.draw, data, lines)
     lines += [f"warning: {w}" for w in warnings]
     emit(data, args.json, "\n".join(lines))
     return EXIT_OK if ok else EXIT_FAIL

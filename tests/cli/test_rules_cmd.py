@@ -101,7 +101,6 @@ def test_check_rules_override_and_unordered(tmp_path: Path, capsys: pytest.Captu
     ({"hub": "9-9", "set": 9, "plays": [{"tile": "9-10", "on": "9-9"}]}, [], "9-10 is not in a double-9 set"),
     ({"hub": "9-9", "rules": "gameweave"}, ["--play", "9-10", "--on", "9-9"], "not in a double-9 set"),
     ({"hub": "9-9", "plays": [{"tile": "9-x", "on": "9-9"}]}, [], "cannot read '9-x' as a tile"),
-    ({"hub": "9-9"}, ["--play", "4:7", "--on", "7-7"], "There is no 7-7 on the table"),
     ({"hub": "9-9"}, ["--play", "9-4"], "--play and --on go together"),
     ({"hub": "9-8"}, [], "the hub must be a double"),
 ])
@@ -113,6 +112,57 @@ def test_check_unusable_input_exit_2_one_line(tmp_path: Path, content: object, a
     line = one_line_error(res.stderr)
     assert line.startswith("chickenfoot: error:") and fragment in line
     assert res.stdout == ""
+
+
+def test_check_play_on_a_tile_not_on_the_table_is_a_verdict(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    path = write(tmp_path, {"hub": "9-9", "plays": SPOKES})
+    assert main(["check", path, "--play", "4:7", "--on", "7-7", "--json"]) == 1
+    play = json.loads(capsys.readouterr().out)["play"]
+    assert play == {"tile": "4-7", "on": "7-7", "legal": False, "code": "unknown-target",
+                    "message": "There is no 7-7 on the table to play 4-7 on."}
+    assert main(["check", path, "--play", "4:7", "--on", "7-7"]) == 1
+    assert "not legal [unknown-target] There is no 7-7 on the table" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("name", ["table.svg", "table.png"])
+def test_check_draw_writes_the_board(tmp_path: Path, name: str, capsys: pytest.CaptureFixture[str]):
+    path = write(tmp_path, {"hub": "9-9", "plays": [*SPOKES, {"tile": "4-4", "on": "9-4"}]})
+    out = tmp_path / name
+    assert main(["check", path, "--play", "0-6", "--on", "9-0", "--draw", str(out), "--json"]) == 1
+    assert json.loads(capsys.readouterr().out)["drawing"] == str(out)
+    data = out.read_bytes()
+    assert data.startswith(b"<svg") if name.endswith(".svg") else data.startswith(b"\x89PNG")
+    if name.endswith(".svg"):
+        assert b"0-6 on 9-0: not legal. The 4-4 still" in data and b"needs 3 toes before" in data
+    assert main(["check", path, "--draw", str(out)]) == 0
+    assert f"drawing written to {out}" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("out, fragment", [
+    ("board.gif", "written as .svg or .png"),
+    ("nowhere/board.png", "does not exist"),
+])
+def test_check_bad_draw_exit_2_and_nothing_written(tmp_path: Path, out: str, fragment: str):
+    path = write(tmp_path, {"hub": "9-9", "plays": SPOKES})
+    res = run_cli("check", path, "--draw", str(tmp_path / out))
+    assert res.returncode == 2 and res.stdout == ""
+    assert fragment in one_line_error(res.stderr)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["layout.json"]
+
+
+@pytest.mark.parametrize("args, code", [
+    (["rules", "nope", "--json"], "unknown-preset"),
+    (["check", "gone.json", "--json"], "layout"),
+    (["simulate", "--players", "1", "--json"], "player-count"),
+    (["check", "--json"], "usage"),
+    (["simulate", "--bogus", "--json"], "usage"),
+])
+def test_every_error_with_json_prints_json(args: list[str], code: str):
+    res = run_cli(*args)
+    assert res.returncode == 2
+    data = json.loads(res.stdout)
+    assert data["error"]["code"] == code and data["exit"] == 2 and data["error"]["message"]
+    assert data["error"]["message"] in one_line_error(res.stderr)
 
 
 def test_check_missing_file_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
