@@ -25,6 +25,7 @@ COMMAND_MODULES = (
     "companion.cli.match_cmd",  # match ..., stats
     "companion.cli.score_cmd",  # score PHOTO...
     "companion.cli.table_cmd",  # table PHOTO
+    "companion.cli.practice_cmd",  # practice
     "companion.cli.app_cmd",  # app
 )
 
