@@ -67,8 +67,14 @@ def record(preset: str, options: dict[str, str], players: int, seed: int, bot: s
     return simulate(get_rules(preset, options or None), players, seed, matches, bot)
 
 
+#: A preset's words for people (its title, source, summary) are not what a simulation plays.
+WORDS = ("title", "source", "summary", "notes")
+
+
 def canonical(data: Any) -> str:
-    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    """The record as compared: every field but the rules' words for people."""
+    plain = {**data, "rules": {k: v for k, v in data["rules"].items() if k not in WORDS}}
+    return json.dumps(plain, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 def summary(data: dict[str, Any]) -> dict[str, Any]:
