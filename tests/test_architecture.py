@@ -1,7 +1,7 @@
 """The import arrows from the design card, checked on the source itself.
 
-rules <- match <- storage; rules <- board (the drawing); vision reads only the rules; app and CLI
-on top; torch only in training.
+rules <- match <- storage; rules <- board (the drawing); match, board <- practice; vision reads
+only the rules; app and CLI on top; torch only in training.
 """
 
 from __future__ import annotations
@@ -88,6 +88,15 @@ def test_board_draws_from_the_rules_core_alone():
     assert bad == []
 
 
+def test_practice_sits_on_the_scorekeeper_and_the_board():
+    allowed = ("companion.rules", "companion.match", "companion.board", "companion.practice")
+    assert _violations("companion/practice", allowed) == []
+    bad = [f"{f.relative_to(ROOT)} imports {n}"
+           for pkg in ("companion/rules", "companion/match", "companion/storage", "companion/board")
+           for f in _files(pkg) for n in _imports(f) if n.startswith("companion.practice")]
+    assert bad == []
+
+
 def test_reader_imports_only_rules_and_no_training_stack():
     def no_training(f: Path, name: str) -> list[str]:
         if f.name.startswith("train"):
@@ -102,7 +111,8 @@ def test_reader_imports_only_rules_and_no_training_stack():
 
 def test_nothing_below_imports_app_or_cli():
     bad = []
-    for pkg in ("companion/rules", "companion/match", "companion/storage", "companion/board", "vision", "datasets"):
+    for pkg in ("companion/rules", "companion/match", "companion/storage", "companion/board", "companion/practice",
+                "vision", "datasets"):
         if not (ROOT / pkg).exists():
             continue
         for f in _files(pkg):
@@ -131,7 +141,8 @@ def test_torch_only_in_training_code():
 def test_app_side_runtime_never_loads_torch():
     """Importing everything the app and CLI use at run time leaves torch unloaded."""
     mods = ["companion.cli.main", "companion.rules"]
-    for m in ("companion.app", "companion.match", "companion.storage", "vision.reader"):
+    for m in ("companion.app", "companion.match", "companion.storage", "companion.board", "companion.practice",
+              "vision.reader"):
         if (ROOT / (m.replace(".", "/") + ".py")).exists() or (ROOT / m.replace(".", "/")).is_dir():
             mods.append(m)
     code = (

@@ -68,7 +68,8 @@ def cmd_rules(args: argparse.Namespace) -> int:
         rows = [{"name": r.name, "title": r.title, "source": r.source, "summary": r.summary}
                 for r in PRESETS.values()]
         width = max(len(r["name"]) for r in rows)
-        text = "\n".join(f"{r['name']:<{width}}  {r['title']}: {r['summary']}" for r in rows)
+        text = "\n".join(f"{r['name']:<{width}}  {r['title']}: {r['summary']} Source: {r['source']}."
+                         for r in rows)
         emit(rows, args.json, text)
         return EXIT_OK
     rules = _rules_with_options(args.name, args.option)

@@ -231,3 +231,11 @@ def test_simulate_bad_input_exit_2(args: list[str], fragment: str, capsys: pytes
 def test_simulate_bad_bot_is_a_usage_error():
     res = run_cli("simulate", "--bot", "clever")
     assert res.returncode == 2 and "invalid choice" in one_line_error(res.stderr.splitlines()[-1])
+
+
+def test_rules_name_each_source_as_a_player_knows_it(capsys: pytest.CaptureFixture[str]):
+    assert main(["rules"]) == 0
+    out = capsys.readouterr().out
+    assert "Source: “Chickie Sixes”, EngravedDominoes.com." in out and "seed 0" not in out
+    assert main(["rules", "gameweave"]) == 0
+    assert "Source: “Chickenfoot”, Gameweave edition" in capsys.readouterr().out
