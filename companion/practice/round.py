@@ -186,20 +186,17 @@ class Practice:
 
     def draw(self) -> Event:
         """The person to act draws a tile (only when nothing in hand fits)."""
-        seat = self._turn()
-        if not self.can_draw:
-            raise self._refusal(DRAW)
-        self.state.apply(DRAW)
-        event = self._event(seat, "draw", self.state.hands[seat][-1])
-        self.advance()
-        return event
+        return self._draw_or_pass(DRAW)
 
     def pass_turn(self) -> Event:
+        return self._draw_or_pass(PASS)
+
+    def _draw_or_pass(self, action: str) -> Event:
         seat = self._turn()
-        if not self.can_pass:
-            raise self._refusal(PASS)
-        self.state.apply(PASS)
-        event = self._event(seat, "pass")
+        if action not in self.state.legal_actions():
+            raise self._refusal(action)
+        self.state.apply(action)
+        event = self._event(seat, action, self.state.hands[seat][-1] if action == DRAW else None)
         self.advance()
         return event
 

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from companion.cli.main import main
+from companion.rules import Tile
 
 ROOT = Path(__file__).resolve().parents[2]
 SPOKES = [{"tile": f"9-{i}", "on": "9-9"} for i in range(6)]
@@ -74,17 +75,22 @@ def test_check_reports_every_problem_exit_1(tmp_path: Path, capsys: pytest.Captu
     assert codes == ["hub-incomplete", "already-played", "no-match"]
 
 
-def test_check_play_legal_and_not(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+@pytest.mark.parametrize("play, on, code, message", [
+    ("0-6", "9-0", "foot-incomplete", "The 4-4 still needs 2 toes before anything else."),
+    ("4:7", "7-7", "unknown-target", "There is no 7-7 on the table to play 4-7 on."),  # a verdict too
+])
+def test_check_play_not_legal_exit_1(tmp_path: Path, capsys: pytest.CaptureFixture[str], play: str, on: str,
+                                     code: str, message: str):
     path = write(tmp_path, {"hub": "9-9", "plays": [*SPOKES, {"tile": "4-4", "on": "9-4"},
                                                    {"tile": "4-1", "on": "4-4"}]})
     assert main(["check", path, "--play", "7-4", "--on", "4-4", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["play"]["code"] == "ok"
-    assert main(["check", path, "--play", "0-6", "--on", "9-0", "--json"]) == 1
-    play = json.loads(capsys.readouterr().out)["play"]
-    assert play == {"tile": "0-6", "on": "0-9", "legal": False, "code": "foot-incomplete",
-                    "message": "The 4-4 still needs 2 toes before anything else."}
-    assert main(["check", path, "--play", "0-6", "--on", "9-0"]) == 1
-    assert "[foot-incomplete] The 4-4 still needs 2 toes" in capsys.readouterr().out
+    assert main(["check", path, "--play", play, "--on", on, "--json"]) == 1
+    got = json.loads(capsys.readouterr().out)["play"]
+    assert got == {"tile": str(Tile.parse(play)), "on": str(Tile.parse(on)), "legal": False, "code": code,
+                   "message": message}
+    assert main(["check", path, "--play", play, "--on", on]) == 1
+    assert f"not legal [{code}] {message}" in capsys.readouterr().out
 
 
 def test_check_rules_override_and_unordered(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
@@ -112,16 +118,6 @@ def test_check_unusable_input_exit_2_one_line(tmp_path: Path, content: object, a
     line = one_line_error(res.stderr)
     assert line.startswith("chickenfoot: error:") and fragment in line
     assert res.stdout == ""
-
-
-def test_check_play_on_a_tile_not_on_the_table_is_a_verdict(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
-    path = write(tmp_path, {"hub": "9-9", "plays": SPOKES})
-    assert main(["check", path, "--play", "4:7", "--on", "7-7", "--json"]) == 1
-    play = json.loads(capsys.readouterr().out)["play"]
-    assert play == {"tile": "4-7", "on": "7-7", "legal": False, "code": "unknown-target",
-                    "message": "There is no 7-7 on the table to play 4-7 on."}
-    assert main(["check", path, "--play", "4:7", "--on", "7-7"]) == 1
-    assert "not legal [unknown-target] There is no 7-7 on the table" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("name", ["table.svg", "table.png"])
