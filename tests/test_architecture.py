@@ -1,8 +1,9 @@
 """The import arrows from the design card, checked on the source itself.
 
-rules <- match <- storage; the reader (``vision/`` but its lab) reads only the rules; the lab
-(``vision/lab/``, ``datasets/``) reads the reader and the rules and is read by nothing below the
-app; app and CLI on top; torch only in training; no import loop anywhere in vision or datasets.
+rules <- match <- storage; rules <- board (the drawing); match, board <- practice; the reader
+(``vision/`` but its lab) reads only the rules; the lab (``vision/lab/``, ``datasets/``) reads the
+reader and the rules and is read by nothing below the app; app and CLI on top; torch only in
+training; no import loop anywhere in vision or datasets.
 """
 
 from __future__ import annotations
@@ -80,6 +81,24 @@ def test_storage_sits_on_match():
     assert _violations("companion/storage", allowed) == []
 
 
+def test_board_draws_from_the_rules_core_alone():
+    """The drawing is shared by the app and the CLI: it sits on the rules core, and the layers
+    the scorekeeper is built from never draw."""
+    assert _violations("companion/board", ("companion.rules", "companion.board")) == []
+    bad = [f"{f.relative_to(ROOT)} imports {n}" for pkg in ("companion/rules", "companion/match", "companion/storage")
+           for f in _files(pkg) for n in _imports(f) if n.startswith("companion.board")]
+    assert bad == []
+
+
+def test_practice_sits_on_the_scorekeeper_and_the_board():
+    allowed = ("companion.rules", "companion.match", "companion.board", "companion.practice")
+    assert _violations("companion/practice", allowed) == []
+    bad = [f"{f.relative_to(ROOT)} imports {n}"
+           for pkg in ("companion/rules", "companion/match", "companion/storage", "companion/board")
+           for f in _files(pkg) for n in _imports(f) if n.startswith("companion.practice")]
+    assert bad == []
+
+
 def _runtime_files() -> list[Path]:
     return [f for f in _files("vision") if "lab" not in f.relative_to(ROOT / "vision").parts]
 
@@ -104,8 +123,9 @@ def test_reader_imports_only_rules_and_itself_never_the_lab():
 
 
 def test_the_lab_reads_the_reader_and_nothing_reads_the_lab():
-    # the renderer and data makers read the reader and the rules, never the lab's tools
-    assert _violations("datasets", ("companion.rules", "datasets", "vision")) == []
+    # the renderer and data makers read the reader, the rules and the board's pip layouts (one
+    # drawing of a domino face for the app and the training data), never the lab's tools
+    assert _violations("datasets", ("companion.rules", "companion.board.pips", "datasets", "vision")) == []
     assert [f"{f.relative_to(ROOT)} imports {n}" for f in _files("datasets") for n in _imports(f)
             if n.startswith("vision.lab")] == []
     assert _violations("vision/lab", ("companion.rules", "vision", "datasets")) == []
@@ -173,7 +193,8 @@ def test_no_import_loops_in_the_reader_or_its_lab():
 
 def test_nothing_below_imports_app_or_cli():
     bad = []
-    for pkg in ("companion/rules", "companion/match", "companion/storage", "vision", "datasets"):
+    for pkg in ("companion/rules", "companion/match", "companion/storage", "companion/board", "companion/practice",
+                "vision", "datasets"):
         if not (ROOT / pkg).exists():
             continue
         for f in _files(pkg):
@@ -202,7 +223,8 @@ def test_torch_only_in_training_code():
 def test_app_side_runtime_never_loads_torch():
     """Importing everything the app and CLI use at run time leaves torch unloaded."""
     mods = ["companion.cli.main", "companion.rules"]
-    for m in ("companion.app", "companion.match", "companion.storage", "vision.reader"):
+    for m in ("companion.app", "companion.match", "companion.storage", "companion.board", "companion.practice",
+              "vision.reader"):
         if (ROOT / (m.replace(".", "/") + ".py")).exists() or (ROOT / m.replace(".", "/")).is_dir():
             mods.append(m)
     code = (

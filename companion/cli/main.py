@@ -2,7 +2,9 @@
 
 Each module in ``COMMAND_MODULES`` exposes ``register(subparsers)`` and sets ``func`` on the
 parsers it adds; ``func(args)`` returns the exit code. Errors from the project's error tree
-become a one-line message and exit 2, never a traceback.
+become a one-line message and exit 2, never a traceback; with ``--json`` the same error is also
+printed on stdout as ``{"error": {"code": ..., "message": ...}, "exit": 2}``, so a script reading
+JSON always gets JSON.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import argparse
 import importlib
 import json
 import os
+import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -24,15 +27,25 @@ COMMAND_MODULES = (
     "companion.cli.match_cmd",  # match ..., stats
     "companion.cli.score_cmd",  # score PHOTO...
     "companion.cli.table_cmd",  # table PHOTO
+    "companion.cli.practice_cmd",  # practice
     "companion.cli.app_cmd",  # app
 )
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 
 
+class UsageError(Exception):
+    """A command line argparse cannot read (unknown option, missing argument)."""
+
+    def __init__(self, prog: str, message: str) -> None:
+        super().__init__(f"{prog}: error: {message}")
+        self.message = message
+
+
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # one line, exit 2, like every other bad input
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+    def error(self, message: str) -> None:  # type: ignore[override]
+        # one line and exit 2 like every other bad input, printed by main (as JSON too if asked)
+        raise UsageError(self.prog, message)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -111,21 +124,36 @@ def emit(data: Any, as_json: bool, text: str | None = None) -> None:
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
 
 
-def fail(message: str) -> int:
+def fail(message: str, as_json: bool = False, code: str = "error") -> int:
     sys.stderr.write(f"chickenfoot: error: {message}\n")
+    if as_json:
+        emit({"error": {"code": code, "message": message}, "exit": EXIT_USAGE}, True)
     return EXIT_USAGE
 
 
+def error_code(exc: BaseException) -> str:
+    """A stable name for an error's cause: ``InvalidTileError`` -> ``invalid-tile``."""
+    name = type(exc).__name__.removesuffix("Error") or "error"
+    return re.sub(r"(?<!^)(?=[A-Z])", "-", name).lower()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except UsageError as exc:
+        sys.stderr.write(f"{exc}\n")
+        if "--json" in argv:
+            emit({"error": {"code": "usage", "message": exc.message}, "exit": EXIT_USAGE}, True)
+        raise SystemExit(EXIT_USAGE) from None  # as argparse itself exits
     if not getattr(args, "func", None):
         parser.print_help()
         return EXIT_USAGE
     try:
         return int(args.func(args) or 0)
     except ChickenFootError as exc:
-        return fail(str(exc))
+        return fail(str(exc), bool(getattr(args, "json", False)), error_code(exc))
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:

@@ -1,16 +1,25 @@
 """``chickenfoot rules``, ``check`` and ``simulate``: the rules core on the command line.
 
-Exit codes: 0 legal / done, 1 the layout or the play breaks a rule, 2 unusable input (bad file,
-bad JSON, unknown preset, a tile that is not in the set, a play on a tile not on the table),
-always with a one-line message and never a traceback.
+Exit codes: 0 legal / done, 1 the layout or the play breaks a rule (a play on a tile that is not
+on the table too), 2 unusable input (bad file, bad JSON, unknown preset, a tile that is not in the
+set, a drawing that cannot be written), always with a one-line message and never a traceback.
 """
 
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import Any
 
-from companion.cli.main import EXIT_FAIL, EXIT_OK, add_option_arg, emit, option_args
+from companion.cli.main import (
+    EXIT_FAIL,
+    EXIT_OK,
+    add_option_arg,
+    emit,
+    option_args,
+    output_file,
+    write_outputs,
+)
 from companion.rules.errors import InputError, TileNotInSetError
 from companion.rules.ruleset import (
     DEFAULT_PRESET,
@@ -43,6 +52,8 @@ def register(sub: Any) -> None:
     c.add_argument("--play", metavar="TILE", help="a tile to judge, e.g. 4-7")
     c.add_argument("--on", metavar="TILE", help="the tile on the table it is laid against")
     add_option_arg(c)
+    c.add_argument("--draw", metavar="OUT", help="write the table as a picture, OUT.svg or OUT.png "
+                   "(with --play, the play drawn in place)")
     c.add_argument("--json", action="store_true", help="print JSON")
     c.set_defaults(func=cmd_check)
 
@@ -79,7 +90,8 @@ def cmd_rules(args: argparse.Namespace) -> int:
         rows = [{"name": r.name, "title": r.title, "source": r.source, "summary": r.summary}
                 for r in PRESETS.values()]
         width = max(len(r["name"]) for r in rows)
-        text = "\n".join(f"{r['name']:<{width}}  {r['title']}: {r['summary']}" for r in rows)
+        text = "\n".join(f"{r['name']:<{width}}  {r['title']}: {r['summary']} Source: {r['source']}."
+                         for r in rows)
         emit(rows, args.json, text)
         return EXIT_OK
     rules = _rules_with_options(args.name, args.option)
@@ -97,10 +109,11 @@ def cmd_rules(args: argparse.Namespace) -> int:
 # ------------------------------------------------------------------------------- check
 def cmd_check(args: argparse.Namespace) -> int:
     # imported here, not at the top: every command builds this module's parser
-    from companion.rules.layout import NOT_IN_SET, UNKNOWN_TARGET, Layout, check_layout, resolve_rules
+    from companion.rules.layout import NOT_IN_SET, Layout, check_layout, resolve_rules
 
     if (args.play is None) != (args.on is None):
         raise InputError("--play and --on go together: --play 4-7 --on 9-4")
+    draw_to = drawing_file(args.draw) if args.draw else None
     layout = Layout.load(args.layout)
     rules = resolve_rules(layout, args.rules)
     if args.option:
@@ -112,17 +125,50 @@ def cmd_check(args: argparse.Namespace) -> int:
     data = report.to_dict()
     lines = report.summary_lines()
     ok = report.legal
+    play = None
     if args.play is not None:
-        verdict = report.judge(Tile.parse(args.play), Tile.parse(args.on))
-        if verdict.code in (NOT_IN_SET, UNKNOWN_TARGET):
+        play = (Tile.parse(args.play), Tile.parse(args.on))
+        verdict = report.judge(*play)
+        if verdict.code == NOT_IN_SET:
             raise InputError(verdict.message)
         data["play"] = verdict.to_dict()
-        t = report.table
-        lines.append(f"Play {t.show(verdict.tile, t.value.get(verdict.on))} on {t.show(verdict.on)}: "
-                     f"{'legal' if verdict.legal else 'not legal'} [{verdict.code}] {verdict.message}")
+        lines.append(play_line(report, verdict))
         ok = ok and verdict.legal
+    if draw_to is not None:
+        write_outputs([(draw_to, report_drawing(report, play, draw_to))])
+        data["drawing"] = args.draw
+        lines.append(f"drawing written to {args.draw}")
     emit(data, args.json, "\n".join(lines))
     return EXIT_OK if ok else EXIT_FAIL
+
+
+def play_line(report: Any, verdict: Any) -> str:
+    """One judged play for people: "Play 4-7 on 9-4: legal [ok] 4-7 can go on ..." """
+    t = report.table
+    return (f"Play {t.show(verdict.tile, t.value.get(verdict.on))} on {t.show(verdict.on)}: "
+            f"{'legal' if verdict.legal else 'not legal'} [{verdict.code}] {verdict.message}")
+
+
+def drawing_file(text: str) -> Path:
+    """Where ``--draw`` will write, checked before any work (see :func:`output_file`)."""
+    from companion.board import FORMATS
+
+    return output_file(text, "--draw", tuple(FORMATS))
+
+
+def drawing_bytes(board: Any, path: Path) -> bytes:
+    """A :class:`companion.board.Board` as a picture of ``path``'s kind."""
+    from companion.board import picture
+
+    pic = picture(board)
+    return pic.svg().encode("utf-8") if path.suffix.lower() == ".svg" else pic.png()
+
+
+def report_drawing(report: Any, play: tuple[Tile, Tile] | None, path: Path) -> bytes:
+    """The checked table, and the judged play drawn in place."""
+    from companion.board import from_report
+
+    return drawing_bytes(from_report(report, play), path)
 
 
 # ---------------------------------------------------------------------------- simulate

@@ -13,6 +13,7 @@ import argparse
 from typing import Any
 
 from companion.cli.main import EXIT_FAIL, EXIT_OK, add_option_arg, emit, output_file, write_outputs
+from companion.cli.rules_cmd import drawing_file, play_line, report_drawing
 from companion.cli.score_cmd import _rules, decode_photos, picture_bytes, picture_file
 from companion.rules.errors import InputError
 from companion.rules.tiles import SETS, Tile
@@ -38,6 +39,8 @@ def register(subparsers: Any) -> None:
                    "rules and options included), in a folder that exists")
     p.add_argument("--annotate", metavar="OUT.png", help="write the photo with the layout drawn on it, "
                    "as PNG or JPEG, in a folder that exists")
+    p.add_argument("--draw", metavar="OUT", help="write the table read from the photo as a board, OUT.svg "
+                   "or OUT.png (with --play, the play drawn in place), in a folder that exists")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
     p.add_argument("--models", metavar="DIR", default=None, help=argparse.SUPPRESS)
     p.set_defaults(func=run)
@@ -70,6 +73,7 @@ def run(args: argparse.Namespace) -> int:
     # an exit 2 leaves no file behind.
     save_to = output_file(args.save, "--save", (".json",)) if args.save else None
     draw_to = picture_file(args.annotate) if args.annotate else None
+    board_to = drawing_file(args.draw) if args.draw else None
     models = resolve_models_dir(args.models)
     (loaded,) = decode_photos([args.photo], models)
     table = read_table_photo(Reader.from_models_dir(models), loaded, rules, args.top, hub=hub, set=args.top)
@@ -94,14 +98,13 @@ def run(args: argparse.Namespace) -> int:
     ok = report.legal
     if play is not None:
         verdict = report.judge(*play)
-        if verdict.code in (NOT_IN_SET, UNKNOWN_TARGET):
-            raise InputError(f"{verdict.message} (as read from {args.photo}: {len(reading.tiles)} tiles, "
-                             "hub " + str(table.layout.hub) + "; run it without --play, with --annotate, "
-                             "to see the reading)")
+        if verdict.code == NOT_IN_SET:
+            raise InputError(verdict.message)
         data["play"] = verdict.to_dict()
-        t = report.table
-        lines.append(f"Play {t.show(verdict.tile, t.value.get(verdict.on))} on {t.show(verdict.on)}: "
-                     f"{'legal' if verdict.legal else 'not legal'} [{verdict.code}] {verdict.message}")
+        lines.append(play_line(report, verdict))
+        if verdict.code == UNKNOWN_TARGET:
+            lines.append("(as read from the photo: " + ("see the annotated picture)" if args.annotate
+                                                        else "try --annotate)"))
         ok = ok and verdict.legal
     files = []
     if save_to is not None:
@@ -114,6 +117,10 @@ def run(args: argparse.Namespace) -> int:
         drawn = annotate_table(loaded.image, table, table.problem_tiles(report), verdict_word(report))
         files.append((draw_to, picture_bytes(drawn, draw_to)))
         data["annotated"] = args.annotate
+    if board_to is not None:
+        files.append((board_to, report_drawing(report, play, board_to)))
+        data["drawing"] = args.draw
+        lines.append(f"drawing written to {args.draw}")
     write_outputs(files)
     lines += [f"warning: {w}" for w in warnings]
     emit(data, args.json, "\n".join(lines))

@@ -1,8 +1,8 @@
-"""Seeded bots for simulation: random, and a greedy one.
+"""Seeded bots for simulation and practice: random, greedy, and a look-ahead one.
 
 A bot sees what a player at the table sees: its own hand (``state.hands[state.current]``),
-the table, and the legal actions it is offered. Each bot gets its own ``random.Random`` so a
-seed replays a match exactly.
+the table, how many tiles each hand and the boneyard hold, and the legal actions it is offered.
+Each bot gets its own ``random.Random`` so a seed replays a match exactly.
 """
 
 from __future__ import annotations
@@ -11,9 +11,10 @@ import random
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
-from .engine import PASS, Action, RoundState
+from .engine import PASS, Action, RoundState, canonical_set, play_out
 from .errors import InvalidOptionError
 from .plays import Play
+from .seeded import below, shuffle
 
 
 class Bot(Protocol):
@@ -29,9 +30,21 @@ class RandomBot:
 
     def __init__(self, rng: random.Random) -> None:
         self.rng = rng
+        # A plain Random's own draws, taken directly (the simulator's hottest call).
+        self._bits = rng.getrandbits if type(rng) is random.Random else None
 
     def choose(self, state: RoundState, legal: Sequence[Action]) -> Action:
-        return legal[self.rng.randrange(len(legal))] if len(legal) > 1 else legal[0]
+        n = len(legal)
+        if n == 1:
+            return legal[0]
+        bits = self._bits
+        if bits is None:
+            return legal[below(self.rng, n)]
+        k = n.bit_length()  # below(): rng.randrange(n), drawing the same numbers
+        r = bits(k)
+        while r >= n:
+            r = bits(k)
+        return legal[r]
 
 
 class GreedyBot:
@@ -63,10 +76,59 @@ class GreedyBot:
                 best, best_score = [p], score
             elif score == best_score:
                 best.append(p)
-        return best[0] if len(best) == 1 else best[self.rng.randrange(len(best))]
+        return best[0] if len(best) == 1 else best[below(self.rng, len(best))]
 
 
-BOTS: dict[str, Callable[[random.Random], Bot]] = {"random": RandomBot, "greedy": GreedyBot}
+class LookaheadBot:
+    """A short look-ahead: for each legal action, a few guesses at what it cannot see (the
+    unseen tiles dealt at random to the other hands and the boneyard, sizes as they are), each
+    played to the round's end by greedy bots; it takes the action whose guesses leave it best
+    off (its own penalty against the others' average). The same guesses judge every action, so
+    the comparison is between actions, not between lucky and unlucky deals."""
+
+    name = "lookahead"
+
+    def __init__(self, rng: random.Random, guesses: int = 6) -> None:
+        self.rng = rng
+        self.guesses = guesses
+
+    def choose(self, state: RoundState, legal: Sequence[Action]) -> Action:
+        if len(legal) == 1:
+            return legal[0]
+        seat = state.current
+        others = state.players - 1
+        totals = [0.0] * len(legal)
+        for _ in range(self.guesses):
+            world = guess_hidden(state, seat, self.rng)
+            seed = self.rng.getrandbits(32)
+            for i, action in enumerate(legal):
+                rollout = world.child(action) if not world.terminal else world
+                bots = [GreedyBot(random.Random(seed + s)) for s in range(state.players)]
+                pens = play_out(rollout, bots).penalties()
+                totals[i] += pens[seat] - (sum(pens) - pens[seat]) / others
+        best = min(totals)
+        picks = [a for a, t in zip(legal, totals, strict=True) if t == best]
+        return picks[0] if len(picks) == 1 else picks[below(self.rng, len(picks))]
+
+
+def guess_hidden(state: RoundState, seat: int, rng: random.Random) -> RoundState:
+    """A copy of ``state`` in which everything ``seat`` cannot see is dealt again at random: the
+    other hands (same sizes) and the boneyard, from the tiles not on the table or in its hand."""
+    world = state.clone()
+    seen = set(state.table.tiles()) | set(state.hands[seat])
+    unseen = [t for t in canonical_set(state.top) if t not in seen]
+    shuffle(unseen, rng)
+    for other in range(state.players):
+        if other != seat:
+            n = len(state.hands[other])
+            world.hands[other] = unseen[:n]
+            del unseen[:n]
+    world.boneyard = unseen
+    return world
+
+
+BOTS: dict[str, Callable[[random.Random], Bot]] = {"random": RandomBot, "greedy": GreedyBot,
+                                                    "lookahead": LookaheadBot}
 
 
 def make_bot(name: str, rng: random.Random) -> Bot:
@@ -76,4 +138,4 @@ def make_bot(name: str, rng: random.Random) -> Bot:
         raise InvalidOptionError(f"unknown bot {name!r}; bots are: {', '.join(BOTS)}") from None
 
 
-__all__ = ["BOTS", "PASS", "Bot", "GreedyBot", "RandomBot", "make_bot"]
+__all__ = ["BOTS", "PASS", "Bot", "GreedyBot", "LookaheadBot", "RandomBot", "guess_hidden", "make_bot"]

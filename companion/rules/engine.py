@@ -40,18 +40,21 @@ seat rotates).
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from .errors import IllegalPlayError, InputError
 from .layout import Layout, Placement, Table
 from .plays import Play, hand_plays, has_play
 from .ruleset import DrawPolicy, FirstPlayer, MissingDouble, RuleSet, Start
+from .seeded import shuffle
 from .tiles import Tile, full_set
 
 DRAW = "draw"
 PASS = "pass"
 Action = Play | str
+#: A bot's ``choose``: the state (seat to act, hands, table) and the legal actions -> one of them.
+Chooser = Callable[["RoundState", list[Action]], Action]
 
 OUT = "out"
 BLOCKED = "blocked"
@@ -81,7 +84,6 @@ class RoundState:
 
     __slots__ = (
         "_draw",
-        "avail",
         "boneyard",
         "current",
         "dealt",
@@ -125,7 +127,6 @@ class RoundState:
     out: int | None
     setup: list[Event]
     history: list[Event]
-    avail: list[int]
 
     # ------------------------------------------------------------------ queries
     @property
@@ -137,24 +138,7 @@ class RoundState:
 
     def legal_actions(self) -> list[Action]:
         """What the player to act may do, plays first; empty when the round is over."""
-        if self.outcome is not None:
-            return []
-        hand = self.hands[self.current]
-        if self.drew:
-            # The table has not changed since the player found nothing to play, so only the
-            # tile just drawn (the last in hand) can fit.
-            plays: list[Action] = list(hand_plays(self.table, (hand[-1],)))
-            if plays:
-                if self._draw is DrawPolicy.MAY_PLAY:
-                    plays.append(PASS)
-                return plays
-            if self._draw is DrawPolicy.DRAW_UNTIL_PLAYABLE and self.boneyard:
-                return [DRAW]
-            return [PASS]
-        plays = list(hand_plays(self.table, hand))
-        if plays:
-            return plays
-        return [DRAW] if self.boneyard else [PASS]
+        return self._turns(None, 1)
 
     def penalties(self) -> list[int]:
         """Penalty points per seat for the tiles left in hand (0-0 per the rules)."""
@@ -192,7 +176,6 @@ class RoundState:
         new.boneyard = list(self.boneyard)
         new.table = self.table.copy()
         new.history = list(self.history)
-        new.avail = list(self.avail)
         return new
 
     def child(self, action: Action | tuple[Tile | str, Tile | str]) -> RoundState:
@@ -209,56 +192,107 @@ class RoundState:
         the simulator does."""
         if self.outcome is not None:
             raise IllegalPlayError("the round is over", "round-over")
-        if check:
-            action = self._check(action)
-        seat = self.current
-        hand = self.hands[seat]
-        if action == DRAW:
-            tile = self.boneyard.pop()
-            hand.append(tile)
-            self.drew = True
-            self.history.append(("draw", seat, tile, None))
-            return
-        if action == PASS:
-            self.history.append(("pass", seat, None, None))
-            if self.drew and has_play(self.table, (hand[-1],)):
-                self.passes = 0  # declined a playable tile: the round is not stuck
-            elif self.boneyard:
-                self.passes = 0  # someone after this player can still draw
-            else:
-                self.passes += 1
-                if self.passes >= self.players:
-                    self.outcome = BLOCKED
-                    return
-            self.drew = False
-            self.current = (seat + 1) % self.players
-            return
-        tile, target = action[0], action[1]  # type: ignore[index]
-        hand.remove(tile)
-        self.table.attach(tile, target)
-        self.history.append(("play", seat, tile, target))
-        lo, hi = tile.low, tile.high
-        if lo != hi:
-            self.avail[lo] -= 1
-            self.avail[hi] -= 1
-        self.passes = 0
-        self.drew = False
-        if not hand:
-            self.outcome = OUT
-            self.out = seat
-            return
-        if lo == hi and self.rules.end_when_foot_dead:
-            need = self.table.short.get(tile, 0)
-            if need and self.avail[lo] < need:
-                self.outcome = DEAD_FOOT
-                return
-        self.current = (seat + 1) % self.players
+        self._turns(None, 1, self._check(action) if check else action)  # type: ignore[arg-type]
+
+    def _turns(self, choose: Sequence[Chooser] | None, steps: int, given: Action | None = None) -> list[Action]:
+        """The turn loop: the one place where the rules of a turn are applied.
+
+        Each turn offers the player to act their legal actions (plays first, in hand order; then
+        DRAW or PASS as ``rules.draw`` says) and applies one: ``given`` (already checked), the
+        only one offered, or ``choose[seat](state, offer)``'s pick. ``choose`` None and no
+        ``given``: return the first offer without acting (:meth:`legal_actions`). ``steps``: how
+        many actions to apply; -1 plays the round out (:func:`play_out`). The changing fields
+        live in local variables while it runs: one loop instead of a few method calls per
+        action is what makes simulation fast.
+        """
+        if self.outcome is not None:
+            return []
+        table = self.table
+        hands = self.hands
+        boneyard = self.boneyard
+        history = self.history
+        players = self.players
+        may_decline = self._draw is DrawPolicy.MAY_PLAY
+        draw_again = self._draw is DrawPolicy.DRAW_UNTIL_PLAYABLE
+        dead_foot_rule = self.rules.end_when_foot_dead
+        seat, drew, passes = self.current, self.drew, self.passes
+        try:
+            while steps:
+                hand = hands[seat]
+                if given is not None:
+                    action: Action = given
+                else:
+                    if drew:
+                        # The table has not changed since the player found nothing to play, so
+                        # only the tile just drawn (the last in hand) can fit.
+                        offer: list[Action] = hand_plays(table, (hand[-1],))  # type: ignore[assignment]
+                        if offer:
+                            if may_decline:
+                                offer.append(PASS)
+                        else:
+                            offer = [DRAW] if draw_again and boneyard else [PASS]
+                    else:
+                        offer = hand_plays(table, hand)  # type: ignore[assignment]
+                        if not offer:
+                            offer = [DRAW] if boneyard else [PASS]
+                    if choose is None:
+                        return offer
+                    if len(offer) == 1:
+                        action = offer[0]
+                    else:
+                        self.current, self.drew, self.passes = seat, drew, passes  # what a bot sees
+                        action = choose[seat](self, offer)
+                steps -= 1
+                if action.__class__ is str:
+                    if action == DRAW:
+                        tile = boneyard.pop()
+                        hand.append(tile)
+                        drew = True
+                        history.append(("draw", seat, tile, None))
+                        continue
+                    history.append(("pass", seat, None, None))
+                    if boneyard:
+                        passes = 0  # someone after this player can still draw
+                    elif drew and has_play(table, (hand[-1],)):
+                        passes = 0  # declined a playable tile: the round is not stuck
+                    else:
+                        passes += 1
+                        if passes >= players:
+                            self.outcome = BLOCKED
+                            break
+                    drew = False
+                    seat = (seat + 1) % players
+                    continue
+                tile, target, free = action  # type: ignore[misc]
+                hand.remove(tile)
+                table.attach(tile, target, free)
+                history.append(("play", seat, tile, target))
+                passes = 0
+                drew = False
+                if not hand:
+                    self.outcome = OUT
+                    self.out = seat
+                    break
+                if dead_foot_rule and tile[0] == tile[1]:
+                    need = table.short.get(tile, 0)
+                    if need and self._left_showing(tile[0]) < need:
+                        self.outcome = DEAD_FOOT
+                        break
+                seat = (seat + 1) % players
+        finally:
+            self.current, self.drew, self.passes = seat, drew, passes
+        return []
+
+    def _left_showing(self, v: int) -> int:
+        """Tiles off the table that show ``v``, doubles left out (a double is never a toe)."""
+        return self.top - sum(1 for t in self.table.parent if t[0] != t[1] and v in t)
 
     def _check(self, action: Action | tuple[Tile | str, Tile | str]) -> Action:
         """The legal action meant by ``action`` (a Play, or just ``(tile, on)``), or raise."""
         legal = self.legal_actions()
-        if action in legal:
-            return action  # type: ignore[return-value]
+        for a in legal:  # the legal action itself, so apply can tell a play from DRAW/PASS by type
+            if a == action:
+                return a
         if isinstance(action, tuple) and len(action) >= 2:
             tile, target = Tile.parse(action[0]), Tile.parse(action[1])
             for a in legal:
@@ -321,14 +355,12 @@ def new_round(
 
     ``round_double`` defaults to the match's sequence (``rules.round_doubles(players)``).
     """
-    rules.check_players(players)
-    top = rules.set_for(players)
-    d = _round_double(rules, players, round_index, round_double)
-    size = rules.deal_size(players)
-    dd = _double(top, d)
-    deck = [t for t in canonical_set(top) if t is not dd] if rules.start is Start.CENTRE \
-        else list(canonical_set(top))
-    rng.shuffle(deck)
+    top, size, doubles = _deal_facts(rules, players)
+    d = _round_double(top, doubles, round_index, round_double)
+    deck = list(canonical_set(top))
+    if rules.start is Start.CENTRE:
+        deck.remove(_double(top, d))
+    shuffle(deck, rng)
     hands = [deck[i * size:(i + 1) * size] for i in range(players)]
     return _start(rules, players, round_index, d, top, hands, deck[players * size:][::-1])
 
@@ -345,9 +377,8 @@ def deal_round(
     order its tiles will be drawn. Every tile of the set must appear exactly once (with
     ``Start.CENTRE``, every tile but the round's double)."""
     players = len(hands)
-    rules.check_players(players)
-    top = rules.set_for(players)
-    d = _round_double(rules, players, round_index, round_double)
+    top, _, doubles = _deal_facts(rules, players)
+    d = _round_double(top, doubles, round_index, round_double)
     canon = {t: t for t in canonical_set(top)}
     try:
         hs = [[canon[Tile.parse(t)] for t in h] for h in hands]
@@ -363,10 +394,24 @@ def deal_round(
     return _start(rules, players, round_index, d, top, hs, yard[::-1])
 
 
-def _round_double(rules: RuleSet, players: int, round_index: int, round_double: int | None) -> int:
-    top = rules.set_for(players)
+# (id of the rules, players) -> (the rules, set, deal size, round doubles): checked once, not per
+# round. The rules object is kept, so its id cannot be reused by another while it is cached.
+_DEALS: dict[tuple[int, int], tuple[RuleSet, int, int, list[int]]] = {}
+
+
+def _deal_facts(rules: RuleSet, players: int) -> tuple[int, int, list[int]]:
+    facts = _DEALS.get((id(rules), players))
+    if facts is None or facts[0] is not rules:
+        rules.check_players(players)
+        if len(_DEALS) >= 256:
+            _DEALS.clear()
+        facts = _DEALS[id(rules), players] = (
+            rules, rules.set_for(players), rules.deal_size(players), rules.round_doubles(players))
+    return facts[1], facts[2], facts[3]
+
+
+def _round_double(top: int, doubles: list[int], round_index: int, round_double: int | None) -> int:
     if round_double is None:
-        doubles = rules.round_doubles(players)
         if not 0 <= round_index < len(doubles):
             raise InputError(f"round {round_index + 1} is outside this match of {len(doubles)} rounds")
         round_double = doubles[round_index]
@@ -421,8 +466,6 @@ def _start(
     s.out = None
     s.setup = setup
     s.history = []
-    # Tiles off the table showing each number, doubles left out (a double can never be a toe).
-    s.avail = [top if v <= top else 0 for v in range(19)]
     s._draw = rules.draw
     if placed_by is not None and not hands[placed_by]:
         s.outcome, s.out = OUT, placed_by  # a one-tile hand that was the double itself
@@ -452,27 +495,22 @@ def _find_starting_double(
         if best is not None:
             return _double(top, best[0]), best[1]
 
-    def usable(t: Tile) -> bool:
-        if policy is MissingDouble.NEXT_HIGHEST:
-            return t.low == t.high and t.low <= d
-        return t is dd
-
+    # With next-highest, any double at or below the round's that turns up will do.
+    any_double = policy is MissingDouble.NEXT_HIGHEST
     seat = first_drawer
     players = len(hands)
     while boneyard:  # the round's double is in the boneyard, so this always finds one
         tile = boneyard.pop()
         hands[seat].append(tile)
         setup.append(("draw", seat, tile, None))
-        if usable(tile):
+        if tile is dd or (any_double and tile[0] == tile[1] and tile[0] <= d):
             return tile, seat
         seat = (seat + 1) % players
     raise AssertionError("the round's double was neither dealt nor in the boneyard")
 
 
 def play_out(state: RoundState, bots: Sequence[Any]) -> RoundState:
-    """Let ``bots`` (one per seat, each with ``choose(state, legal)``) play the round to its end."""
-    while state.outcome is None:
-        legal = state.legal_actions()
-        action = legal[0] if len(legal) == 1 else bots[state.current].choose(state, legal)
-        state.apply(action, check=False)
+    """Let ``bots`` (one per seat, each with ``choose(state, legal)``) play the round to its end.
+    A bot is asked only when there is a choice (more than one legal action)."""
+    state._turns([b.choose for b in bots], -1)
     return state

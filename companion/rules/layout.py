@@ -25,7 +25,7 @@ from typing import Any
 
 from . import jsontext
 from .errors import IllegalPlayError, InputError, InvalidTileError, TileNotInSetError
-from .plays import Play, legal_plays
+from .plays import OFFERS, Play, legal_plays
 from .ruleset import DEFAULT_PRESET, OPTIONS, RuleSet, changed_options, get_rules, option_value
 from .tiles import MAX_SET, SETS, Tile
 from .words import article, count
@@ -116,7 +116,7 @@ class Table:
     hub is short until it has its spokes, a later double until it has its toes.
     """
 
-    __slots__ = ("ends", "hub", "kids", "order", "parent", "short", "spokes", "toes", "top", "value")
+    __slots__ = ("_kids", "ends", "hub", "offers", "parent", "short", "spokes", "toes", "top", "value")
 
     def __init__(self, hub: Tile, *, spokes: int, toes: int, top: int) -> None:
         if not hub.is_double:
@@ -127,10 +127,11 @@ class Table:
         self.top = top
         self.value: dict[Tile, int] = {hub: hub.low}
         self.parent: dict[Tile, Tile | None] = {hub: None}
-        self.kids: dict[Tile, list[Tile]] = {hub: []}
-        self.ends: list[list[Tile]] = [[] for _ in range(MAX_SET + 1)]
+        self._kids: dict[Tile, list[Tile]] | None = None
+        self.ends: list[list[Tile]] = [[] for _ in range(MAX_SET + 2)]  # + NO_END
+        # offers[v][i] is OFFERS[ends[v][i]]: every play onto that tip, by tile
+        self.offers: list[list[dict[Tile, Play]]] = [[] for _ in range(MAX_SET + 2)]
         self.short: dict[Tile, int] = {hub: spokes} if spokes > 0 else {}
-        self.order: list[Tile] = []
 
     @classmethod
     def for_rules(cls, hub: Tile, rules: RuleSet, top: int) -> Table:
@@ -141,10 +142,10 @@ class Table:
         new.hub, new.spokes, new.toes, new.top = self.hub, self.spokes, self.toes, self.top
         new.value = dict(self.value)
         new.parent = dict(self.parent)
-        new.kids = {t: list(k) for t, k in self.kids.items()}
+        new._kids = None
         new.ends = [list(e) for e in self.ends]
+        new.offers = [list(e) for e in self.offers]
         new.short = dict(self.short)
-        new.order = list(self.order)
         return new
 
     # ----------------------------------------------------------------------- queries
@@ -156,7 +157,27 @@ class Table:
         return len(self.value)
 
     def tiles(self) -> list[Tile]:
-        return [self.hub, *self.order]
+        """The hub, then every tile in the order it was laid."""
+        return list(self.parent)
+
+    @property
+    def order(self) -> list[Tile]:
+        """Every tile but the hub, in the order it was laid."""
+        return list(self.parent)[1:]
+
+    @property
+    def kids(self) -> dict[Tile, list[Tile]]:
+        """The tiles laid against each tile, in the order they were laid (read-only)."""
+        # Built when asked for, not on every attach: the round engine never needs it.
+        # The table only grows, so a cache as long as the table is up to date.
+        kids = self._kids
+        if kids is None or len(kids) != len(self.parent):
+            kids = {t: [] for t in self.parent}
+            for t, p in self.parent.items():
+                if p is not None:
+                    kids[p].append(t)
+            self._kids = kids
+        return kids
 
     @property
     def hub_complete(self) -> bool:
@@ -249,9 +270,8 @@ class Table:
             if on.is_double:
                 return Verdict(END_TAKEN, f"The {on} already has its {count(self.toes, 'toe')}.",
                                tile, on)
-            kids = self.kids[on]
-            if kids:
-                return Verdict(END_TAKEN, f"The {show(on)} already has the {show(kids[0])} played on "
+            if on not in self.ends[v]:  # a line tile is an open end until something is laid on it
+                return Verdict(END_TAKEN, f"The {show(on)} already has the {show(self.kids[on][0])} played on "
                                f"its {v}; play at the open end of that line.", tile, on)
         if not tile.has(v):
             where = f"the {on}" if on.is_double else f"the open {v} of the {show(on)}"
@@ -273,20 +293,20 @@ class Table:
         self.attach(tile, on)
         return verdict
 
-    def attach(self, tile: Tile, on: Tile) -> None:
+    def attach(self, tile: Tile, on: Tile, free: int = -1) -> None:
         """Lay ``tile`` against ``on`` without judging (the engine has already checked it).
 
         Also used to rebuild a layout that breaks rules (a second tile on a line tip, a play
         while the hub is short) so that the rest of it can still be checked. ``tile`` must show
-        ``on``'s open number and ``on`` must be on the table.
+        ``on``'s open number and ``on`` must be on the table. ``free``: the number the tile
+        leaves open, when known (a Play's orientation).
         """
         v = self.value[on]
-        free = tile.high if tile.low == v else tile.low
+        if free < 0:
+            lo, hi = tile
+            free = hi if lo == v else lo
         self.value[tile] = free
         self.parent[tile] = on
-        self.kids[tile] = []
-        self.kids[on].append(tile)
-        self.order.append(tile)
         short = self.short
         left = short.get(on)
         if left is not None:
@@ -294,15 +314,20 @@ class Table:
                 short[on] = left - 1
             else:
                 del short[on]
-        elif not on.is_double:
-            tips = self.ends[v]
-            if on in tips:
-                tips.remove(on)
-        if tile.low == tile.high:
+        else:
+            try:
+                i = self.ends[v].index(on)
+            except ValueError:  # a wrong layout being rebuilt: a second tile on a line end, a
+                pass  # tile on a double that has all its toes
+            else:
+                del self.ends[v][i]
+                del self.offers[v][i]
+        if free == v:  # only a double shows the same number at both ends
             if self.toes > 0:
                 short[tile] = self.toes
         else:
             self.ends[free].append(tile)
+            self.offers[free].append(OFFERS[tile])
 
 
 @dataclass(frozen=True, slots=True)

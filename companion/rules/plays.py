@@ -15,7 +15,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, NamedTuple
 
-from .tiles import Tile
+from .tiles import MAX_SET, Tile, full_set
+
+#: ``Table.ends[NO_END]`` is always empty (no tile shows a number past the biggest set's).
+NO_END = MAX_SET + 1
 
 if TYPE_CHECKING:
     from .layout import Table
@@ -44,35 +47,67 @@ def legal_plays(table: Table, tiles: Tile | Iterable[Tile]) -> Iterator[Play]:
     """
     hand: Iterable[Tile] = (tiles,) if isinstance(tiles, Tile) else tiles
     placed = table.value
-    return hand_plays(table, [t for t in hand if t not in placed])
+    return iter(hand_plays(table, [t for t in hand if t not in placed]))
 
 
-def hand_plays(table: Table, hand: Iterable[Tile]) -> Iterator[Play]:
-    """:func:`legal_plays` for tiles known to be off the table (a player's hand): the engine's
-    hot path, so it skips that check."""
+class _Offers(dict):  # type: ignore[type-arg]
+    """``OFFERS[target][tile]``: the Play of ``tile`` on ``target``, made once per process.
+
+    Two different tiles share at most one number, so the tile, the tile it is laid against and
+    the number left open are the same on every table: one Play object serves every round. A
+    target's row holds every tile that shares a number with it (up to double-18); for a double
+    (the hub, a foot) that is exactly the tiles that fit it."""
+
+    def __missing__(self, target: Tile) -> dict[Tile, Play]:
+        row: dict[Tile, Play] = {}
+        for v in {target.low, target.high}:
+            for w in range(MAX_SET + 1):
+                tile = Tile(v, w)
+                if tile != target:
+                    row[tile] = Play(tile, target, w)
+        self[target] = row
+        return row
+
+
+OFFERS = _Offers()
+# A tile's halves as a plain pair: taking a Tile (a tuple subclass) apart costs several times
+# more than a dict lookup and a plain tuple's unpacking.
+HALVES: dict[Tile, tuple[int, int]] = {t: (t.low, NO_END if t.is_double else t.high) for t in full_set(MAX_SET)}
+
+
+def hand_plays(table: Table, hand: Iterable[Tile]) -> list[Play]:
+    """:func:`legal_plays` as a list, for tiles known to be off the table (a player's hand): the
+    engine's hot path, so it skips that check. The order is the contract the seeded bots rely
+    on: hand order, and for each tile its low half's places before its high half's."""
+    out: list[Play] = []
     short = table.short
     if short:
         hub = table.hub
         # The hub first: a layout that is already wrong can have both a short hub and a foot.
-        targets = [hub] if hub in short else list(short)
-        for target in targets:
-            v = table.value[target]
+        for target in ((hub,) if hub in short else short):
+            row = OFFERS[target]  # a double's row is exactly the tiles that fit it
             for tile in hand:
-                if tile.low == v:
-                    yield Play(tile, target, tile.high)
-                elif tile.high == v:
-                    yield Play(tile, target, tile.low)
-        return
-    ends = table.ends
+                if tile in row:
+                    out.append(row[tile])
+        return out
+    offers = table.offers
     for tile in hand:
-        lo, hi = tile.low, tile.high
-        for target in ends[lo]:
-            yield Play(tile, target, hi)
-        if hi != lo:
-            for target in ends[hi]:
-                yield Play(tile, target, lo)
+        lo, hi = HALVES[tile]  # hi is NO_END for a double: it has one number, not two
+        if offers[lo]:
+            for row in offers[lo]:
+                out.append(row[tile])
+        if offers[hi]:
+            for row in offers[hi]:
+                out.append(row[tile])
+    return out
 
 
 def has_play(table: Table, tiles: Iterable[Tile]) -> bool:
-    """Whether any of ``tiles`` (off the table) can be played now, without building the list."""
-    return next(hand_plays(table, tiles), None) is not None
+    """Whether any of ``tiles`` (off the table) can be played now."""
+    short = table.short
+    if short:
+        hub = table.hub
+        rows = [OFFERS[t] for t in ((hub,) if hub in short else short)]
+        return any(tile in row for row in rows for tile in tiles)
+    ends = table.ends
+    return any(ends[lo] or ends[hi] for lo, hi in tiles)

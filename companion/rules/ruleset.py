@@ -353,7 +353,7 @@ PRESETS: dict[str, RuleSet] = {
         RuleSet(
             name="double-chicken-foot",
             title="Double Chicken Foot",
-            source="seed 000 (web game rules)",
+            source="“Chicken Foot”, the rules page of an online Dominoes game",
             summary="2-8 players; double-9 up to 6 players, double-12 for 7-8; the round's double "
             "starts in the centre and needs six spokes.",
             min_players=2, max_players=8,
@@ -367,7 +367,7 @@ PRESETS: dict[str, RuleSet] = {
         RuleSet(
             name="gameweave",
             title="Gameweave Chickenfoot",
-            source="seed 001 (Gameweave edition)",
+            source="“Chickenfoot”, Gameweave edition",
             summary="2-6 players, double-9, 7 tiles each, ten rounds; the holder of the round's "
             "double plays it and the player to their left goes next.",
             min_players=2, max_players=6,
@@ -380,7 +380,7 @@ PRESETS: dict[str, RuleSet] = {
         RuleSet(
             name="pagat",
             title="Chicken Foot (pagat-style)",
-            source="seed 002 (Croatian rules page)",
+            source="“Pileće nožne domine” (Chicken Foot Dominoes), a Croatian rules page",
             summary="2-8 players, double-9 (double-12 for 8), 7 tiles each; the round's double is "
             "placed by its holder and needs four spokes; ties go to most zero rounds.",
             min_players=2, max_players=8,
@@ -394,7 +394,7 @@ PRESETS: dict[str, RuleSet] = {
         RuleSet(
             name="chickie-sixes",
             title="Chickie Sixes",
-            source="seed 003 (EngravedDominoes.com)",
+            source="“Chickie Sixes”, EngravedDominoes.com",
             summary="2 players, double-6, 5 tiles each, seven rounds; a plus-sign start, a drawn "
             "tile that fits must be played.",
             min_players=2, max_players=2,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from .errors import InvalidTileError, TileNotInSetError
 
@@ -22,20 +22,40 @@ SETS = (6, 9, 12, 15, 18)
 _TILE_RE = re.compile(r"^\s*\[?\s*(\d{1,2})\s*(?:[-:|/,xX]|\s)\s*(\d{1,2})\s*\]?\s*$")
 
 
-@dataclass(frozen=True, slots=True, order=True)
-class Tile:
-    """One domino. Always stored low half first, so ``Tile(7, 4) == Tile(4, 7)``."""
+_INTERNED: dict[tuple[int, int], Tile] = {}
 
+
+class _Halves(NamedTuple):
     low: int
     high: int
 
-    def __init__(self, a: int, b: int) -> None:
+
+class Tile(_Halves):
+    """One domino. Always stored low half first, so ``Tile(7, 4) == Tile(4, 7)``.
+
+    A tile is a pair of halves (a tuple underneath), so hashing and comparing tiles is done in
+    C, which the round engine does millions of times per second of simulation; ``lo, hi = tile``
+    unpacks it. Tiles are interned: ``Tile(7, 4) is Tile(4, 7)``, one object per tile.
+    """
+
+    __slots__ = ()
+
+    def __new__(cls, a: int, b: int) -> Tile:
+        if type(a) is int and type(b) is int and cls is Tile:  # not bool, not 1.0: equal keys
+            tile = _INTERNED.get((a, b) if a <= b else (b, a))
+            if tile is not None:
+                return tile
         for v in (a, b):
             if not isinstance(v, int) or isinstance(v, bool) or v < 0 or v > MAX_SET:
                 raise InvalidTileError(f"tile halves must be whole numbers 0-{MAX_SET}, got {a!r}-{b!r}")
-        lo, hi = (a, b) if a <= b else (b, a)
-        object.__setattr__(self, "low", lo)
-        object.__setattr__(self, "high", hi)
+        key = (int(a), int(b)) if a <= b else (int(b), int(a))
+        tile = tuple.__new__(cls, key)
+        if cls is Tile:
+            _INTERNED[key] = tile
+        return tile
+
+    def _replace(self, **kw: int) -> Tile:  # the namedtuple one would skip the checks above
+        return Tile(kw.get("low", self.low), kw.get("high", self.high))
 
     @classmethod
     def parse(cls, text: str | Tile) -> Tile:

@@ -110,10 +110,16 @@ def test_photos_that_broke_the_reader(capsys: pytest.CaptureFixture[str], name: 
 
 def test_exit_2_writes_no_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     layout, drawn = tmp_path / "L.json", tmp_path / "A.png"
-    line = _exit_2(capsys, "table", str(TABLE), "--play", "4-7", "--on", "9-4", "--save", str(layout),
+    line = _exit_2(capsys, "table", str(TABLE), "--play", "4-15", "--on", "9-4", "--save", str(layout),
                    "--annotate", str(drawn))
-    assert "There is no 4-9 on the table" in line
+    assert "4-15 is not in a double-" in line
     assert not layout.exists() and not drawn.exists()
+    # a play against a tile that is not on the table is a verdict (exit 1), not unusable input:
+    # the reading and its pictures are the answer, and are written
+    code, out, err = _run(capsys, "table", str(TABLE), "--play", "4-7", "--on", "9-4", "--save", str(layout),
+                          "--annotate", str(drawn))
+    assert code == 1 and "[unknown-target]" in out and err == ""
+    assert layout.exists() and drawn.exists()
 
 
 def test_output_places_are_checked_first_and_refused_the_same_way(

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from companion.cli.main import main
+from companion.rules import Tile
 
 ROOT = Path(__file__).resolve().parents[2]
 SPOKES = [{"tile": f"9-{i}", "on": "9-9"} for i in range(6)]
@@ -74,17 +75,22 @@ def test_check_reports_every_problem_exit_1(tmp_path: Path, capsys: pytest.Captu
     assert codes == ["hub-incomplete", "already-played", "no-match"]
 
 
-def test_check_play_legal_and_not(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+@pytest.mark.parametrize("play, on, code, message", [
+    ("0-6", "9-0", "foot-incomplete", "The 4-4 still needs 2 toes before anything else."),
+    ("4:7", "7-7", "unknown-target", "There is no 7-7 on the table to play 4-7 on."),  # a verdict too
+])
+def test_check_play_not_legal_exit_1(tmp_path: Path, capsys: pytest.CaptureFixture[str], play: str, on: str,
+                                     code: str, message: str):
     path = write(tmp_path, {"hub": "9-9", "plays": [*SPOKES, {"tile": "4-4", "on": "9-4"},
                                                    {"tile": "4-1", "on": "4-4"}]})
     assert main(["check", path, "--play", "7-4", "--on", "4-4", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["play"]["code"] == "ok"
-    assert main(["check", path, "--play", "0-6", "--on", "9-0", "--json"]) == 1
-    play = json.loads(capsys.readouterr().out)["play"]
-    assert play == {"tile": "0-6", "on": "0-9", "legal": False, "code": "foot-incomplete",
-                    "message": "The 4-4 still needs 2 toes before anything else."}
-    assert main(["check", path, "--play", "0-6", "--on", "9-0"]) == 1
-    assert "[foot-incomplete] The 4-4 still needs 2 toes" in capsys.readouterr().out
+    assert main(["check", path, "--play", play, "--on", on, "--json"]) == 1
+    got = json.loads(capsys.readouterr().out)["play"]
+    assert got == {"tile": str(Tile.parse(play)), "on": str(Tile.parse(on)), "legal": False, "code": code,
+                   "message": message}
+    assert main(["check", path, "--play", play, "--on", on]) == 1
+    assert f"not legal [{code}] {message}" in capsys.readouterr().out
 
 
 def test_check_rules_override_and_unordered(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
@@ -101,7 +107,6 @@ def test_check_rules_override_and_unordered(tmp_path: Path, capsys: pytest.Captu
     ({"hub": "9-9", "set": 9, "plays": [{"tile": "9-10", "on": "9-9"}]}, [], "9-10 is not in a double-9 set"),
     ({"hub": "9-9", "rules": "gameweave"}, ["--play", "9-10", "--on", "9-9"], "not in a double-9 set"),
     ({"hub": "9-9", "plays": [{"tile": "9-x", "on": "9-9"}]}, [], "cannot read '9-x' as a tile"),
-    ({"hub": "9-9"}, ["--play", "4:7", "--on", "7-7"], "There is no 7-7 on the table"),
     ({"hub": "9-9"}, ["--play", "9-4"], "--play and --on go together"),
     ({"hub": "9-8"}, [], "the hub must be a double"),
 ])
@@ -113,6 +118,47 @@ def test_check_unusable_input_exit_2_one_line(tmp_path: Path, content: object, a
     line = one_line_error(res.stderr)
     assert line.startswith("chickenfoot: error:") and fragment in line
     assert res.stdout == ""
+
+
+@pytest.mark.parametrize("name", ["table.svg", "table.png"])
+def test_check_draw_writes_the_board(tmp_path: Path, name: str, capsys: pytest.CaptureFixture[str]):
+    path = write(tmp_path, {"hub": "9-9", "plays": [*SPOKES, {"tile": "4-4", "on": "9-4"}]})
+    out = tmp_path / name
+    assert main(["check", path, "--play", "0-6", "--on", "9-0", "--draw", str(out), "--json"]) == 1
+    assert json.loads(capsys.readouterr().out)["drawing"] == str(out)
+    data = out.read_bytes()
+    assert data.startswith(b"<svg") if name.endswith(".svg") else data.startswith(b"\x89PNG")
+    if name.endswith(".svg"):
+        assert b"0-6 on 9-0: not legal. The 4-4 still" in data and b"needs 3 toes before" in data
+    assert main(["check", path, "--draw", str(out)]) == 0
+    assert f"drawing written to {out}" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("out, fragment", [
+    ("board.gif", "unknown kind of file .gif; use .svg or .png"),
+    ("nowhere/board.png", "nowhere (it is not created)"),
+])
+def test_check_bad_draw_exit_2_and_nothing_written(tmp_path: Path, out: str, fragment: str):
+    path = write(tmp_path, {"hub": "9-9", "plays": SPOKES})
+    res = run_cli("check", path, "--draw", str(tmp_path / out))
+    assert res.returncode == 2 and res.stdout == ""
+    assert fragment in one_line_error(res.stderr)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["layout.json"]
+
+
+@pytest.mark.parametrize("args, code", [
+    (["rules", "nope", "--json"], "unknown-preset"),
+    (["check", "gone.json", "--json"], "layout"),
+    (["simulate", "--players", "1", "--json"], "player-count"),
+    (["check", "--json"], "usage"),
+    (["simulate", "--bogus", "--json"], "usage"),
+])
+def test_every_error_with_json_prints_json(args: list[str], code: str):
+    res = run_cli(*args)
+    assert res.returncode == 2
+    data = json.loads(res.stdout)
+    assert data["error"]["code"] == code and data["exit"] == 2 and data["error"]["message"]
+    assert data["error"]["message"] in one_line_error(res.stderr)
 
 
 def test_check_missing_file_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
@@ -181,3 +227,11 @@ def test_simulate_bad_input_exit_2(args: list[str], fragment: str, capsys: pytes
 def test_simulate_bad_bot_is_a_usage_error():
     res = run_cli("simulate", "--bot", "clever")
     assert res.returncode == 2 and "invalid choice" in one_line_error(res.stderr.splitlines()[-1])
+
+
+def test_rules_name_each_source_as_a_player_knows_it(capsys: pytest.CaptureFixture[str]):
+    assert main(["rules"]) == 0
+    out = capsys.readouterr().out
+    assert "Source: “Chickie Sixes”, EngravedDominoes.com." in out and "seed 0" not in out
+    assert main(["rules", "gameweave"]) == 0
+    assert "Source: “Chickenfoot”, Gameweave edition" in capsys.readouterr().out

@@ -96,10 +96,23 @@ def test_a_photo_without_a_double_exits_2(tmp_path: Path, capsys):
 
 
 @needs_models
-def test_a_play_on_a_tile_not_read_exits_2_and_says_where_to_look(capsys):
-    code, _, err = _run(["table", str(PHOTO), "--play", "1-8", "--on", "8-8"], capsys)
-    assert code == 2
-    assert "There is no 8-8 on the table" in err and "--annotate" in err
+def test_a_play_on_a_tile_not_read_is_a_verdict_and_says_where_to_look(capsys):
+    code, out, _ = _run(["table", str(PHOTO), "--play", "1-8", "--on", "8-8"], capsys)
+    assert code == 1
+    assert "[unknown-target] There is no 8-8 on the table" in out and "--annotate" in out
+    code, out, _ = _run(["table", str(PHOTO), "--play", "1-8", "--on", "8-8", "--json"], capsys)
+    assert code == 1 and json.loads(out)["play"]["code"] == "unknown-target"
+
+
+@needs_models
+def test_draw_the_photographed_table_as_a_board(tmp_path: Path, capsys):
+    out = tmp_path / "board.svg"
+    code, text, err = _run(["table", str(PHOTO), "--hub", "3-3", "--play", "0-9", "--on", "7-9",
+                            "--draw", str(out)], capsys)
+    assert code == 0, err
+    assert f"drawing written to {out}" in text
+    svg = out.read_text()
+    assert svg.count("<polygon") >= 15 and "9-0 on 7-9: legal." in svg
 
 
 def test_bad_input_exits_2_with_one_line(tmp_path: Path, capsys):
@@ -111,6 +124,7 @@ def test_bad_input_exits_2_with_one_line(tmp_path: Path, capsys):
         (["table", str(PHOTO), "--play", "4-7"], "--play and --on go together"),
         (["table", str(PHOTO), "--hub", "3-4"], "must be a double"),
         (["table", str(PHOTO), "--hub", "x"], "x"),
+        (["table", str(PHOTO), "--draw", str(tmp_path / "board.jpg")], "unknown kind of file .jpg; use .svg or .png"),
     ):
         code, _, err = _run(argv, capsys)
         assert code == 2, argv

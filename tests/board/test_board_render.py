@@ -1,0 +1,101 @@
+"""SVG and PNG of boards and single domino faces, and writing a drawing to a file."""
+
+from __future__ import annotations
+
+import io
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from companion.board import DrawingError, check_output, face_png, face_svg, from_layout, picture, save
+from companion.rules import Layout, Tile
+
+SVG = "{http://www.w3.org/2000/svg}"
+SPOKES = [(f"9-{i}", "9-9") for i in range(6)]
+
+
+def dispute() -> Layout:
+    return Layout.build("9-9", [*SPOKES, ("4-4", "9-4"), ("4-2", "4-4")])
+
+
+def test_svg_has_every_tile_pip_mark_and_the_reason():
+    board = from_layout(dispute(), play=("0-6", "9-0"))
+    svg = picture(board).svg()
+    root = ET.fromstring(svg)
+    circles = root.findall(f"{SVG}circle")
+    pips = sum(p.near + p.far for p in board.pieces) + board.ghost.near + board.ghost.far
+    assert len(circles) == pips
+    texts = " ".join(t.text or "" for t in root.iter(f"{SVG}text"))
+    assert "0-6 on 9-0: not legal." in texts  # the tile as it would lie: its 0 against the 9-0
+    assert "still" in texts and "toes" in texts  # the rules core's sentence, wrapped
+    assert [t.text for t in root.iter(f"{SVG}text") if t.get("fill") == "#1f6fb4"] == ["4", "4"]  # the open foot
+
+
+def test_png_is_the_picture_size_and_draws_the_legal_play_green():
+    board = from_layout(dispute(), play=("4-7", "4-4"))
+    pic = picture(board, scale=30)
+    img = Image.open(io.BytesIO(pic.png()))
+    assert img.format == "PNG" and img.size == pic.size
+    rgb = img.convert("RGB")
+    spot = board.ghost.spot
+    inside = [rgb.getpixel(tuple(round(v) for v in pic.to_pixels(*spot.point(a / 10, b / 10))))
+              for a in range(-8, 9, 2) for b in range(-3, 4)]
+    green = [c for c in inside if c[1] > c[0] + 20 and c[1] > c[2] + 20]
+    assert len(green) > len(inside) / 2  # green: legal
+
+
+def test_loose_tiles_are_listed_under_the_table():
+    lay = Layout.build("9-9", [("9-4", "9-9"), ("3-5", "5-5")], rules="pagat", ordered=False)
+    board = from_layout(lay)
+    assert board.loose == (Tile(3, 5),)
+    texts = [t.text for t in ET.fromstring(picture(board).svg()).iter(f"{SVG}text")]
+    assert "Not on the table:" in texts
+
+
+@pytest.mark.parametrize("value", range(19))
+def test_face_shows_every_value_with_its_pips(value: int):
+    tile = Tile(0, value)
+    circles = ET.fromstring(face_svg(tile)).findall(f"{SVG}circle")
+    assert len(circles) == value
+    img = Image.open(io.BytesIO(face_png(tile, scale=30)))
+    assert img.size[1] > img.size[0]  # upright
+
+
+@pytest.mark.parametrize("worth", [50, 25, 0])
+def test_double_blank_face_carries_its_value(worth: int):
+    texts = [t.text for t in ET.fromstring(face_svg("0-0", zero_zero=worth)).iter(f"{SVG}text")]
+    assert texts == [str(worth)]
+    assert not list(ET.fromstring(face_svg("0-0")).iter(f"{SVG}text"))
+    assert not list(ET.fromstring(face_svg("0-3", zero_zero=worth)).iter(f"{SVG}text"))
+
+
+def test_taken_face_is_crossed_out():
+    plain = ET.fromstring(face_svg("3-4")).findall(f"{SVG}line")
+    taken = ET.fromstring(face_svg("3-4", taken=True)).findall(f"{SVG}line")
+    assert len(taken) == len(plain) + 1
+
+
+@pytest.mark.parametrize("name", ["board.svg", "board.PNG"])
+def test_save_by_extension(tmp_path: Path, name: str):
+    out = save(from_layout(dispute()), tmp_path / name)
+    data = out.read_bytes()
+    assert data.startswith(b"<svg") if name.endswith(".svg") else data.startswith(b"\x89PNG")
+    assert [p.name for p in tmp_path.iterdir()] == [name]  # no temporary file left
+
+
+@pytest.mark.parametrize("name, fragment", [
+    ("board.jpg", "written as .svg or .png"),
+    ("missing/board.png", "does not exist"),
+    (".", "is a folder"),
+])
+def test_save_refuses_bad_output_and_writes_nothing(tmp_path: Path, name: str, fragment: str):
+    target = tmp_path / name if name != "." else tmp_path / "sub.png"
+    if name == ".":
+        target.mkdir()
+    with pytest.raises(DrawingError, match=fragment):
+        check_output(target)
+    with pytest.raises(DrawingError):
+        save(from_layout(dispute()), target)
+    assert sorted(p.name for p in tmp_path.iterdir()) == (["sub.png"] if name == "." else [])
