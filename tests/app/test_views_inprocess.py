@@ -556,3 +556,43 @@ def test_check_the_table_opens_the_dispute_checker_on_this_round(app: App) -> No
     assert "The 9-9 still needs 4 spokes before anything else." in texts
     b.set_rules("double-chicken-foot")  # another preset chosen on the screen: its own rules
     assert b.rules.toes == 3
+
+
+# ------------------------------------------------------------ dispute checker: the board
+def test_dispute_draws_the_table_and_a_tap_on_the_drawing_chooses_the_open_end(app: App) -> None:
+    from types import SimpleNamespace
+
+    from companion.rules import Tile
+
+    _go(app, "/dispute")
+    _click(app, "9-9")
+    b = app.drafts["dispute"]
+    for t in ("9-4", "9-1"):
+        b.add(t, "9-9")
+    _go(app, "/dispute")
+    sem = _find(app.page.controls, ft.Semantics, lambda c: str(c.label).startswith("The table drawn as a board"))
+    assert len(sem) == 1
+    assert "9-9 (hub) · 4-9 on 9-9 · 1-9 on 9-9" in sem[0].label and "Open ends: 9 on 9-9 (4 spokes to go)" in sem[0].label
+    img = _find(sem, ft.Image)[0]
+    assert isinstance(img.src, bytes) and img.src.startswith(b"\x89PNG")
+    pic = b.picture()
+    # shown no wider than the phone (400 px page less padding), in the drawing's proportions
+    assert img.width <= 372 and abs(img.width / img.height - pic.size[0] / pic.size[1]) < 0.02
+    assert _find(sem, ft.InteractiveViewer)
+    gesture = _find(sem, ft.GestureDetector)[0]
+    k = img.width / pic.size[0]
+    m = next(m for m in pic.board.ends if m.end.target == Tile(1, 9))
+    x, y = pic.to_pixels(m.spot.x, m.spot.y)
+    gesture.on_tap_down(SimpleNamespace(local_position=SimpleNamespace(x=x * k, y=y * k)))
+    assert b.selected == Tile(1, 9)
+    assert "Can it go here? on the 1-9" in _texts(app.page.controls)
+    gesture = _find(app.page.controls, ft.GestureDetector)[0]
+    gesture.on_tap_down(SimpleNamespace(local_position=SimpleNamespace(x=1, y=1)))  # a corner
+    assert any(t.startswith("That is not an open end") for t in _texts(app.page.controls))
+    assert b.selected == Tile(1, 9)
+    # a question is drawn in place, its verdict said beside the drawing and in its label
+    b.ask("1-5")
+    texts = _go(app, "/dispute")
+    sem = _find(app.page.controls, ft.Semantics, lambda c: str(c.label).startswith("The table drawn as a board"))
+    assert "Judged: 1-5 on 1-9: not legal." in sem[0].label
+    assert any(t.startswith("No. ") for t in texts)
