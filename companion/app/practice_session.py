@@ -187,9 +187,10 @@ class PracticeSession:
             return p.events[-1].text if p.events and p.events[-1].kind == "end" else "The round is over."
         if not p.waiting:
             return f"{p.seats[p.state.current].name} to play."
+        who = "" if self.who == "You" else f", {self.who}"  # a table with more than one person
         if self.drawn is not None:
-            return f"{self.who}: you drew {self.drawn}; play it, or pass."
-        return f"Your turn, {self.who}: choose a tile, then an open end."
+            return f"Your turn{who}: you drew {self.drawn}; play it, or pass."
+        return f"Your turn{who}: choose a tile, then an open end."
 
     def recent(self) -> list[Event]:
         """What happened since the person last acted (their move and the bots' after it)."""

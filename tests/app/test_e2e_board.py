@@ -14,18 +14,25 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from app_e2e_helpers import Server, Ui, require_browser, shots_dir
+from app_e2e_helpers import (
+    BOARD,
+    BOARD_LABEL,
+    Server,
+    Ui,
+    board_box,
+    require_browser,
+    reveal,
+    shots_dir,
+    wheel,
+)
 
 from companion.app.dispute import DisputeBuilder
-from companion.board import Picture
 from companion.rules.tiles import Tile
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 PHONE = {"width": 360, "height": 780}
 DESKTOP = {"width": 1280, "height": 900}
-BOARD_LABEL = 'flt-semantics-img[aria-label^="The table drawn as a board"]'
-BOARD = 'flt-semantics:has(> flt-semantics-img[aria-label^="The table drawn as a board"])'
 
 
 @pytest.fixture
@@ -36,36 +43,6 @@ def server(tmp_path: Path) -> Iterator[Server]:
         yield srv
     finally:
         srv.stop()
-
-
-def wheel(ui: Ui, dy: float) -> None:
-    """Scroll the page with the mouse wheel at its right margin (beside the board: a wheel over
-    the board zooms it)."""
-    vp = ui.page.viewport_size
-    ui.page.mouse.move(vp["width"] - 6, vp["height"] / 2)
-    ui.page.mouse.wheel(0, dy)
-    ui.page.wait_for_timeout(600)
-
-
-def board_box(ui: Ui, pic: Picture) -> dict[str, float]:
-    """The drawing's box on the screen, scrolled wholly into view first (the browser gives the
-    visible part only: a box shorter than the drawing is cut off by the app bar or the bottom)."""
-    loc = ui.page.locator(BOARD).first
-    loc.wait_for(state="attached", timeout=20_000)
-    vp = ui.page.viewport_size
-    for _ in range(6):
-        box = loc.bounding_box()
-        assert box and box["width"] > 100, box
-        full = pic.size[1] * (box["width"] - 2) / pic.size[0] + 2
-        whole = box["height"] >= full - 2
-        if whole and box["y"] >= 55 and box["y"] + box["height"] <= vp["height"] + 1:
-            return box
-        if whole:  # wholly drawn but off the screen: bring its top below the app bar
-            wheel(ui, box["y"] - 70)
-        else:  # cut off at the top or at the bottom
-            cut = full - box["height"] + 30
-            wheel(ui, -cut if box["y"] < vp["height"] / 2 else cut)
-    raise AssertionError(f"the board does not come wholly into view: {box}, {full} px high")
 
 
 def tap_end(ui: Ui, b: DisputeBuilder, target: str, nth: int = 0) -> None:
@@ -84,11 +61,7 @@ def tap_end(ui: Ui, b: DisputeBuilder, target: str, nth: int = 0) -> None:
 
 def type_tile(ui: Ui, text: str) -> None:
     """Type into the tile field, brought into view first (the board above it is tall)."""
-    field = ui.page.get_by_role("textbox", name="Tile, e.g. 4-7").first
-    field.wait_for(timeout=20_000)
-    box, height = field.bounding_box(), ui.page.viewport_size["height"]
-    if box and not 80 < box["y"] < height * 0.6:
-        wheel(ui, box["y"] - height * 0.4)
+    reveal(ui, ui.page.get_by_role("textbox", name="Tile, e.g. 4-7").first)
     ui.type_into("Tile, e.g. 4-7", text, submit=False, clear=True)
 
 

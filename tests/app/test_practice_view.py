@@ -56,7 +56,7 @@ def test_practice_from_home_to_the_end_of_a_round_and_on(app: App) -> None:
     sess = app.drafts["practice"]
     assert sess.practice.seed == 5 and sess.practice.rules.name == "pagat"
     texts = _texts(app.page.controls)
-    assert "Your turn, You: choose a tile, then an open end." in texts
+    assert "Your turn: choose a tile, then an open end." in texts
     sem = _find(app.page.controls, ft.Semantics, lambda c: str(c.label).startswith("The table drawn as a board"))
     assert sem and "Open ends: 9 on 9-9 (4 spokes to go)" in sem[0].label
     assert set(_tile_buttons(app)) == {str(t) for t in sess.hand()}

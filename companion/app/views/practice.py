@@ -12,7 +12,7 @@ import flet as ft
 
 from companion.app.practice_session import BOT_WORDS, MAX_SEATS, MIN_SEATS, PracticeSession, PracticeSetup
 from companion.app.views import bind, bind_event
-from companion.app.views.board import board_view
+from companion.app.views.board import available_width, board_view
 from companion.app.views.setup import options_tile
 from companion.rules import PRESETS
 from companion.rules.bots import BOTS
@@ -161,29 +161,33 @@ def _build_round(app: App, sess: PracticeSession) -> tuple[str, list[Any], str |
         redraw()
 
     title = f"Practice · round {p.round_index + 1}"
-    body: list[Any] = [app.text(f"{p.rules.title} · deal number {p.seed}", 14, italic=True)]
+    info: list[Any] = []
     recent = sess.recent()
     if recent:
-        body.append(app.card(*[app.text(e.text, 15, bold=e.kind == "end") for e in recent[-12:]]))
-    body.append(ft.Semantics(live_region=True, content=app.text(sess.status(), 19, bold=True)))
+        info.append(app.card(*[app.text(e.text, 15, bold=e.kind == "end") for e in recent[-12:]]))
+    info.append(ft.Semantics(live_region=True, content=app.text(sess.status(), 19, bold=True)))
     if not sess.over:
-        body.extend(app.text(line, 15) for line in sess.needs())
+        info.extend(app.text(line, 15) for line in sess.needs())
+    room = available_width(app)
+    wide = room >= 900
     pic, png = sess.picture()
-    table = p.state.table
-    ends = table.open_ends()
+    ends = p.state.table.open_ends()
     words = " · ".join(f"{pl.tile} on {pl.on}" for pl in p.state.layout().plays)
-    body.append(board_view(
-        app, pic, png, on_tap=None if sess.over else tapped,
+    drawing = board_view(
+        app, pic, png, on_tap=None if sess.over else tapped, width=room * 0.55 if wide else None,
+        max_height=640 if wide else 520,
         label=f"The table drawn as a board: {p.state.hub} (hub)" + (f" · {words}" if words else "")
-        + ". Open ends: " + (", ".join(e.describe() for e in ends) or "none") + "."))
-    if sess.over:
-        body.extend(_results(app, sess, again, next_round))
-    else:
-        body.extend(_hand(app, sess, choose, play_on, draw, pass_turn, hint))
-    body.append(app.card(*[app.text(line, 15) for line in sess.seats()]
+        + ". Open ends: " + (", ".join(e.describe() for e in ends) or "none") + ".")
+    rest: list[Any] = (_results(app, sess, again, next_round) if sess.over
+                       else _hand(app, sess, choose, play_on, draw, pass_turn, hint))
+    rest.append(app.card(*[app.text(line, 15) for line in sess.seats()]
                          + [app.text(f"Boneyard: {p.boneyard} tiles", 15)]))
-    body.append(app.button("New practice (change the rules or seats)", new_practice, kind="text"))
-    return title, body, "/"
+    rest.append(app.button("New practice (change the rules or seats)", new_practice, kind="text"))
+    head = app.text(f"{p.rules.title} · deal number {p.seed}", 14, italic=True)
+    if wide:  # the board on the left, the rest beside it
+        return title, [head, ft.Row([drawing, ft.Column([*info, *rest], spacing=12, expand=True)],
+                                    spacing=20, vertical_alignment=ft.CrossAxisAlignment.START)], "/"
+    return title, [head, *info, drawing, *rest], "/"
 
 
 def _hand(app: App, sess: PracticeSession, choose: Any, play_on: Any, draw: Any, pass_turn: Any,
@@ -193,7 +197,8 @@ def _hand(app: App, sess: PracticeSession, choose: Any, play_on: Any, draw: Any,
     zero = p.rules.zero_zero
     drawn = sess.drawn
     if sess.waiting:
-        out.append(app.text(f"{sess.who}'s hand: tap a tile, then an open end", 17, bold=True))
+        whose = "Your" if sess.who == "You" else f"{sess.who}'s"
+        out.append(app.text(f"{whose} hand: tap a tile, then an open end", 17, bold=True))
         out.append(ft.Row([_tile_button(app, t, zero, sess.selected == t, bind(choose, t),
                                         disabled=drawn is not None and t != drawn)
                            for t in sess.hand()], wrap=True, spacing=6, run_spacing=6))
