@@ -211,7 +211,7 @@ class PracticeSession:
         from companion.board import picture
 
         s = self.practice.state
-        key = (self.practice.round_index, id(self.practice), len(s.table.order))
+        key = len(s.table.order)
         if self._picture is None or self._picture[0] != key:
             pic = picture(self.practice.board())
             self._picture = (key, pic, pic.png())

@@ -19,6 +19,9 @@ def test_setup_seats_bots_rules_and_seed():
     assert any(line.startswith("With 4 players: double-9 set") for line in s.summary())
     s.set_bot_seat(2, False)  # a second person at the table
     assert s.names() == ["Player 0", "Bot 1", "Player 2", "Bot 3"]
+    two = s.start()  # people take turns on one device: the screen names whose turn it is
+    assert two.waiting and two.status() == f"Your turn, {two.who}: choose a tile, then an open end."
+    assert two.who in ("Player 0", "Player 2") and two.hand() == two.practice.hand(two.practice.to_act)
     s.set_bot_seat(0, True)
     s.set_bot_seat(2, True)
     assert s.problems() == ["every seat is a bot: keep at least one seat for a person"]

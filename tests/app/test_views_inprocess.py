@@ -596,3 +596,27 @@ def test_dispute_draws_the_table_and_a_tap_on_the_drawing_chooses_the_open_end(a
     sem = _find(app.page.controls, ft.Semantics, lambda c: str(c.label).startswith("The table drawn as a board"))
     assert "Judged: 1-5 on 1-9: not legal." in sem[0].label
     assert any(t.startswith("No. ") for t in texts)
+
+
+def test_a_loaded_layout_file_is_drawn_as_a_board(app: App) -> None:
+    """Load layout file: the browser uploads the bytes (no path is opened); the table in the file
+    is drawn, the file's judged question none, its open ends marked."""
+    import asyncio
+    from pathlib import Path
+
+    raw = (Path(__file__).parents[2] / "docs" / "board.json").read_bytes()
+
+    async def pick_one(title: str, extensions: list[str] | None = None) -> tuple[str, bytes] | None:
+        assert extensions == ["json"]
+        return "board.json", raw
+
+    app.pick_one = pick_one  # type: ignore[method-assign]
+    _go(app, "/dispute")
+    hits = [b for b in _buttons(app.page.controls) if b.content.value == "Load layout file"]
+    asyncio.run(hits[0].on_click(None))
+    b = app.drafts["dispute"]
+    sem = _find(app.page.controls, ft.Semantics, lambda c: str(c.label).startswith("The table drawn as a board"))
+    assert sem and sem[0].label.startswith(f"The table drawn as a board: {b.layout.hub} (hub) · ")
+    pic = b.picture()
+    assert len(pic.board.pieces) == len(b.layout.plays) + 1 and pic.board.ghost is None
+    assert _find(sem, ft.Image)[0].src == b.board_png()
