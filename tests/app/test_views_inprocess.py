@@ -596,6 +596,9 @@ def test_dispute_draws_the_table_and_a_tap_on_the_drawing_chooses_the_open_end(a
     sem = _find(app.page.controls, ft.Semantics, lambda c: str(c.label).startswith("The table drawn as a board"))
     assert "Judged: 1-5 on 1-9: not legal." in sem[0].label
     assert any(t.startswith("No. ") for t in texts)
+    ghost = b.picture().board.ghost
+    assert ghost is not None and not ghost.legal  # drawn in place, and said under the drawing
+    assert f"{ghost.caption} {ghost.verdict.message}" in texts and ghost.caption.endswith(": not legal.")
 
 
 def test_a_loaded_layout_file_is_drawn_as_a_board(app: App) -> None:

@@ -211,8 +211,17 @@ def _board(app: App, b: DisputeBuilder, width: float | None = None) -> ft.Contro
     ends = ", ".join(e.describe() for e in b.open_ends())
     verdict = "" if b.last is None else f" Judged: {b.last.tile} on {b.last.on}: " \
         f"{'legal' if b.last.legal else 'not legal'}. {b.last.message}"
-    return board_view(app, b.picture(), b.board_png(), on_tap=tapped, selected=b.selected, width=width,
-                      label=f"The table drawn as a board: {words}. Open ends: {ends or 'none'}.{verdict}")
+    pic = b.picture()
+    drawing = board_view(app, pic, b.board_png(), on_tap=tapped, selected=b.selected, width=width,
+                         label=f"The table drawn as a board: {words}. Open ends: {ends or 'none'}.{verdict}")
+    ghost = pic.board.ghost if pic.board is not None else None
+    if ghost is None:
+        return drawing
+    # The verdict in words right under the drawing too: on a phone the sentence drawn beside
+    # the play is small until zoomed.
+    colour = ft.Colors.GREEN_800 if ghost.legal else ft.Colors.ERROR
+    return ft.Column([drawing, app.text(f"{ghost.caption} {ghost.verdict.message}", 16, bold=True, color=colour)],
+                     spacing=4)
 
 
 def _photo_section(app: App, b: DisputeBuilder) -> list[Any]:
