@@ -86,7 +86,7 @@ def test_practice_from_home_to_the_end_of_a_round_and_on(app: App) -> None:
                 k = img.width / pic.size[0]
                 m = next(m for m in pic.board.ends if m.end.target == play.target)
                 x, y = pic.to_pixels(m.spot.x, m.spot.y)
-                _find(app.page.controls, ft.GestureDetector)[0].on_tap_down(
+                _find(app.page.controls, ft.GestureDetector)[0].on_tap_up(
                     SimpleNamespace(local_position=SimpleNamespace(x=x * k, y=y * k)))
                 tapped = True
             else:

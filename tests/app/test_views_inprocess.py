@@ -583,11 +583,11 @@ def test_dispute_draws_the_table_and_a_tap_on_the_drawing_chooses_the_open_end(a
     k = img.width / pic.size[0]
     m = next(m for m in pic.board.ends if m.end.target == Tile(1, 9))
     x, y = pic.to_pixels(m.spot.x, m.spot.y)
-    gesture.on_tap_down(SimpleNamespace(local_position=SimpleNamespace(x=x * k, y=y * k)))
+    gesture.on_tap_up(SimpleNamespace(local_position=SimpleNamespace(x=x * k, y=y * k)))
     assert b.selected == Tile(1, 9)
     assert "Can it go here? on the 1-9" in _texts(app.page.controls)
     gesture = _find(app.page.controls, ft.GestureDetector)[0]
-    gesture.on_tap_down(SimpleNamespace(local_position=SimpleNamespace(x=1, y=1)))  # a corner
+    gesture.on_tap_up(SimpleNamespace(local_position=SimpleNamespace(x=1, y=1)))  # a corner
     assert any(t.startswith("That is not an open end") for t in _texts(app.page.controls))
     assert b.selected == Tile(1, 9)
     # a question is drawn in place, its verdict said beside the drawing and in its label

@@ -68,7 +68,9 @@ def board_view(app: App, pic: Picture, png: bytes, *, label: str,
                 return
             on_tap(pos.x / k, pos.y / k, max(TAP_REACH, TAP_REACH / k))
 
-        content = ft.GestureDetector(content=content, on_tap_down=app.guarded(tapped),
+        # On the tap's release, not its press: a finger that starts a pan or a pinch on an open
+        # end must not play a tile there.
+        content = ft.GestureDetector(content=content, on_tap_up=app.guarded(tapped),
                                      mouse_cursor=ft.MouseCursor.CLICK, exclude_from_semantics=True)
     viewer = ft.InteractiveViewer(content=content, min_scale=1.0, max_scale=8.0, width=dw, height=dh,
                                   boundary_margin=ft.Margin.all(0), clip_behavior=ft.ClipBehavior.HARD_EDGE)
