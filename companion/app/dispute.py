@@ -31,6 +31,7 @@ from companion.rules.tiles import check_in_set
 if TYPE_CHECKING:
     from PIL import Image
 
+    from companion.board import Picture
     from vision.table import TableReading
 
 #: Longest side of the annotated photo the screen shows (pixels).
@@ -101,6 +102,8 @@ class DisputeBuilder:
         self.fixed = 0
         #: A match's own rules (its options included), used while ``preset`` is theirs.
         self.match_rules: RuleSet | None = None
+        self._picture: tuple[Any, Picture] | None = None
+        self._png: tuple[Picture, bytes] | None = None
         if hub is not None:
             self.start(hub)
 
@@ -249,6 +252,36 @@ class DisputeBuilder:
             img.save(buf, format="PNG")
             ph._png = (key, buf.getvalue())
         return ph._png[1]
+
+    def picture(self) -> Picture:
+        """The table drawn as a board (the judged play, if any, in place with its verdict).
+        Laid out again only when the table or the question changes."""
+        from companion import board
+
+        lay = self._layout()
+        # The last question, unless its tile has been laid since (then it is on the table).
+        last = self.last
+        play = None if last is None or last.tile in lay.tiles() else (last.tile, last.on)
+        key = (lay, self.rules, self.top, play)
+        if self._picture is None or self._picture[0] != key:
+            self._picture = (key, board.picture(board.from_report(self.report(), play)))
+        return self._picture[1]
+
+    def board_png(self) -> bytes:
+        """:meth:`picture` as PNG bytes (kept with the picture)."""
+        pic = self.picture()
+        if self._png is None or self._png[0] is not pic:
+            self._png = (pic, pic.png())
+        return self._png[1]
+
+    def tap(self, px: float, py: float, reach_px: float = 14.0) -> Tile:
+        """A tap on the drawing at image pixel ``(px, py)``: selects the open end under it (the
+        next tile goes there) and returns its tile; a tap beside every open end is refused."""
+        mark = self.picture().end_at(px, py, reach_px)
+        if mark is None:
+            raise DisputeError("that is not an open end: tap a dashed place on the board")
+        self.select(mark.end.target)
+        return mark.end.target
 
     def lines(self) -> list[str]:
         """The table in words, one play a line, in the order laid."""

@@ -11,6 +11,7 @@ import time
 import urllib.error
 import urllib.request
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -181,3 +182,52 @@ def shots_dir(name: str) -> Path:
     for old in d.glob("*.png"):
         old.unlink()
     return d
+
+
+# ------------------------------------------------------------------ the board drawing
+#: The drawing of the table (dispute checker, practice): its semantics node, and its label.
+BOARD_LABEL = 'flt-semantics-img[aria-label^="The table drawn as a board"]'
+BOARD = f"flt-semantics:has(> {BOARD_LABEL})"
+
+
+def wheel(ui: Ui, dy: float) -> None:
+    """Scroll the page with the mouse wheel at its right margin (beside the board: a wheel over
+    the board zooms it)."""
+    vp = ui.page.viewport_size
+    ui.page.mouse.move(vp["width"] - 6, vp["height"] / 2)
+    ui.page.mouse.wheel(0, dy)
+    ui.page.wait_for_timeout(600)
+
+
+def board_box(ui: Ui, pic: Any) -> dict[str, float]:
+    """The drawing's box on the screen, scrolled wholly into view first (the browser gives the
+    visible part only: a box shorter than the drawing is cut off by the app bar or the bottom)."""
+    loc = ui.page.locator(BOARD).first
+    loc.wait_for(state="attached", timeout=20_000)
+    vp = ui.page.viewport_size
+    for _ in range(6):
+        box = loc.bounding_box()
+        assert box and box["width"] > 100, box
+        full = pic.size[1] * (box["width"] - 2) / pic.size[0] + 2
+        whole = box["height"] >= full - 2
+        if whole and box["y"] >= 55 and box["y"] + box["height"] <= vp["height"] + 1:
+            return box
+        if whole:  # wholly drawn but off the screen: bring its top below the app bar
+            wheel(ui, box["y"] - 70)
+        else:  # cut off at the top or at the bottom
+            cut = full - box["height"] + 30
+            wheel(ui, -cut if box["y"] < vp["height"] / 2 else cut)
+    raise AssertionError(f"the board does not come wholly into view: {box}, {full} px high")
+
+
+def reveal(ui: Ui, loc: Any) -> None:
+    """Scroll the page (wheel at its right margin) until ``loc`` is well inside the screen: a
+    click on a text field the page has not scrolled to lands on whatever is drawn there."""
+    vp = ui.page.viewport_size
+    for _ in range(6):
+        loc.wait_for(state="attached", timeout=20_000)
+        box = loc.bounding_box()
+        if box and box["y"] >= 70 and box["y"] + box["height"] <= vp["height"] - 20:
+            return
+        wheel(ui, (box["y"] if box else 0) - vp["height"] / 2)
+    raise AssertionError(f"cannot scroll {loc} into view")

@@ -72,3 +72,27 @@ def test_load_and_save_a_layout_file_round_trip(tmp_path):
     with pytest.raises(Exception, match="not valid JSON"):
         e.load("{oops", "broken.json")
     assert e.lines() == d.lines()  # a bad file changes nothing
+
+
+def test_the_table_drawn_a_tap_on_an_open_end_selects_it_and_a_question_is_drawn_in_place():
+    d = _hub_done()
+    pic = d.picture()
+    assert d.board_png().startswith(b"\x89PNG") and d.picture() is pic  # laid out once per table
+    marks = {m.end.target: m for m in pic.board.ends}
+    assert set(marks) == {e.target for e in d.open_ends()}
+    m = marks[Tile(4, 9)]
+    assert d.tap(*pic.to_pixels(m.spot.x, m.spot.y)) == Tile(4, 9)
+    assert d.selected == Tile(4, 9)
+    with pytest.raises(DisputeError, match="not an open end"):
+        d.tap(*pic.to_pixels(0.0, 0.0))  # the hub itself
+    assert d.selected == Tile(4, 9)
+    v = d.ask("4-7")
+    assert v.legal
+    drawn = d.picture()
+    assert drawn is not pic and drawn.board.ghost is not None
+    assert drawn.board.ghost.verdict == v and drawn.board.ghost.legal
+    assert d.ask("8-8").legal is False and d.picture().board.ghost.legal is False
+    # once laid, the tile is part of the table, no longer a question drawn beside it
+    d.ask("4-7")
+    d.add("4-7")
+    assert d.picture().board.ghost is None and d.picture().board.piece("4-7") is not None

@@ -556,3 +556,70 @@ def test_check_the_table_opens_the_dispute_checker_on_this_round(app: App) -> No
     assert "The 9-9 still needs 4 spokes before anything else." in texts
     b.set_rules("double-chicken-foot")  # another preset chosen on the screen: its own rules
     assert b.rules.toes == 3
+
+
+# ------------------------------------------------------------ dispute checker: the board
+def test_dispute_draws_the_table_and_a_tap_on_the_drawing_chooses_the_open_end(app: App) -> None:
+    from types import SimpleNamespace
+
+    from companion.rules import Tile
+
+    _go(app, "/dispute")
+    _click(app, "9-9")
+    b = app.drafts["dispute"]
+    for t in ("9-4", "9-1"):
+        b.add(t, "9-9")
+    _go(app, "/dispute")
+    sem = _find(app.page.controls, ft.Semantics, lambda c: str(c.label).startswith("The table drawn as a board"))
+    assert len(sem) == 1
+    assert "9-9 (hub) · 4-9 on 9-9 · 1-9 on 9-9" in sem[0].label and "Open ends: 9 on 9-9 (4 spokes to go)" in sem[0].label
+    img = _find(sem, ft.Image)[0]
+    assert isinstance(img.src, bytes) and img.src.startswith(b"\x89PNG")
+    pic = b.picture()
+    # shown no wider than the phone (400 px page less padding), in the drawing's proportions
+    assert img.width <= 372 and abs(img.width / img.height - pic.size[0] / pic.size[1]) < 0.02
+    assert _find(sem, ft.InteractiveViewer)
+    gesture = _find(sem, ft.GestureDetector)[0]
+    k = img.width / pic.size[0]
+    m = next(m for m in pic.board.ends if m.end.target == Tile(1, 9))
+    x, y = pic.to_pixels(m.spot.x, m.spot.y)
+    gesture.on_tap_up(SimpleNamespace(local_position=SimpleNamespace(x=x * k, y=y * k)))
+    assert b.selected == Tile(1, 9)
+    assert "Can it go here? on the 1-9" in _texts(app.page.controls)
+    gesture = _find(app.page.controls, ft.GestureDetector)[0]
+    gesture.on_tap_up(SimpleNamespace(local_position=SimpleNamespace(x=1, y=1)))  # a corner
+    assert any(t.startswith("That is not an open end") for t in _texts(app.page.controls))
+    assert b.selected == Tile(1, 9)
+    # a question is drawn in place, its verdict said beside the drawing and in its label
+    b.ask("1-5")
+    texts = _go(app, "/dispute")
+    sem = _find(app.page.controls, ft.Semantics, lambda c: str(c.label).startswith("The table drawn as a board"))
+    assert "Judged: 1-5 on 1-9: not legal." in sem[0].label
+    assert any(t.startswith("No. ") for t in texts)
+    ghost = b.picture().board.ghost
+    assert ghost is not None and not ghost.legal  # drawn in place, and said under the drawing
+    assert f"{ghost.caption} {ghost.verdict.message}" in texts and ghost.caption.endswith(": not legal.")
+
+
+def test_a_loaded_layout_file_is_drawn_as_a_board(app: App) -> None:
+    """Load layout file: the browser uploads the bytes (no path is opened); the table in the file
+    is drawn, the file's judged question none, its open ends marked."""
+    import asyncio
+    from pathlib import Path
+
+    raw = (Path(__file__).parents[2] / "docs" / "board.json").read_bytes()
+
+    async def pick_one(title: str, extensions: list[str] | None = None) -> tuple[str, bytes] | None:
+        assert extensions == ["json"]
+        return "board.json", raw
+
+    app.pick_one = pick_one  # type: ignore[method-assign]
+    _go(app, "/dispute")
+    hits = [b for b in _buttons(app.page.controls) if b.content.value == "Load layout file"]
+    asyncio.run(hits[0].on_click(None))
+    b = app.drafts["dispute"]
+    sem = _find(app.page.controls, ft.Semantics, lambda c: str(c.label).startswith("The table drawn as a board"))
+    assert sem and sem[0].label.startswith(f"The table drawn as a board: {b.layout.hub} (hub) · ")
+    pic = b.picture()
+    assert len(pic.board.pieces) == len(b.layout.plays) + 1 and pic.board.ghost is None
+    assert _find(sem, ft.Image)[0].src == b.board_png()

@@ -27,7 +27,7 @@ def bind_event(fn: Callable[..., Any], *args: Any) -> Callable[[Any], Any]:
 
 def build(app: App, route: str) -> tuple[Any, ...]:
     """(title, controls, back route) or, for screens with a fixed bottom part, (..., footer)."""
-    from . import dispute, home, match, scoring, setup
+    from . import dispute, home, match, practice, scoring, setup
 
     parts = [p for p in route.split("?")[0].split("/") if p]
     if not parts:
@@ -54,6 +54,8 @@ def build(app: App, route: str) -> tuple[Any, ...]:
         return home.build_settings(app)
     if head == "dispute":
         return dispute.build_dispute(app)
+    if head == "practice":
+        return practice.build_practice(app)
     if head == "invite" and app.ctx.invite_url:
         return home.build_invite(app)
     raise NotFound(f"nothing at {route}")

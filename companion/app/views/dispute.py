@@ -12,6 +12,7 @@ import flet as ft
 
 from companion.app.dispute import DisputeBuilder
 from companion.app.views import bind
+from companion.app.views.board import available_width, board_view
 from companion.rules import PRESETS, SETS
 from companion.rules.errors import ChickenFootError
 
@@ -147,7 +148,9 @@ def build_dispute(app: App) -> tuple[str, list[Any], str | None]:
     if b.photo is not None:
         body.extend(_photo_section(app, b))
     body.append(app.card(*[app.text(s, 17, bold=True) for s in needs.sentences(hub)]))
-    body.append(app.text("Open ends: tap one, then type a tile", 18, bold=True))
+    if b.photo is None:
+        body.append(_board(app, b))
+    body.append(app.text("Open ends: tap one (on the board or here), then type a tile", 18, bold=True))
     ends = []
     for e in b.open_ends():
         label = e.describe() + ("" if e.playable else " (not now)")
@@ -197,20 +200,50 @@ def build_dispute(app: App) -> tuple[str, list[Any], str | None]:
     return "Dispute checker", body, "/"
 
 
+def _board(app: App, b: DisputeBuilder, width: float | None = None) -> ft.Control:
+    """The table drawn as a board; a tap on an open end selects it (as its chip does)."""
+
+    def tapped(px: float, py: float, reach: float) -> None:
+        b.tap(px, py, reach)
+        app.render()
+
+    words = " · ".join(b.lines())
+    ends = ", ".join(e.describe() for e in b.open_ends())
+    verdict = "" if b.last is None else f" Judged: {b.last.tile} on {b.last.on}: " \
+        f"{'legal' if b.last.legal else 'not legal'}. {b.last.message}"
+    pic = b.picture()
+    drawing = board_view(app, pic, b.board_png(), on_tap=tapped, selected=b.selected, width=width,
+                         label=f"The table drawn as a board: {words}. Open ends: {ends or 'none'}.{verdict}")
+    ghost = pic.board.ghost if pic.board is not None else None
+    if ghost is None:
+        return drawing
+    # The verdict in words right under the drawing too: on a phone the sentence drawn beside
+    # the play is small until zoomed.
+    colour = ft.Colors.GREEN_800 if ghost.legal else ft.Colors.ERROR
+    return ft.Column([drawing, app.text(f"{ghost.caption} {ghost.verdict.message}", 16, bold=True, color=colour)],
+                     spacing=4)
+
+
 def _photo_section(app: App, b: DisputeBuilder) -> list[Any]:
-    """The photo with the layout drawn on it, and what the player should check."""
+    """The photo with the layout drawn on it, the same table drawn as a board beside it (below
+    it on a phone), and what the player should check."""
     ph = b.photo
     assert ph is not None and b.layout is not None
     out: list[Any] = [app.text(f"Read from {ph.name}: {ph.tiles_read} tiles seen, hub {ph.table.layout.hub}, "
                                f"{len(ph.table.layout.plays)} played on it", 16, bold=True)]
     png = b.photo_png()
-    width = max(260, min((app.page.width or 400) - 80, 640))
+    room = available_width(app)
+    side_by_side = room >= 900
+    width = (room - 16) / 2 if side_by_side else max(260, min((app.page.width or 400) - 80, 640))
     iw, ih = ph.image.size
     height = width * ih / iw
-    out.append(ft.Semantics(
+    photo = ft.Semantics(
         label=f"Photo of the table with the layout read from it: hub {ph.table.layout.hub} ringed, "
               "joints in blue, tiles with a problem in red",
-        content=ft.Image(src=png, width=width, height=height, fit=ft.BoxFit.CONTAIN)))
+        content=ft.Image(src=png, width=width, height=height, fit=ft.BoxFit.CONTAIN))
+    board = _board(app, b, width=(room - 16) / 2 if side_by_side else None)
+    out.append(ft.Row([photo, board], spacing=16, vertical_alignment=ft.CrossAxisAlignment.START)
+               if side_by_side else ft.Column([photo, board], spacing=10))
     notes = b.photo_notes()
     if notes:
         out.append(app.text("Check on the photo", 18, bold=True))

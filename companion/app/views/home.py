@@ -37,6 +37,7 @@ def build_home(app: App) -> tuple[str, list[Any], str | None]:
         ("History", "/history", ft.Icons.HISTORY),
         ("Statistics", "/stats", ft.Icons.BAR_CHART),
         ("Dispute checker", "/dispute", ft.Icons.GAVEL),
+        ("Practise a round", "/practice", ft.Icons.SPORTS_ESPORTS),
         ("Rules", "/rules", ft.Icons.MENU_BOOK),
         ("Settings", "/settings", ft.Icons.SETTINGS),
     ]

@@ -23,6 +23,35 @@ def _setup(app: App) -> MatchSetup:
     return s
 
 
+def options_tile(app: App, s: MatchSetup) -> ft.Control:
+    """Every rule option of the form's preset, each explained, folded away until opened (the
+    new-match screen and the practice screen share it)."""
+
+    def set_opt(key: str, value: str | None) -> None:
+        s.set_option(key, value or "none")
+        app.render()
+
+    def set_opt_if_changed(key: str, before: str, value: str | None) -> None:
+        if (value or "none") != before:
+            set_opt(key, value)
+
+    opts: list[Any] = []
+    for ov in s.option_views():
+        current = fmt_value(ov.value)
+        if ov.choices:
+            ctl: Any = app.dropdown(ov.label, current, [(c, c) for c in ov.choices],
+                                    bind_event(set_opt, ov.key), size=15, inset=48)
+        else:
+            ctl = ft.TextField(value=current, label=ov.label, width=200, text_size=app.fs(15),
+                               keyboard_type=ft.KeyboardType.NUMBER)
+            ctl.on_submit = app.guarded(bind_event(set_opt, ov.key))
+            ctl.on_blur = app.guarded(bind_event(set_opt_if_changed, ov.key, current))
+        opts.append(ft.Column([ctl, app.text(ov.help + (" (changed from the preset)" if ov.changed else ""), 14)],
+                              spacing=4))
+    return ft.ExpansionTile(title=app.text("Options (each explained)", 16, bold=True),
+                            controls=[ft.Container(ft.Column(opts, spacing=12), padding=8)])
+
+
 def build_new(app: App) -> tuple[str, list[Any], str | None]:
     s = _setup(app)
     name = ft.TextField(label="Player name", autofocus=True, text_size=app.fs(16),
@@ -68,28 +97,6 @@ def build_new(app: App) -> tuple[str, list[Any], str | None]:
         s.set_preset(e.control.value)
         app.render()
 
-    def set_opt(key: str, value: str | None) -> None:
-        s.set_option(key, value or "none")
-        app.render()
-
-    def set_opt_if_changed(key: str, before: str, value: str | None) -> None:
-        if (value or "none") != before:
-            set_opt(key, value)
-
-    opts: list[Any] = []
-    for ov in s.option_views():
-        current = fmt_value(ov.value)
-        if ov.choices:
-            ctl: Any = app.dropdown(ov.label, current, [(c, c) for c in ov.choices],
-                                    bind_event(set_opt, ov.key), size=15, inset=48)
-        else:
-            ctl = ft.TextField(value=current, label=ov.label, width=200, text_size=app.fs(15),
-                               keyboard_type=ft.KeyboardType.NUMBER)
-            ctl.on_submit = app.guarded(bind_event(set_opt, ov.key))
-            ctl.on_blur = app.guarded(bind_event(set_opt_if_changed, ov.key, current))
-        opts.append(ft.Column([ctl, app.text(ov.help + (" (changed from the preset)" if ov.changed else ""), 14)],
-                              spacing=4))
-
     def start(_: Any) -> None:
         problems = s.problems()
         if problems:
@@ -109,8 +116,7 @@ def build_new(app: App) -> tuple[str, list[Any], str | None]:
         app.heading("Rules"),
         app.dropdown("Rules preset", s.preset, [(k, r.title) for k, r in PRESETS.items()], pick_preset),
         *[app.text(line, 15) for line in s.summary()],
-        ft.ExpansionTile(title=app.text("Options (each explained)", 16, bold=True),
-                         controls=[ft.Container(ft.Column(opts, spacing=12), padding=8)]),
+        options_tile(app, s),
         *[app.text(p, 15, color=ft.Colors.ERROR) for p in problems],
         app.button("Start match", start, icon=ft.Icons.PLAY_ARROW, disabled=bool(problems)),
     ]

@@ -1,0 +1,243 @@
+"""Practice a round against bots: the choices (rules, seats, bots, deal number), then the round:
+your hand as domino faces, the table as a board (tap a tile, then an open end on the drawing or
+its chip), Hint, Draw, Pass, what the bots did, and at the end the penalties as the scorekeeper
+counts them, with "Play again" and "Continue as a match against the bots"."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
+
+import flet as ft
+
+from companion.app.practice_session import BOT_WORDS, MAX_SEATS, MIN_SEATS, PracticeSession, PracticeSetup
+from companion.app.views import bind, bind_event
+from companion.app.views.board import available_width, board_view
+from companion.app.views.setup import options_tile
+from companion.rules import PRESETS
+from companion.rules.bots import BOTS
+
+if TYPE_CHECKING:
+    from companion.app.shell import App
+    from companion.rules.tiles import Tile
+
+#: Size a tile of the hand is shown at (pixels).
+FACE_W, FACE_H = 30, 56
+
+
+@lru_cache(maxsize=512)
+def _face(tile: str, zero_zero: int) -> bytes:
+    from companion.board import face_png
+
+    return face_png(tile, zero_zero=zero_zero, scale=40)
+
+
+def _setup(app: App) -> PracticeSetup:
+    s = app.drafts.get("practice-setup")
+    if s is None:
+        s = PracticeSetup(app.settings.default_preset, dict(app.settings.default_options))
+        app.drafts["practice-setup"] = s
+    return s
+
+
+def build_practice(app: App) -> tuple[str, list[Any], str | None]:
+    sess: PracticeSession | None = app.drafts.get("practice")
+    if sess is None:
+        return _build_setup(app)
+    return _build_round(app, sess)
+
+
+def _build_setup(app: App) -> tuple[str, list[Any], str | None]:
+    s = _setup(app)
+
+    def pick_preset(e: Any) -> None:
+        s.form.set_preset(e.control.value)
+        app.render()
+
+    def set_seats(e: Any) -> None:
+        s.set_seats(e.control.value)
+        app.render()
+
+    def set_bot(e: Any) -> None:
+        s.set_bot(e.control.value)
+        app.render()
+
+    def toggle(seat: int, value: Any) -> None:
+        s.set_bot_seat(seat, bool(value))
+        app.render()
+
+    seed = ft.TextField(label="Deal number", value=str(s.seed), width=170, text_size=app.fs(16),
+                        keyboard_type=ft.KeyboardType.NUMBER)
+
+    def remember_seed(e: Any) -> None:
+        s.set_seed(e.control.value or "")
+
+    seed.on_blur = app.guarded(remember_seed)
+    seed.on_submit = app.guarded(remember_seed)
+
+    def deal(_: Any) -> None:
+        s.set_seed(seed.value or "")
+        app.drafts["practice"] = s.start()
+        app.render()
+
+    names = s.names()
+    seats = [ft.Switch(label=f"Seat {i + 1}: {names[i]}" + (" (bot)" if i in s.bots else " (a person)"),
+                       value=i in s.bots, on_change=app.guarded(bind_event(toggle, i)),
+                       label_text_style=ft.TextStyle(size=app.fs(15)))
+             for i in range(s.seats)]
+    problems = s.problems()
+    body: list[Any] = [
+        app.text("Play a round against bots, by the rules your table uses: the bots play by the same "
+                 "rules core that judges disputes, and the round is scored like a real match.", 16),
+        app.heading("Rules"),
+        app.dropdown("Rules preset", s.form.preset, [(k, r.title) for k, r in PRESETS.items()], pick_preset),
+        *[app.text(line, 15) for line in s.summary()],
+        options_tile(app, s.form),
+        app.heading("Seats"),
+        app.dropdown("Seats at the table", str(s.seats), [(str(n), f"{n} seats")
+                                                         for n in range(MIN_SEATS, MAX_SEATS + 1)], set_seats),
+        app.text("Which seats are bots (the others are people, taking turns on this device):", 15),
+        *seats,
+        app.dropdown("Bots play", s.bot, [(k, f"{k}: {BOT_WORDS.get(k, k)}") for k in BOTS], set_bot),
+        ft.Row([seed, app.text("The same number deals the same round again.", 14)], wrap=True, spacing=8),
+        *[app.text(p, 15, color=ft.Colors.ERROR) for p in problems],
+        app.button("Deal", deal, icon=ft.Icons.PLAY_ARROW, disabled=bool(problems)),
+    ]
+    return "Practise a round", body, "/"
+
+
+def _tile_button(app: App, tile: Tile, zero_zero: int, selected: bool, on_click: Any,
+                 disabled: bool = False) -> ft.Control:
+    face = ft.Image(src=_face(str(tile), zero_zero), width=FACE_W, height=FACE_H, fit=ft.BoxFit.CONTAIN)
+    content = ft.Column([face, ft.Text(str(tile), size=app.fs(14), weight=ft.FontWeight.BOLD if selected else None)],
+                        spacing=2, horizontal_alignment=ft.CrossAxisAlignment.CENTER, tight=True)
+    cls = ft.FilledButton if selected else ft.OutlinedButton
+    return cls(content=content, on_click=app.guarded(on_click), disabled=disabled,
+               tooltip=f"{tile}" + (" (chosen)" if selected else ""),
+               style=ft.ButtonStyle(padding=ft.Padding.symmetric(horizontal=6, vertical=6),
+                                    shape=ft.RoundedRectangleBorder(radius=8)))
+
+
+def _build_round(app: App, sess: PracticeSession) -> tuple[str, list[Any], str | None]:
+    p = sess.practice
+
+    def redraw() -> None:
+        app.render()
+
+    def choose(t: Tile) -> None:
+        sess.choose(t)
+        redraw()
+
+    def play_on(target: Tile) -> None:
+        sess.play_on(target)
+        redraw()
+
+    def tapped(px: float, py: float, reach: float) -> None:
+        sess.tap(px, py, reach)
+        redraw()
+
+    def draw(_: Any) -> None:
+        sess.draw()
+        redraw()
+
+    def pass_turn(_: Any) -> None:
+        sess.pass_turn()
+        redraw()
+
+    def hint(_: Any) -> None:
+        sess.show_hint()
+        redraw()
+
+    def again(_: Any) -> None:
+        app.drafts["practice"] = sess.again()
+        redraw()
+
+    def next_round(_: Any) -> None:
+        app.drafts["practice"] = sess.next_round()
+        redraw()
+
+    def new_practice(_: Any) -> None:
+        app.drafts.pop("practice", None)
+        redraw()
+
+    title = f"Practice · round {p.round_index + 1}"
+    info: list[Any] = []
+    recent = sess.recent()
+    if recent:
+        info.append(app.card(*[app.text(e.text, 15, bold=e.kind == "end") for e in recent[-12:]]))
+    info.append(ft.Semantics(live_region=True, content=app.text(sess.status(), 19, bold=True)))
+    if not sess.over:
+        info.extend(app.text(line, 15) for line in sess.needs())
+    room = available_width(app)
+    wide = room >= 900
+    pic, png = sess.picture()
+    ends = p.state.table.open_ends()
+    words = " · ".join(f"{pl.tile} on {pl.on}" for pl in p.state.layout().plays)
+    drawing = board_view(
+        app, pic, png, on_tap=None if sess.over else tapped, width=room * 0.55 if wide else None,
+        max_height=640 if wide else 520,
+        label=f"The table drawn as a board: {p.state.hub} (hub)" + (f" · {words}" if words else "")
+        + ". Open ends: " + (", ".join(e.describe() for e in ends) or "none") + ".")
+    rest: list[Any] = (_results(app, sess, again, next_round) if sess.over
+                       else _hand(app, sess, choose, play_on, draw, pass_turn, hint))
+    rest.append(app.card(*[app.text(line, 15) for line in sess.seats()]
+                         + [app.text(f"Boneyard: {p.boneyard} tiles", 15)]))
+    rest.append(app.button("New practice (change the rules or seats)", new_practice, kind="text"))
+    head = app.text(f"{p.rules.title} · deal number {p.seed}", 14, italic=True)
+    if wide:  # the board on the left, the rest beside it
+        return title, [head, ft.Row([drawing, ft.Column([*info, *rest], spacing=12, expand=True)],
+                                    spacing=20, vertical_alignment=ft.CrossAxisAlignment.START)], "/"
+    return title, [head, *info, drawing, *rest], "/"
+
+
+def _hand(app: App, sess: PracticeSession, choose: Any, play_on: Any, draw: Any, pass_turn: Any,
+          hint: Any) -> list[Any]:
+    p = sess.practice
+    out: list[Any] = []
+    zero = p.rules.zero_zero
+    drawn = sess.drawn
+    if sess.waiting:
+        whose = "Your" if sess.who == "You" else f"{sess.who}'s"
+        out.append(app.text(f"{whose} hand: tap a tile, then an open end", 17, bold=True))
+        out.append(ft.Row([_tile_button(app, t, zero, sess.selected == t, bind(choose, t),
+                                        disabled=drawn is not None and t != drawn)
+                           for t in sess.hand()], wrap=True, spacing=6, run_spacing=6))
+    if sess.refusal:
+        out.append(app.card(ft.Semantics(live_region=True, content=app.text(
+            f"Not allowed: {sess.refusal}", 17, bold=True, color=ft.Colors.ERROR))))
+    out.append(ft.Row([
+        app.button("Hide hint" if sess.hint_shown else "Hint", hint, kind="tonal", icon=ft.Icons.LIGHTBULB_OUTLINE,
+                   compact=True),
+        app.button("Draw", draw, kind="outlined", icon=ft.Icons.FILE_DOWNLOAD, disabled=not p.can_draw,
+                   compact=True),
+        app.button("Pass", pass_turn, kind="outlined", icon=ft.Icons.SKIP_NEXT, disabled=not p.can_pass,
+                   compact=True),
+    ], wrap=True, spacing=6, run_spacing=6))
+    if sess.hint_shown:
+        plays = sess.hint()
+        out.append(app.card(app.text("You can play: " + ", ".join(plays) if plays else
+                                     "Nothing in your hand fits: " + ("draw a tile." if p.can_draw else "pass."),
+                                     16)))
+    if sess.waiting:
+        chosen = sess.selected
+        out.append(app.text(f"Open ends: put the {chosen} on" if chosen else "Open ends", 17, bold=True))
+        out.append(ft.Row([
+            app.button(e.describe() + ("" if e.playable else " (not now)"), bind(play_on, e.target),
+                       kind="outlined", compact=True, tooltip=f"Open end: {e.describe()}")
+            for e in p.state.table.open_ends()], wrap=True, spacing=6, run_spacing=6))
+    return out
+
+
+def _results(app: App, sess: PracticeSession, again: Any, next_round: Any) -> list[Any]:
+    lines = sess.results()
+    rows = [app.text("Penalties, as the scorekeeper counts them", 18, bold=True)]
+    for x in lines:
+        who = f"{x.name} ({x.bot})" if x.bot else x.name
+        rows.append(app.text(f"{who}: {x.penalty} points, {x.tiles_left} tile{'s' if x.tiles_left != 1 else ''} "
+                             f"left · total {x.total}", 16))
+    rows.append(app.text(sess.match_words(), 15, italic=True))
+    return [app.card(*rows), ft.Row([
+        app.button("Play again", again, icon=ft.Icons.REPLAY),
+        app.button("Continue as a match against the bots", next_round, kind="tonal", icon=ft.Icons.SKIP_NEXT,
+                   disabled=sess.match_over),
+    ], wrap=True, spacing=8, run_spacing=8)]
