@@ -123,9 +123,9 @@ class DraftContent:
             if hits and self.entry.hands[k].player not in moved:
                 moved.append(self.entry.hands[k].player)
 
-    def check_correction(self, seat: int, tile: Tile | str) -> Tile:
-        """``tile`` if seat's photo reading may be corrected to it (or have it added), else
-        :class:`TakenError`: another hand holds it."""
+    def check_free(self, seat: int, tile: Tile | str) -> Tile:
+        """``tile`` if seat's hand may take it (picked, or a correction of its photo reading),
+        else :class:`TakenError`: another hand holds it, entered or read from its photo."""
         return self.entry.check_free(seat, tile, self.photo_tiles())
 
     def correct_moving(self, seat: int, index: int | None, tile: Tile | str) -> list[str]:

@@ -104,7 +104,7 @@ def test_a_photo_reading_that_clashes_says_so_and_a_correction_can_move_the_tile
     clashes = c.clashes_in_review(0)
     assert [(k, err.holder) for k, err in clashes] == [(1, "Bob")]
     with pytest.raises(TakenError, match="2-2 is already in Bob's hand"):
-        c.check_correction(0, "2-2")
+        c.check_free(0, "2-2")
     assert c.correct_moving(0, 1, "2-2") == ["Bob"]  # tile 2 of the photo is really Bob's 2-2
     assert [str(t) for t in c.reviews[0].tiles] == ["3-4", "2-2"] and e.hands[1].tiles == [Tile(3, 4)]
     c.correct_moving(0, None, "0-1")  # a missed tile, free: added

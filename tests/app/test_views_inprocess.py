@@ -71,13 +71,23 @@ def _texts(c: Any, out: list[str] | None = None) -> list[str]:
     return out
 
 
+def _caption(b: Any) -> str | None:
+    """A button's name: its text, or a domino face's accessible name ("3-4", "0-0 = 50")."""
+    content = getattr(b, "content", None)
+    if isinstance(content, ft.Text):
+        return content.value
+    if isinstance(content, ft.Image):
+        return content.semantics_label
+    return None
+
+
 def _buttons(c: Any, out: list[Any] | None = None) -> list[Any]:
     out = [] if out is None else out
     if isinstance(c, list | tuple):
         for x in c:
             _buttons(x, out)
         return out
-    if getattr(c, "on_click", None) is not None and isinstance(getattr(c, "content", None), ft.Text):
+    if getattr(c, "on_click", None) is not None and _caption(c) is not None:
         out.append(c)
     for attr in ("content", "controls", "rows", "cells"):
         v = getattr(c, attr, None)
@@ -102,7 +112,7 @@ def _go(app: App, route: str) -> list[str]:
 
 
 def _click(app: App, caption: str, nth: int = 0) -> None:
-    hits = [b for b in _buttons(app.page.controls) if b.content.value == caption]
+    hits = [b for b in _buttons(app.page.controls) if _caption(b) == caption]
     assert len(hits) > nth, f"no button {caption!r}"
     hits[nth].on_click(None)
 
@@ -142,7 +152,7 @@ def test_round_entry_handlers_save_a_round_and_the_match_ends(app: App) -> None:
         _click(app, k)
     texts = _texts(app.page.controls)
     assert "42 points" in texts and "Every hand is in: ready to save" in texts
-    save = next(b for b in _buttons(app.page.controls) if b.content.value == "Save round 1")
+    save = next(b for b in _buttons(app.page.controls) if _caption(b) == "Save round 1")
     save.on_click(None)
     save.on_click(None)  # a double tap
     assert app.page.pushed[-1] == f"/match/{m.id}" and len(app.ctx.store.get(m.id).rounds) == 1
@@ -202,7 +212,7 @@ def test_two_devices_share_one_round_entry_and_a_save_elsewhere_is_said(app: App
     texts = _texts(phone.page.controls)
     assert "Round 1 was saved on another device" in texts
     assert "Ann: went out" in texts and "Bob: 7" in texts
-    assert not [b for b in _buttons(phone.page.controls) if str(b.content.value).startswith("Save round")]
+    assert not [b for b in _buttons(phone.page.controls) if str(_caption(b)).startswith("Save round")]
     assert not any(t.endswith("points") and ":" in t and "…" in t for t in texts)  # no open pad
     # a device that only watched hears of it too (the scoreboard's message), never round 2's pad
     watcher._on_remote_change("chickenfoot-match", m.id)
@@ -247,7 +257,7 @@ def test_a_restart_keeps_the_round_being_entered_and_an_unconfirmed_photo(tmp_pa
         assert "Penalty from this photo: 21" in texts
         # the round's double read in a hand: said at the hand, and the tiles cannot be used
         assert any(t.startswith("Tile 1 reads 9-9, the double on the table") for t in texts)
-        use = next(x for x in _buttons(b.page.controls) if x.content.value == "Use these tiles (21 points)")
+        use = next(x for x in _buttons(b.page.controls) if _caption(x) == "Use these tiles (21 points)")
         assert use.disabled
         _click(b, "1: 9-9 (90%)")
         _click(b, "Remove tile 1")
@@ -275,7 +285,7 @@ def test_tiles_are_picked_by_suit_without_the_double_on_the_table(app: App) -> N
     m = app.ctx.store.create(["Ann", "Bob", "Cy", "Dee", "Eve", "Fay", "Gus"], "double-chicken-foot", {})
     _go(app, f"/match/{m.id}/round")
     _click(app, "Tiles", 1)
-    captions = [b.content.value for b in _buttons(app.page.controls)]
+    captions = [_caption(b) for b in _buttons(app.page.controls)]
     assert [str(n) for n in range(12, -1, -1)] == [c for c in captions if c.isdigit()][:13]
     assert "12-12" not in captions and "11-12" in captions  # 12-12 is on the table
     assert sum("-" in c for c in captions) == 12  # one suit at a time: a phone sees it all
@@ -448,7 +458,7 @@ def _aclick(app: App, caption: str) -> None:
     """Click a button whose handler is async (file dialogs), and wait for it."""
     import asyncio
 
-    hits = [b for b in _buttons(app.page.controls) if b.content.value == caption]
+    hits = [b for b in _buttons(app.page.controls) if _caption(b) == caption]
     assert hits, f"no button {caption!r}"
     asyncio.run(hits[0].on_click(None))
 
@@ -482,7 +492,7 @@ def test_dispute_reads_the_table_from_a_photo(app: App) -> None:
     b = app.drafts["dispute"]
     assert b.layout.hub.is_double and len(b.layout.plays) == 14
     # undo has nothing of the player's to take back; photo tiles are fixed by name
-    undo = [x for x in _buttons(app.page.controls) if x.content.value == "Take back last tile"]
+    undo = [x for x in _buttons(app.page.controls) if _caption(x) == "Take back last tile"]
     assert undo and undo[0].disabled
     assert "Correct it" in texts and "Remove it" in texts
     field = _find(app.page.controls, ft.TextField, lambda c: c.label == "Tile on the table")[0]
@@ -556,3 +566,42 @@ def test_check_the_table_opens_the_dispute_checker_on_this_round(app: App) -> No
     assert "The 9-9 still needs 4 spokes before anything else." in texts
     b.set_rules("double-chicken-foot")  # another preset chosen on the screen: its own rules
     assert b.rules.toes == 3
+
+
+def test_the_picker_shows_taken_tiles_refuses_them_and_moves_one_when_asked(app: App) -> None:
+    m = app.ctx.store.create(["Ann", "Bob", "Cy"], "double-chicken-foot", {})
+    _go(app, f"/match/{m.id}/round")
+    _click(app, "Tiles", 0)
+    _click(app, "3")
+    _click(app, "3-4")
+    assert "7 points (3-4)" in _texts(app.page.controls)
+    _click(app, "Tiles", 1)
+    _click(app, "3")
+    faces = [b for b in _buttons(app.page.controls) if isinstance(b.content, ft.Image)]
+    assert all(b.content.src.startswith(b"\x89PNG") and b.content.width >= 48 for b in faces)
+    names = [_caption(b) for b in faces]
+    assert "3-4, taken: Ann has it" in names and "3-4" not in names and "3-5" in names
+    _click(app, "3-4, taken: Ann has it")  # refused, in words, nothing entered
+    texts = _texts(app.page.controls)
+    assert ("3-4 is already in Ann's hand, and a set has only one 3-4. Move it to Bob if it is really "
+            "Bob's, or pick another tile.") in texts
+    assert "7 points (3-4)" in texts and texts.count("not entered") == 2  # the round is unchanged
+    _click(app, "Move 3-4 to Bob")
+    texts = _texts(app.page.controls)
+    assert "7 points (3-4)" in texts and texts.count("not entered") == 2  # Ann's hand is empty again
+    assert app.page.dialogs[-1].content.value == "3-4 moved from Ann to Bob"
+    assert not any(t.startswith("3-4 is already") for t in texts)
+
+
+def test_the_dispute_checker_chooses_a_tile_by_its_face(app: App) -> None:
+    _go(app, "/dispute")
+    _click(app, "9-9")
+    _click(app, "8")
+    names = [_caption(b) for b in _buttons(app.page.controls) if isinstance(b.content, ft.Image)]
+    assert names[:3] == ["8-9", "8-8", "7-8"] and len(names) == 10
+    end = next(c for c in map(_caption, _buttons(app.page.controls)) if str(c).startswith("9 on 9-9"))
+    _click(app, end)
+    _click(app, "8-9")  # chosen and asked at once: an open end is chosen
+    assert any(t.startswith("Yes. ") for t in _texts(app.page.controls))
+    _click(app, "Add to table")
+    assert "8-9, on the table" in [_caption(b) for b in _buttons(app.page.controls)]
