@@ -22,8 +22,8 @@ if TYPE_CHECKING:
     from companion.app.shell import App
 
 #: A face's width on screen (logical pixels, before the large-text scale); the button around it
-#: adds 4 px on each side, so the smallest tap target is 58 x 104.
-FACE_WIDTH = 50.0
+#: adds 4 px on each side, so the smallest tap target is 52 x 95 (five to a row at 360 px).
+FACE_WIDTH = 44.0
 #: Pixels per board unit of the PNG: twice what is shown, so phones' dense screens stay sharp.
 _PNG_SCALE = 96.0
 _ASPECT = (2 + 2 * 0.08) / (1 + 2 * 0.08)  # a face scene: 1 x 2 units and its margin
