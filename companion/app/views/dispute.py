@@ -215,8 +215,7 @@ def _tile_chooser(app: App, b: DisputeBuilder) -> list[Any]:
         app.snack(f"{t} is on the table already: a set has only one {t}")
 
     faces = [face_button(app, t, f"{t}, on the table" if on else str(t),
-                         bind(laid if on else choose, t), zero_zero=zero_zero, taken=on,
-                         tooltip=f"{t} is on the table" if on else f"Choose {t}")
+                         bind(laid if on else choose, t), zero_zero=zero_zero, taken=on)
              for t, on in b.tile_choices(suit)]
     return [app.text("Or tap the tile: its suit, then its face", 15, bold=True), row, face_row(faces)]
 

@@ -3,7 +3,8 @@ review's corrections, the dispute checker), a tile is its face with pips, drawn 
 :func:`companion.board.face_png`, not a "3-4" label.
 
 The PNGs are drawn once per (tile, 0-0 value, taken) and kept; each button is named by its
-tile ("3-4", "0-0 = 50") for screen readers and tests, and says who holds a taken tile.
+tile ("3-4", "0-0 = 50") for screen readers and tests, and says who holds a taken tile
+("3-4, taken: Ann has it").
 """
 
 from __future__ import annotations
@@ -41,15 +42,15 @@ def face_bytes(tile: Tile, zero_zero: int | None = None, taken: bool = False) ->
 
 
 def face_button(app: App, tile: Tile, label: str, on_click: Callable[[Any], Any], *,
-                zero_zero: int | None = None, taken: bool = False, chosen: bool = False,
-                tooltip: str | None = None) -> ft.Control:
-    """A tappable face: filled round it when ``chosen``, greyed and crossed out when ``taken``;
-    ``label`` is its accessible name."""
+                zero_zero: int | None = None, taken: bool = False, chosen: bool = False) -> ft.Control:
+    """A tappable face: filled round it when ``chosen``, greyed and crossed out when ``taken``.
+    ``label`` names the button itself (a label merged into it; the picture is left out of the
+    accessibility tree, where it would be a node of its own inside a nameless button)."""
     w = app.fs(FACE_WIDTH)
     img = ft.Image(src=face_bytes(tile, zero_zero, taken), width=w, height=round(w * _ASPECT, 1),
-                   fit=ft.BoxFit.CONTAIN, semantics_label=label)
+                   fit=ft.BoxFit.CONTAIN, exclude_from_semantics=True)
     cls = ft.FilledButton if chosen else ft.OutlinedButton
-    return cls(content=img, tooltip=tooltip, on_click=app.guarded(on_click),
+    return cls(content=ft.Semantics(label=label, content=img), on_click=app.guarded(on_click),
                style=ft.ButtonStyle(padding=ft.Padding.all(4),
                                     shape=ft.RoundedRectangleBorder(radius=10)))
 

@@ -306,15 +306,9 @@ class _Screen:
         return []  # no longer taken (its holder took it back meanwhile)
 
     def _tile_button(self, i: int, pt: Any, on: bool) -> ft.Control:
-        if pt.taken_by is not None:
-            name = f"{pt.label}, taken: {pt.taken_by} has it"
-            tip = f"{pt.tile} is {pt.taken_by}'s"
-        else:
-            name = pt.label
-            tip = f"{'Take back' if on else 'Add'} {pt.tile} ({pt.penalty} points)"
+        name = pt.label if pt.taken_by is None else f"{pt.label}, taken: {pt.taken_by} has it"
         return face_button(self.app, pt.tile, name, bind(self.toggle, i, pt.tile),
-                           zero_zero=self.entry.zero_zero, taken=pt.taken_by is not None, chosen=on,
-                           tooltip=tip)
+                           zero_zero=self.entry.zero_zero, taken=pt.taken_by is not None, chosen=on)
 
     def tile_picker(self, i: int) -> ft.Control:
         app, entry = self.app, self.entry
