@@ -606,3 +606,47 @@ def test_the_dispute_checker_chooses_a_tile_by_its_face(app: App) -> None:
     assert any(t.startswith("Yes. ") for t in _texts(app.page.controls))
     _click(app, "Add to table")
     assert "8-9, on the table" in [_caption(b) for b in _buttons(app.page.controls)]
+
+
+def test_a_photo_correction_to_a_taken_tile_is_refused_and_can_move_it(app: App) -> None:
+    import io
+
+    from PIL import Image
+
+    from companion.app.match_session import MatchSession
+    from companion.app.photo_review import PhotoReview
+    from vision.geometry import OrientedBox
+    from vision.reading import TileReading
+
+    m = app.ctx.store.create(["Eve", "Fay", "Gus"], "double-chicken-foot", {})
+    _go(app, f"/match/{m.id}/round")
+    _click(app, "Tiles", 0)
+    _click(app, "5")
+    _click(app, "5-6")  # Eve holds 5-6
+    buf = io.BytesIO()
+    Image.new("RGB", (200, 100), (20, 90, 40)).save(buf, format="PNG")
+    app.ctx.store.put_photo(buf.getvalue())
+    review = PhotoReview(m.rules, 9, [TileReading(5, 6, 0.9, OrientedBox(32.5, 22.5, 55, 35, 0.0)),
+                                      TileReading(1, 2, 0.9, OrientedBox(110, 22.5, 60, 35, 0.0))],
+                         (200, 100), buf.getvalue())
+    MatchSession(app.ctx.store, m.id).change(app.screen["draft"], lambda c: c.reviews.__setitem__(1, review))
+    _click(app, "Photo", 1)
+    texts = _texts(app.page.controls)
+    # Fay's photo reads Eve's 5-6: said at the hand, and its tiles cannot be used yet
+    assert any(t.startswith("Tile 1 reads 5-6, already in Eve's hand") for t in texts)
+    assert next(x for x in _buttons(app.page.controls) if _caption(x) == "Use these tiles (14 points)").disabled
+    _click(app, "1: 5-6 (90%)")
+    _click(app, "Remove tile 1")
+    _click(app, "1: 1-2 (90%)")
+    _click(app, "5")
+    _click(app, "5-6, taken: Eve has it")  # correcting it to Eve's tile: refused, in words
+    texts = _texts(app.page.controls)
+    assert any(t.startswith("5-6 is already in Eve's hand, and a set has only one 5-6. Move it to Fay")
+               for t in texts)
+    assert "Penalty from this photo: 3" in texts  # nothing changed yet
+    _click(app, "Move 5-6 to Fay")  # the tile becomes 5-6, and Eve's hand (empty now) loses it
+    texts = _texts(app.page.controls)
+    assert app.page.dialogs[-1].content.value == "5-6 moved from Eve to Fay's photo"
+    assert "Penalty from this photo: 11" in texts and texts.count("not entered") == 3
+    assert not any("already in Eve's hand" in t for t in texts)
+    assert not next(x for x in _buttons(app.page.controls) if _caption(x) == "Use these tiles (11 points)").disabled
