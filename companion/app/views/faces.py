@@ -44,13 +44,15 @@ def face_bytes(tile: Tile, zero_zero: int | None = None, taken: bool = False) ->
 def face_button(app: App, tile: Tile, label: str, on_click: Callable[[Any], Any], *,
                 zero_zero: int | None = None, taken: bool = False, chosen: bool = False) -> ft.Control:
     """A tappable face: filled round it when ``chosen``, greyed and crossed out when ``taken``.
-    ``label`` names the button itself (a label merged into it; the picture is left out of the
-    accessibility tree, where it would be a node of its own inside a nameless button)."""
+    ``label`` names the button itself: an empty text carrying it merges into the button's own
+    node, as a caption would (the picture is left out of the accessibility tree, where it would
+    be a node of its own inside a nameless button)."""
     w = app.fs(FACE_WIDTH)
     img = ft.Image(src=face_bytes(tile, zero_zero, taken), width=w, height=round(w * _ASPECT, 1),
                    fit=ft.BoxFit.CONTAIN, exclude_from_semantics=True)
+    name = ft.Text("", size=1, semantics_label=label)
     cls = ft.FilledButton if chosen else ft.OutlinedButton
-    return cls(content=ft.Semantics(label=label, content=img), on_click=app.guarded(on_click),
+    return cls(content=ft.Stack([img, name]), on_click=app.guarded(on_click),
                style=ft.ButtonStyle(padding=ft.Padding.all(4),
                                     shape=ft.RoundedRectangleBorder(radius=10)))
 
