@@ -288,6 +288,15 @@ class DisputeBuilder:
         lay = self._layout()
         return [f"{lay.hub} (hub)"] + [f"{p.tile} on {p.on}" for p in lay.plays]
 
+    def tile_choices(self, suit: int) -> list[tuple[Tile, bool]]:
+        """The tiles with a ``suit`` half, the other half from highest to 0, each with whether it
+        is on the table already (a set has one of each, so it cannot be played again)."""
+        if not 0 <= suit <= self.top:
+            raise DisputeError(f"there is no suit {suit} in a double-{self.top} set")
+        lay = self.layout
+        laid = set() if lay is None else {lay.hub, *(p.tile for p in lay.plays)}
+        return [(t, t in laid) for o in range(self.top, -1, -1) for t in [Tile(suit, o)]]
+
     # --------------------------------------------------------------- acting
     def select(self, target: Tile | str) -> None:
         t = Tile.parse(target)

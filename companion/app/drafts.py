@@ -14,10 +14,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from companion.rules import RuleSet
+from companion.rules import RuleSet, Tile
 
 from .photo_review import PhotoReview
-from .round_entry import RoundEntry
+from .round_entry import RoundEntry, TakenError
 
 
 def photo_key(image: bytes) -> str:
@@ -90,3 +90,68 @@ class DraftContent:
         if review is None or d is None:
             return []
         return [k + 1 for k, it in enumerate(review.items) if it.counted and it.tile == d]
+
+    # ------------------------------------------------------------ taken tiles
+    def photo_tiles(self) -> dict[int, list[Tile]]:
+        """Tiles counted in each seat's photo reading not yet used for its hand."""
+        return {seat: r.tiles for seat, r in self.reviews.items()}
+
+    def taken(self, seat: int) -> dict[Tile, tuple[int, bool]]:
+        """Tiles another seat holds, entered or read from its photo (see ``RoundEntry.taken``)."""
+        return self.entry.taken(seat, self.photo_tiles())
+
+    def add_tile(self, seat: int, tile: Tile | str) -> None:
+        """Pick ``tile`` for seat's hand: refused with :class:`TakenError` when another hand holds
+        it, entered or read from a photo."""
+        self.entry.add_tile(seat, tile, self.photo_tiles())
+
+    def move_tile(self, seat: int, tile: Tile | str) -> list[str]:
+        """Move ``tile`` to seat's hand from whoever else holds it: out of the hands it was
+        entered for, and out of other seats' photo readings not yet used. Returns who lost it."""
+        t = self.entry.check_tile(seat, tile)  # outside the set, or the double on the table
+        moved = self.entry.move_tile(seat, t)
+        self._drop_from_readings(seat, t, moved)
+        return moved
+
+    def _drop_from_readings(self, seat: int, t: Tile, moved: list[str]) -> None:
+        for k, r in sorted(self.reviews.items()):
+            if k == seat:
+                continue
+            hits = [n for n, it in enumerate(r.items) if it.counted and it.tile == t]
+            for n in reversed(hits):
+                r.remove(n)
+            if hits and self.entry.hands[k].player not in moved:
+                moved.append(self.entry.hands[k].player)
+
+    def check_free(self, seat: int, tile: Tile | str) -> Tile:
+        """``tile`` if seat's hand may take it (picked, or a correction of its photo reading),
+        else :class:`TakenError`: another hand holds it, entered or read from its photo."""
+        return self.entry.check_free(seat, tile, self.photo_tiles())
+
+    def correct_moving(self, seat: int, index: int | None, tile: Tile | str) -> list[str]:
+        """Correct tile ``index`` of seat's photo reading to ``tile`` (``None``: add it as a
+        missed tile), taking ``tile`` from whoever else holds it. Returns who lost it."""
+        review = self.reviews[seat]
+        t = self.entry.check_tile(seat, tile)
+        moved = self.entry.take_from_others(seat, t)
+        self._drop_from_readings(seat, t, moved)
+        if index is None:
+            review.add(t)
+        else:
+            review.correct(index, t)
+        return moved
+
+    def clashes_in_review(self, seat: int) -> list[tuple[int, TakenError]]:
+        """Counted tiles of seat's photo reading another hand already holds: (1-based number as
+        the photo shows it, why)."""
+        review = self.reviews.get(seat)
+        if review is None:
+            return []
+        taken = self.taken(seat)
+        out = []
+        for k, it in enumerate(review.items):
+            who = taken.get(it.tile) if it.counted else None
+            if who is not None:
+                h = self.entry.hands
+                out.append((k + 1, TakenError(it.tile, h[seat].player, h[who[0]].player, who[0], who[1])))
+        return out

@@ -2,7 +2,10 @@
 
 Penalties come from the :class:`RuleSet` (so 0-0 counts what the preset says); the entry only
 keeps what was entered and reports every problem at once before the round can be saved. The
-double that opened the round lies on the table, so it is never offered for a hand. An entry
+double that opened the round lies on the table, so it is never offered for a hand. A set has one
+of each tile: a tile another hand holds (entered, or read from that player's photo and not yet
+used) is *taken*; picking it again is refused (:class:`TakenError`) unless it is moved
+(:meth:`RoundEntry.move_tile`). An entry
 round-trips through plain data (``to_dict`` / ``from_dict``) so it can be kept as a stored
 round draft while it is being typed.
 """
@@ -10,6 +13,7 @@ round draft while it is being typed.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -24,6 +28,20 @@ MAX_PIPS = 10_000
 
 class EntryError(InputError):
     """A value that cannot be entered for a hand (negative pips, a tile outside the set)."""
+
+
+class TakenError(EntryError):
+    """A tile picked for a hand while another hand holds it (a set has one of each)."""
+
+    def __init__(self, tile: Tile, player: str, holder: str, seat: int, read: bool) -> None:
+        self.tile, self.player, self.holder, self.seat, self.read = tile, player, holder, seat, read
+        where = f"read from {holder}'s photo" if read else f"in {holder}'s hand"
+        super().__init__(f"{tile} is already {where}, and a set has only one {tile}. "
+                         f"Move it to {player} if it is really {player}'s, or pick another tile.")
+
+
+#: Tiles read from photos not yet used for their hands, by seat (see ``drafts.DraftContent``).
+Photos = Mapping[int, Iterable[Tile]]
 
 
 class Mode(StrEnum):
@@ -49,6 +67,8 @@ class PickerTile:
     tile: Tile
     label: str  # "4-7", or "0-0 = 50" so the double-blank's worth is plain
     penalty: int
+    #: Who else holds it this round (entered for them, or read from their photo); None: free.
+    taken_by: str | None = None
 
 
 class RoundEntry:
@@ -88,25 +108,69 @@ class RoundEntry:
         return None if d is None else Tile(d, d)
 
     # ------------------------------------------------------------ picker
-    def _picker_tile(self, t: Tile) -> PickerTile:
-        pen = self.rules.tile_penalty(t)
-        return PickerTile(t, f"{t} = {pen}" if t.low == 0 and t.high == 0 else str(t), pen)
+    @property
+    def zero_zero(self) -> int:
+        """What the 0-0 counts under the rules (50, 25 or 0): shown on its face."""
+        return self.rules.tile_penalty(Tile(0, 0))
 
-    def picker_tiles(self) -> list[PickerTile]:
-        """Every tile a hand can hold: the set without the double on the table."""
-        return [self._picker_tile(t) for t in full_set(self.top) if t != self.on_table]
+    def _picker_tile(self, t: Tile, taken: dict[Tile, tuple[int, bool]] | None = None) -> PickerTile:
+        pen = self.rules.tile_penalty(t)
+        who = (taken or {}).get(t)
+        return PickerTile(t, f"{t} = {pen}" if t.low == 0 and t.high == 0 else str(t), pen,
+                          None if who is None else self.hands[who[0]].player)
+
+    def picker_tiles(self, seat: int | None = None, photos: Photos | None = None) -> list[PickerTile]:
+        """Every tile a hand can hold: the set without the double on the table (each marked
+        with who else holds it when ``seat`` is the hand being picked for)."""
+        taken = self.taken(seat, photos) if seat is not None else None
+        return [self._picker_tile(t, taken) for t in full_set(self.top) if t != self.on_table]
 
     def suits(self) -> list[int]:
         """The suits (numbers) the picker is grouped by, highest first."""
         return list(range(self.top, -1, -1))
 
-    def suit_tiles(self, suit: int) -> list[PickerTile]:
-        """The tiles with a ``suit`` half, its double first, then by the other half, highest
-        first (a suit's row of the tile picker; the double on the table is left out)."""
+    def suit_tiles(self, suit: int, seat: int | None = None, photos: Photos | None = None) -> list[PickerTile]:
+        """The tiles with a ``suit`` half, from the other half highest to 0 (a suit's row of the
+        tile picker; the double on the table is left out). With ``seat``, each tile says who
+        else holds it (:meth:`taken`)."""
         if not 0 <= suit <= self.top:
             raise EntryError(f"there is no suit {suit} in a double-{self.top} set")
-        return [self._picker_tile(Tile(suit, o)) for o in range(self.top, -1, -1)
+        taken = self.taken(seat, photos) if seat is not None else None
+        return [self._picker_tile(Tile(suit, o), taken) for o in range(self.top, -1, -1)
                 if Tile(suit, o) != self.on_table]
+
+    # ------------------------------------------------------------- taken
+    def taken(self, seat: int, photos: Photos | None = None) -> dict[Tile, tuple[int, bool]]:
+        """Tiles another hand than ``seat`` holds: tile -> (that seat, whether only read from its
+        photo). Entered tiles win over a photo's; ``photos``: tiles read from photos not yet used
+        (by seat)."""
+        out: dict[Tile, tuple[int, bool]] = {}
+        for k, tiles in (photos or {}).items():
+            if k != seat and 0 <= k < len(self.hands):
+                for t in tiles:
+                    out.setdefault(t, (k, True))
+        for k, h in enumerate(self.hands):
+            if k != seat and h.mode in (Mode.TILES, Mode.PHOTO):
+                for t in h.tiles:
+                    out[t] = (k, False)
+        return out
+
+    def check_free(self, i: int, tile: Tile | str, photos: Photos | None = None) -> Tile:
+        """``tile`` if hand ``i`` may take it, else :class:`TakenError` (another hand holds it)
+        or :class:`EntryError` (outside the set, or the double on the table)."""
+        t = self.check_tile(i, tile)
+        who = self.taken(i, photos).get(t)
+        if who is not None:
+            raise TakenError(t, self.hands[i].player, self.hands[who[0]].player, who[0], who[1])
+        return t
+
+    def check_tile(self, i: int, tile: Tile | str) -> Tile:
+        """``tile`` if it can be in hand ``i`` at all: in the set, and not the double on the table."""
+        t = self._tile(tile)
+        if t == self.on_table:
+            raise EntryError(f"{t} is on the table (it opened the round), so it is not in "
+                             f"{self.hands[i].player}'s hand")
+        return t
 
     # ------------------------------------------------------------- edits
     def went_out(self, i: int) -> None:
@@ -137,15 +201,40 @@ class RoundEntry:
         h.mode, h.tiles, h.pad = Mode.PIPS, [], pad
         h.pips = int(pad) if pad else None
 
-    def add_tile(self, i: int, tile: Tile | str) -> None:
-        t = self._tile(tile)
+    def add_tile(self, i: int, tile: Tile | str, photos: Photos | None = None) -> None:
+        """Put ``tile`` in hand ``i``; refused (nothing changes) when it is on the table, already
+        in this hand, or held by another hand (:class:`TakenError`: :meth:`move_tile` moves it)."""
+        t = self.check_free(i, tile, photos)
         h = self.hands[i]
-        if t == self.on_table:
-            raise EntryError(f"{t} is on the table (it opened the round), so it is not in "
-                             f"{h.player}'s hand")
+        if h.mode in (Mode.TILES, Mode.PHOTO) and t in h.tiles:
+            raise EntryError(f"{t} is already in {h.player}'s hand, and a set has only one {t}")
         if h.mode not in (Mode.TILES, Mode.PHOTO):
             h.mode, h.tiles, h.pips, h.pad = Mode.TILES, [], None, ""
         h.tiles.append(t)
+
+    def move_tile(self, i: int, tile: Tile | str) -> list[str]:
+        """Move ``tile`` into hand ``i`` from every other hand it was entered for (a correction:
+        it was really this player's); returns who lost it. A photo's tiles not yet used are the
+        draft's to move (``drafts.DraftContent.move_tile``)."""
+        moved = self.take_from_others(i, tile)
+        t = self._tile(tile)
+        h = self.hands[i]
+        if not (h.mode in (Mode.TILES, Mode.PHOTO) and t in h.tiles):
+            self.add_tile(i, t)
+        return moved
+
+    def take_from_others(self, i: int, tile: Tile | str) -> list[str]:
+        """Take ``tile`` out of every hand but ``i`` it was entered for; returns who lost it. A
+        hand left with no tile is back to "not entered" (an empty hand did not go out)."""
+        t = self._tile(tile)
+        moved = []
+        for k, h in enumerate(self.hands):
+            if k != i and h.mode in (Mode.TILES, Mode.PHOTO) and t in h.tiles:
+                h.tiles = [x for x in h.tiles if x != t]
+                moved.append(h.player)
+                if not h.tiles:
+                    self.clear(k)
+        return moved
 
     def remove_tile(self, i: int, tile: Tile | str) -> None:
         t = self._tile(tile)

@@ -155,6 +155,7 @@ def test_four_player_match_two_rounds_edit_and_reload(server: Server, browser) -
 
     # --- history: export through the file dialog (a browser download in web mode); stats
     page.set_viewport_size({"width": 900, "height": 1000})
+    page.wait_for_timeout(1200)  # the screen is redrawn for the new width: tap once it is
     ui.click("Home")
     ui.see("Resume match")
     ui.click("History")

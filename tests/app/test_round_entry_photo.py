@@ -50,7 +50,7 @@ def test_problems_are_all_reported_and_block_saving():
     e.went_out(0)
     e.went_out(1)
     e.add_tile(2, "5-6")
-    e.add_tile(3, "6-5")
+    e.set_tiles(3, [Tile(6, 5)], Mode.PHOTO)  # a photo's reading used as it was read
     probs = e.problems()
     assert any("only one player can go out" in p for p in probs)
     assert any(p.startswith("5-6 is entered 2 times (Cy, Dee)") for p in probs)

@@ -71,13 +71,23 @@ def _texts(c: Any, out: list[str] | None = None) -> list[str]:
     return out
 
 
+def _caption(b: Any) -> str | None:
+    """A button's name: its text, or a domino face's accessible name ("3-4", "0-0 = 50")."""
+    content = getattr(b, "content", None)
+    if isinstance(content, ft.Text):
+        return content.value
+    if isinstance(content, ft.Stack) and isinstance(content.controls[0], ft.Image):
+        return content.controls[1].semantics_label
+    return None
+
+
 def _buttons(c: Any, out: list[Any] | None = None) -> list[Any]:
     out = [] if out is None else out
     if isinstance(c, list | tuple):
         for x in c:
             _buttons(x, out)
         return out
-    if getattr(c, "on_click", None) is not None and isinstance(getattr(c, "content", None), ft.Text):
+    if getattr(c, "on_click", None) is not None and _caption(c) is not None:
         out.append(c)
     for attr in ("content", "controls", "rows", "cells"):
         v = getattr(c, attr, None)
@@ -102,7 +112,7 @@ def _go(app: App, route: str) -> list[str]:
 
 
 def _click(app: App, caption: str, nth: int = 0) -> None:
-    hits = [b for b in _buttons(app.page.controls) if b.content.value == caption]
+    hits = [b for b in _buttons(app.page.controls) if _caption(b) == caption]
     assert len(hits) > nth, f"no button {caption!r}"
     hits[nth].on_click(None)
 
@@ -142,7 +152,7 @@ def test_round_entry_handlers_save_a_round_and_the_match_ends(app: App) -> None:
         _click(app, k)
     texts = _texts(app.page.controls)
     assert "42 points" in texts and "Every hand is in: ready to save" in texts
-    save = next(b for b in _buttons(app.page.controls) if b.content.value == "Save round 1")
+    save = next(b for b in _buttons(app.page.controls) if _caption(b) == "Save round 1")
     save.on_click(None)
     save.on_click(None)  # a double tap
     assert app.page.pushed[-1] == f"/match/{m.id}" and len(app.ctx.store.get(m.id).rounds) == 1
@@ -202,7 +212,7 @@ def test_two_devices_share_one_round_entry_and_a_save_elsewhere_is_said(app: App
     texts = _texts(phone.page.controls)
     assert "Round 1 was saved on another device" in texts
     assert "Ann: went out" in texts and "Bob: 7" in texts
-    assert not [b for b in _buttons(phone.page.controls) if str(b.content.value).startswith("Save round")]
+    assert not [b for b in _buttons(phone.page.controls) if str(_caption(b)).startswith("Save round")]
     assert not any(t.endswith("points") and ":" in t and "…" in t for t in texts)  # no open pad
     # a device that only watched hears of it too (the scoreboard's message), never round 2's pad
     watcher._on_remote_change("chickenfoot-match", m.id)
@@ -247,7 +257,7 @@ def test_a_restart_keeps_the_round_being_entered_and_an_unconfirmed_photo(tmp_pa
         assert "Penalty from this photo: 21" in texts
         # the round's double read in a hand: said at the hand, and the tiles cannot be used
         assert any(t.startswith("Tile 1 reads 9-9, the double on the table") for t in texts)
-        use = next(x for x in _buttons(b.page.controls) if x.content.value == "Use these tiles (21 points)")
+        use = next(x for x in _buttons(b.page.controls) if _caption(x) == "Use these tiles (21 points)")
         assert use.disabled
         _click(b, "1: 9-9 (90%)")
         _click(b, "Remove tile 1")
@@ -275,7 +285,7 @@ def test_tiles_are_picked_by_suit_without_the_double_on_the_table(app: App) -> N
     m = app.ctx.store.create(["Ann", "Bob", "Cy", "Dee", "Eve", "Fay", "Gus"], "double-chicken-foot", {})
     _go(app, f"/match/{m.id}/round")
     _click(app, "Tiles", 1)
-    captions = [b.content.value for b in _buttons(app.page.controls)]
+    captions = [_caption(b) for b in _buttons(app.page.controls)]
     assert [str(n) for n in range(12, -1, -1)] == [c for c in captions if c.isdigit()][:13]
     assert "12-12" not in captions and "11-12" in captions  # 12-12 is on the table
     assert sum("-" in c for c in captions) == 12  # one suit at a time: a phone sees it all
@@ -448,7 +458,7 @@ def _aclick(app: App, caption: str) -> None:
     """Click a button whose handler is async (file dialogs), and wait for it."""
     import asyncio
 
-    hits = [b for b in _buttons(app.page.controls) if b.content.value == caption]
+    hits = [b for b in _buttons(app.page.controls) if _caption(b) == caption]
     assert hits, f"no button {caption!r}"
     asyncio.run(hits[0].on_click(None))
 
@@ -482,7 +492,7 @@ def test_dispute_reads_the_table_from_a_photo(app: App) -> None:
     b = app.drafts["dispute"]
     assert b.layout.hub.is_double and len(b.layout.plays) == 14
     # undo has nothing of the player's to take back; photo tiles are fixed by name
-    undo = [x for x in _buttons(app.page.controls) if x.content.value == "Take back last tile"]
+    undo = [x for x in _buttons(app.page.controls) if _caption(x) == "Take back last tile"]
     assert undo and undo[0].disabled
     assert "Correct it" in texts and "Remove it" in texts
     field = _find(app.page.controls, ft.TextField, lambda c: c.label == "Tile on the table")[0]
@@ -623,3 +633,87 @@ def test_a_loaded_layout_file_is_drawn_as_a_board(app: App) -> None:
     pic = b.picture()
     assert len(pic.board.pieces) == len(b.layout.plays) + 1 and pic.board.ghost is None
     assert _find(sem, ft.Image)[0].src == b.board_png()
+
+
+def test_the_picker_shows_taken_tiles_refuses_them_and_moves_one_when_asked(app: App) -> None:
+    m = app.ctx.store.create(["Ann", "Bob", "Cy"], "double-chicken-foot", {})
+    _go(app, f"/match/{m.id}/round")
+    _click(app, "Tiles", 0)
+    _click(app, "3")
+    _click(app, "3-4")
+    assert "7 points (3-4)" in _texts(app.page.controls)
+    _click(app, "Tiles", 1)
+    _click(app, "3")
+    faces = [b for b in _buttons(app.page.controls) if isinstance(b.content, ft.Stack)]
+    assert all(b.content.controls[0].src.startswith(b"\x89PNG") and b.content.controls[0].width + 8 >= 48
+               for b in faces)  # a 4 px padding round each face
+    names = [_caption(b) for b in faces]
+    assert "3-4, taken: Ann has it" in names and "3-4" not in names and "3-5" in names
+    _click(app, "3-4, taken: Ann has it")  # refused, in words, nothing entered
+    texts = _texts(app.page.controls)
+    assert ("3-4 is already in Ann's hand, and a set has only one 3-4. Move it to Bob if it is really "
+            "Bob's, or pick another tile.") in texts
+    assert "7 points (3-4)" in texts and texts.count("not entered") == 2  # the round is unchanged
+    _click(app, "Move 3-4 to Bob")
+    texts = _texts(app.page.controls)
+    assert "7 points (3-4)" in texts and texts.count("not entered") == 2  # Ann's hand is empty again
+    assert app.page.dialogs[-1].content.value == "3-4 moved from Ann to Bob"
+    assert not any(t.startswith("3-4 is already") for t in texts)
+
+
+def test_the_dispute_checker_chooses_a_tile_by_its_face(app: App) -> None:
+    _go(app, "/dispute")
+    _click(app, "9-9")
+    _click(app, "8")
+    names = [_caption(b) for b in _buttons(app.page.controls) if isinstance(b.content, ft.Stack)]
+    assert names[:3] == ["8-9", "8-8", "7-8"] and len(names) == 10
+    end = next(c for c in map(_caption, _buttons(app.page.controls)) if str(c).startswith("9 on 9-9"))
+    _click(app, end)
+    _click(app, "8-9")  # chosen and asked at once: an open end is chosen
+    assert any(t.startswith("Yes. ") for t in _texts(app.page.controls))
+    _click(app, "Add to table")
+    assert "8-9, on the table" in [_caption(b) for b in _buttons(app.page.controls)]
+
+
+def test_a_photo_correction_to_a_taken_tile_is_refused_and_can_move_it(app: App) -> None:
+    import io
+
+    from PIL import Image
+
+    from companion.app.match_session import MatchSession
+    from companion.app.photo_review import PhotoReview
+    from vision.geometry import OrientedBox
+    from vision.reading import TileReading
+
+    m = app.ctx.store.create(["Eve", "Fay", "Gus"], "double-chicken-foot", {})
+    _go(app, f"/match/{m.id}/round")
+    _click(app, "Tiles", 0)
+    _click(app, "5")
+    _click(app, "5-6")  # Eve holds 5-6
+    buf = io.BytesIO()
+    Image.new("RGB", (200, 100), (20, 90, 40)).save(buf, format="PNG")
+    app.ctx.store.put_photo(buf.getvalue())
+    review = PhotoReview(m.rules, 9, [TileReading(5, 6, 0.9, OrientedBox(32.5, 22.5, 55, 35, 0.0)),
+                                      TileReading(1, 2, 0.9, OrientedBox(110, 22.5, 60, 35, 0.0))],
+                         (200, 100), buf.getvalue())
+    MatchSession(app.ctx.store, m.id).change(app.screen["draft"], lambda c: c.reviews.__setitem__(1, review))
+    _click(app, "Photo", 1)
+    texts = _texts(app.page.controls)
+    # Fay's photo reads Eve's 5-6: said at the hand, and its tiles cannot be used yet
+    assert any(t.startswith("Tile 1 reads 5-6, already in Eve's hand") for t in texts)
+    assert next(x for x in _buttons(app.page.controls) if _caption(x) == "Use these tiles (14 points)").disabled
+    _click(app, "1: 5-6 (90%)")
+    _click(app, "Remove tile 1")
+    _click(app, "1: 1-2 (90%)")
+    _click(app, "5")
+    _click(app, "5-6, taken: Eve has it")  # correcting it to Eve's tile: refused, in words
+    texts = _texts(app.page.controls)
+    assert any(t.startswith("5-6 is already in Eve's hand, and a set has only one 5-6. Move it to Fay")
+               for t in texts)
+    assert "Penalty from this photo: 3" in texts  # nothing changed yet
+    _click(app, "Move 5-6 to Fay")  # the tile becomes 5-6, and Eve's hand (empty now) loses it
+    texts = _texts(app.page.controls)
+    assert app.page.dialogs[-1].content.value == "5-6 moved from Eve to Fay's photo"
+    assert "Penalty from this photo: 11" in texts and texts.count("not entered") == 3
+    assert not any("already in Eve's hand" in t for t in texts)
+    assert not next(x for x in _buttons(app.page.controls) if _caption(x) == "Use these tiles (11 points)").disabled

@@ -261,7 +261,7 @@ class _HostilePicker:
 
 
 def test_a_path_named_by_a_web_client_is_never_read_or_written(tmp_path: Path) -> None:
-    from test_views_inprocess import FakePage, _buttons, _go
+    from test_views_inprocess import FakePage, _buttons, _caption, _go
 
     from companion.app.shell import App, AppContext
 
@@ -280,7 +280,7 @@ def test_a_path_named_by_a_web_client_is_never_read_or_written(tmp_path: Path) -
 
     def press(route: str, caption: str) -> None:
         _go(app, route)
-        (button,) = [b for b in _buttons(page.controls) if b.content.value == caption]
+        (button,) = [b for b in _buttons(page.controls) if _caption(b) == caption]
         asyncio.run(button.on_click(None))
         errors.append(app.screen.get("error") or "")  # shown on its screen until the next action
 

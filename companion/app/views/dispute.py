@@ -13,7 +13,8 @@ import flet as ft
 from companion.app.dispute import DisputeBuilder
 from companion.app.views import bind
 from companion.app.views.board import available_width, board_view
-from companion.rules import PRESETS, SETS
+from companion.app.views.faces import face_button, face_row, suit_row
+from companion.rules import PRESETS, SETS, Tile
 from companion.rules.errors import ChickenFootError
 
 if TYPE_CHECKING:
@@ -164,6 +165,7 @@ def build_dispute(app: App) -> tuple[str, list[Any], str | None]:
         app.button(f"Can it go here? {where}", ask, icon=ft.Icons.HELP_OUTLINE, disabled=b.selected is None),
         app.button("Add to table", add, kind="tonal", icon=ft.Icons.ADD, disabled=b.selected is None),
     ], wrap=True, spacing=8, run_spacing=8))
+    body.extend(_tile_chooser(app, b))
     if b.last is not None:
         v = b.last
         colour = ft.Colors.GREEN_800 if v.legal else ft.Colors.ERROR
@@ -222,6 +224,27 @@ def _board(app: App, b: DisputeBuilder, width: float | None = None) -> ft.Contro
     colour = ft.Colors.GREEN_800 if ghost.legal else ft.Colors.ERROR
     return ft.Column([drawing, app.text(f"{ghost.caption} {ghost.verdict.message}", 16, bold=True, color=colour)],
                      spacing=4)
+
+
+def _tile_chooser(app: App, b: DisputeBuilder) -> list[Any]:
+    """Or tap the tile's face (a suit, then the tile): it fills the tile box and, with an open end
+    chosen, asks at once. Tiles on the table already are greyed: a set has one of each."""
+    suit, row = suit_row(app, b.top, "dispute-suit")
+    zero_zero = b.rules.tile_penalty(Tile(0, 0))
+
+    def choose(t: Tile) -> None:
+        app.drafts["dispute-tile"] = str(t)
+        if b.selected is not None:
+            b.ask(t)
+        app.render()
+
+    def laid(t: Tile) -> None:
+        app.snack(f"{t} is on the table already: a set has only one {t}")
+
+    faces = [face_button(app, t, f"{t}, on the table" if on else str(t),
+                         bind(laid if on else choose, t), zero_zero=zero_zero, taken=on)
+             for t, on in b.tile_choices(suit)]
+    return [app.text("Or tap the tile: its suit, then its face", 15, bold=True), row, face_row(faces)]
 
 
 def _photo_section(app: App, b: DisputeBuilder) -> list[Any]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import flet as ft
-import flet.canvas as cv
+import flet_charts as fch
 
 from companion.app.dispute import DisputeBuilder
 from companion.app.match_session import MatchSession
@@ -176,43 +176,45 @@ def _manage(app: App, ms: MatchSession) -> list[Any]:
 
 
 def _chart(app: App, ms: MatchSession) -> ft.Control:
+    """The totals after each round as lines (flet-charts, drawn by the web client itself): a tap
+    or a hover on a round shows every player's total then."""
     series = ms.chart()
     width = max(280, min((app.page.width or 400) - 60, 720))
-    height = 200
     top = max(max(s) for s in series) or 1
     n = len(series[0]) - 1
-    pad = 28
 
-    def x(k: int) -> float:
-        return pad + (width - pad - 8) * (k / max(n, 1))
+    def axis_labels(values: list[int]) -> list[fch.ChartAxisLabel]:
+        return [fch.ChartAxisLabel(value=v, label=ft.Text(str(v), size=app.fs(11))) for v in values]
 
-    def y(v: float) -> float:
-        return height - pad - (height - pad - 8) * (v / top)
-
-    shapes: list[Any] = [
-        cv.Line(pad, y(0), width - 8, y(0), paint=ft.Paint(color=ft.Colors.OUTLINE, stroke_width=1)),
-        cv.Line(pad, y(0), pad, 8, paint=ft.Paint(color=ft.Colors.OUTLINE, stroke_width=1)),
-        cv.Text(2, y(top) - 6, str(top), style=ft.TextStyle(size=11)),
-        cv.Text(2, y(0) - 6, "0", style=ft.TextStyle(size=11)),
-    ]
-    for k in range(n + 1):
-        shapes.append(cv.Text(x(k) - 3, height - pad + 6, str(k), style=ft.TextStyle(size=11)))
-    for s, values in enumerate(series):
+    lines = []
+    for s, (player, values) in enumerate(zip(ms.players, series, strict=True)):
         colour = SERIES_COLOURS[s % len(SERIES_COLOURS)]
-        paint = ft.Paint(color=colour, stroke_width=3, style=ft.PaintingStyle.STROKE)
-        for k in range(1, len(values)):
-            shapes.append(cv.Line(x(k - 1), y(values[k - 1]), x(k), y(values[k]), paint=paint))
-        for k, v in enumerate(values):
-            shapes.append(cv.Circle(x(k), y(v), 4, paint=ft.Paint(color=colour)))
+        lines.append(fch.LineChartData(
+            points=[fch.LineChartDataPoint(k, v, tooltip=fch.LineChartDataPointTooltip(
+                text=f"{player} {v}", text_style=ft.TextStyle(size=app.fs(13), color=colour,
+                                                              weight=ft.FontWeight.BOLD)))
+                    for k, v in enumerate(values)],
+            color=colour, stroke_width=3, point=True))
+    rounds = sorted({0, n, *range(0, n + 1, max(1, n // 8))})
+    chart = fch.LineChart(
+        data_series=lines, min_x=0, max_x=max(n, 1), min_y=0, max_y=top,
+        left_axis=fch.ChartAxis(labels=axis_labels(sorted({0, top})), label_size=app.fs(34)),
+        bottom_axis=fch.ChartAxis(labels=axis_labels(rounds), label_size=app.fs(22)),
+        horizontal_grid_lines=fch.ChartGridLines(interval=max(1, top / 4), color=ft.Colors.OUTLINE_VARIANT,
+                                                 width=1),
+        border=ft.Border.only(left=ft.BorderSide(1, ft.Colors.OUTLINE), bottom=ft.BorderSide(1, ft.Colors.OUTLINE)),
+        tooltip=fch.LineChartTooltip(bgcolor=ft.Colors.SURFACE_CONTAINER_HIGHEST, fit_inside_horizontally=True,
+                                     fit_inside_vertically=True),
+        interactive=True)
     legend = ft.Row([ft.Row([ft.Container(width=14, height=14, bgcolor=SERIES_COLOURS[s % 8], border_radius=7),
                              app.text(f"{p} {series[s][-1]}", 14)], spacing=4)
                      for s, p in enumerate(ms.players)], wrap=True, spacing=12)
-    chart = ft.Semantics(
+    labelled = ft.Semantics(
         label="Chart of totals after each round: " + "; ".join(
             f"{p} " + ", ".join(str(v) for v in series[s][1:]) for s, p in enumerate(ms.players)),
-        content=cv.Canvas(shapes=shapes, width=width, height=height))
-    return ft.Column([chart, legend, app.text("Rounds played along the bottom, total points up the side.", 13,
-                                              italic=True)], spacing=6)
+        content=ft.Container(chart, width=width, height=200 * app.scale, padding=ft.Padding.only(right=12, top=8)))
+    return ft.Column([labelled, legend, app.text("Rounds played along the bottom, total points up the side. "
+                                                 "Tap a round for the totals then.", 13, italic=True)], spacing=6)
 
 
 # ----------------------------------------------------------------- round brief

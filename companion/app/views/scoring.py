@@ -20,9 +20,10 @@ import flet as ft
 from companion.app.drafts import DraftContent
 from companion.app.match_session import MatchSession
 from companion.app.photo_review import PhotoReview, annotate, from_reading, is_low, label
-from companion.app.round_entry import Mode, RoundEntry
+from companion.app.round_entry import Mode, RoundEntry, TakenError
 from companion.app.store import DraftNotFoundError
 from companion.app.views import bind
+from companion.app.views.faces import face_button, face_row
 from companion.match import DraftState, RoundDraft, Saved
 from companion.rules.words import count
 
@@ -33,6 +34,8 @@ log = logging.getLogger(__name__)
 
 #: ``app.screen`` keys of this screen.
 DRAFT, SEEN, PAD, FRESH, PANEL, SUIT, NOTICE = "draft", "seen", "pad", "fresh", "panel", "suit", "notice"
+#: ``app.screen`` key: (seat, tile) of a taken tile tapped in the picker, refused.
+REFUSED = "refused"
 
 
 def draft_moved(app: App) -> bool:
@@ -127,6 +130,8 @@ class _Screen:
                                         height=max(48, app.fs(48)))
         self.picker_parts: dict[Any, ft.Container] = {}
         self.picker_intro = app.text("", 15)
+        self.picker_suit: int | None = None
+        self.picker_notice = ft.Column(spacing=6)
 
     @property
     def entry(self) -> RoundEntry:
@@ -229,20 +234,49 @@ class _Screen:
 
     # ---------------------------------------------------------- tile picker
     def toggle(self, i: int, tile: Any) -> None:
+        """Add a tile to hand ``i`` or take it back; a tile another hand holds is refused (the
+        refusal is shown with a way to move it), here and, if another device took it meanwhile,
+        against the stored round."""
         h = self.entry.hands[i]
         have = h.mode in (Mode.TILES, Mode.PHOTO) and tile in h.tiles
         before = h.mode
+        refused: list[TakenError] = []
+        if not have:
+            try:
+                self.content.check_free(i, tile)
+            except TakenError as err:
+                refused.append(err)
 
         def apply(c: DraftContent) -> None:
             if have:
                 c.entry.remove_tile(i, tile)
-            else:
-                c.entry.add_tile(i, tile)
-        self.change(apply, redraw=before not in (Mode.TILES, Mode.PHOTO))
+                return
+            try:
+                c.add_tile(i, tile)
+            except TakenError as err:
+                refused.append(err)
+        if not refused:
+            self.change(apply, redraw=None)
+            if not self.d.open:
+                return  # saved meanwhile: change() drew the round as saved
+        self.app.screen[REFUSED] = (i, str(tile)) if refused else None
+        if refused or before in (Mode.TILES, Mode.PHOTO):
+            self.refresh()
+            self.app.page.update()
+        else:
+            self.app.render()
+
+    def move(self, i: int, tile: Any) -> None:
+        """Move a taken tile to hand ``i`` (a correction: it is really this player's)."""
+        moved: list[str] = []
+        self.app.screen[REFUSED] = None
+        self.change(lambda c: moved.extend(c.move_tile(i, tile)), redraw=True)
+        if moved:
+            self.app.snack(f"{tile} moved from {' and '.join(moved)} to {self.entry.hands[i].player}")
 
     def _refresh_picker(self) -> None:
         panel = self.app.screen.get(PANEL)
-        if not panel:
+        if not panel or self.picker_suit is None:
             return
         i = panel[0]
         h = self.entry.hands[i]
@@ -251,30 +285,46 @@ class _Screen:
         held = ", ".join(str(t) for t in h.tiles) if chosen else "none yet"
         self.picker_intro.value = (f"{h.player}'s hand: {held}. Penalty: {pen if pen is not None else 0}. "
                                    "Tap a tile to add it, again to take it back.")
-        for tile, slot in self.picker_parts.items():
-            slot.content = self._tile_button(i, tile, tile in chosen)
+        for pt in self.entry.suit_tiles(self.picker_suit, i, self.content.photo_tiles()):
+            slot = self.picker_parts.get(pt.tile)
+            if slot is not None:
+                slot.content = self._tile_button(i, pt, pt.tile in chosen)
+        self.picker_notice.controls = self._refusal(i)
+
+    def _refusal(self, i: int) -> list[ft.Control]:
+        """Why the taken tile just tapped was refused, and the button that moves it instead."""
+        refused = self.app.screen.get(REFUSED)
+        if not refused or refused[0] != i:
+            return []
+        try:
+            self.content.check_free(i, refused[1])
+        except TakenError as err:
+            app = self.app
+            return [ft.Semantics(live_region=True, content=app.warning(str(err))),
+                    app.button(f"Move {err.tile} to {err.player}", bind(self.move, i, err.tile),
+                               kind="tonal", icon=ft.Icons.SWAP_HORIZ)]
+        return []  # no longer taken (its holder took it back meanwhile)
 
     def _tile_button(self, i: int, pt: Any, on: bool) -> ft.Control:
-        cls = ft.FilledButton if on else ft.OutlinedButton
-        return cls(content=ft.Text(pt.label, size=self.app.fs(15)),
-                   tooltip=f"{'Take back' if on else 'Add'} {pt.tile} ({pt.penalty} points)",
-                   on_click=self.app.guarded(bind(self.toggle, i, pt.tile)),
-                   style=ft.ButtonStyle(padding=ft.Padding.symmetric(horizontal=8, vertical=8)))
+        name = pt.label if pt.taken_by is None else f"{pt.label}, taken: {pt.taken_by} has it"
+        return face_button(self.app, pt.tile, name, bind(self.toggle, i, pt.tile),
+                           zero_zero=self.entry.zero_zero, taken=pt.taken_by is not None, chosen=on)
 
     def tile_picker(self, i: int) -> ft.Control:
         app, entry = self.app, self.entry
         suit, suit_row = _suits(app, entry, SUIT)
+        self.picker_suit = suit
         self.picker_parts = {}
         tiles = []
         for pt in entry.suit_tiles(suit):
             slot = ft.Container()
-            self.picker_parts[pt] = slot
+            self.picker_parts[pt.tile] = slot
             tiles.append(slot)
         self._refresh_picker()
         on_table = entry.on_table
         parts: list[Any] = [self.picker_intro, app.text("Suit (one half of the tile):", 15, bold=True), suit_row,
-                            app.text(f"Tiles with a {suit}:", 15, bold=True),
-                            ft.Row(tiles, wrap=True, spacing=4, run_spacing=4)]
+                            app.text(f"Tiles with a {suit}:", 15, bold=True), self.picker_notice,
+                            face_row(tiles)]
         if on_table is not None:
             parts.append(app.text(f"{on_table} is on the table (it opened the round), so it is not listed.",
                                   14, italic=True))
@@ -492,6 +542,11 @@ def _review(app: App, s: _Screen, i: int, review: PhotoReview, ui: dict) -> list
     for k in on_table:
         out.append(app.warning(f"Tile {k} reads {s.entry.on_table}, the double on the table: it cannot be in "
                                f"{s.entry.hands[i].player}'s hand. Correct it or remove it."))
+    clashes = s.content.clashes_in_review(i)
+    for k, err in clashes:
+        where = f"read from {err.holder}'s photo" if err.read else f"in {err.holder}'s hand"
+        out.append(app.warning(f"Tile {k} reads {err.tile}, already {where} (a set has only one): "
+                               "correct it or remove it, or correct the other hand."))
     unsure = [k for k in review.low_confidence if k not in review.candidates]
     if unsure:
         out.append(app.text(f"{count(len(unsure), 'tile')} marked orange "
@@ -513,12 +568,27 @@ def _review(app: App, s: _Screen, i: int, review: PhotoReview, ui: dict) -> list
     sel = ui["selected"]
 
     def set_tile(t: Any) -> None:
+        try:
+            s.content.check_free(i, t)
+        except TakenError:
+            ui["taken"] = str(t)  # refused: said below, with the move it offers
+            app.render()
+            return
+        ui["taken"] = None
         if ui["adding"]:
             ui["adding"] = False
             edit(lambda r: r.add(t))
         elif sel is not None:
             ui["selected"] = None
             edit(lambda r: r.correct(sel, t))
+
+    def move_here(t: Any) -> None:
+        at = None if ui["adding"] else sel
+        moved: list[str] = []
+        ui.update(taken=None, selected=None, adding=False)
+        s.change(lambda c: moved.extend(c.correct_moving(i, at, t)) if i in c.reviews else None, redraw=True)
+        if moved:
+            app.snack(f"{t} moved from {' and '.join(moved)} to {s.entry.hands[i].player}'s photo")
 
     def remove(_: Any) -> None:
         ui["selected"] = None
@@ -533,10 +603,12 @@ def _review(app: App, s: _Screen, i: int, review: PhotoReview, ui: dict) -> list
         if sel in review.candidates:
             out.append(app.button(f"Count it as {review.items[sel].tile}", accept, icon=ft.Icons.ADD_TASK))
         out.append(app.button(f"Remove tile {sel + 1}", remove, kind="outlined", icon=ft.Icons.DELETE_OUTLINE))
-        out.append(_suit_grid(app, s.entry, f"photo-suit:{i}", set_tile))
+        out.extend(_taken_notice(app, s, i, ui, move_here))
+        out.append(_suit_grid(app, s, i, f"photo-suit:{i}", set_tile))
     elif ui["adding"]:
         out.append(app.text("Pick the tile the reader missed.", 16, bold=True))
-        out.append(_suit_grid(app, s.entry, f"photo-suit:{i}", set_tile))
+        out.extend(_taken_notice(app, s, i, ui, move_here))
+        out.append(_suit_grid(app, s, i, f"photo-suit:{i}", set_tile))
     else:
         out.append(app.button("Add a missed tile", lambda _: (ui.update(adding=True), app.render()),
                               kind="outlined", icon=ft.Icons.ADD))
@@ -549,7 +621,7 @@ def _review(app: App, s: _Screen, i: int, review: PhotoReview, ui: dict) -> list
         s.close_panel(i)
 
     out.append(app.button(f"Use these tiles ({review.penalty} points)", use, icon=ft.Icons.CHECK,
-                          disabled=bool(on_table)))
+                          disabled=bool(on_table or clashes)))
     return out
 
 
@@ -571,13 +643,28 @@ def _suits(app: App, entry: RoundEntry, key: str) -> tuple[int, ft.Control]:
         for v in suits], wrap=True, spacing=4, run_spacing=4)
 
 
-def _suit_grid(app: App, entry: RoundEntry, key: str, on_pick: Any) -> ft.Control:
-    """Pick one tile: a suit, then a tile of that suit (a double-18 set fits on a phone)."""
+def _taken_notice(app: App, s: _Screen, i: int, ui: dict, move_here: Any) -> list[Any]:
+    """A correction to a tile another hand holds: refused in words, with the move it offers."""
+    t = ui.get("taken")
+    if not t:
+        return []
+    try:
+        s.content.check_free(i, t)
+    except TakenError as err:
+        return [ft.Semantics(live_region=True, content=app.warning(str(err))),
+                app.button(f"Move {err.tile} to {err.player}", bind(move_here, err.tile), kind="tonal",
+                           icon=ft.Icons.SWAP_HORIZ)]
+    return []
+
+
+def _suit_grid(app: App, s: _Screen, i: int, key: str, on_pick: Any) -> ft.Control:
+    """Pick one tile for seat ``i``'s photo: a suit, then a face of that suit (a double-18 set fits
+    on a phone); tiles other hands hold are shown taken."""
+    entry = s.entry
     suit, suit_row = _suits(app, entry, key)
-    return ft.Column([
-        suit_row,
-        ft.Row([ft.OutlinedButton(content=ft.Text(pt.label, size=app.fs(15)),
-                                  on_click=app.guarded(bind(on_pick, pt.tile)),
-                                  style=ft.ButtonStyle(padding=ft.Padding.symmetric(horizontal=8, vertical=8)))
-                for pt in entry.suit_tiles(suit)], wrap=True, spacing=4, run_spacing=4),
-    ], spacing=8)
+    faces = []
+    for pt in entry.suit_tiles(suit, i, s.content.photo_tiles()):
+        name = pt.label if pt.taken_by is None else f"{pt.label}, taken: {pt.taken_by} has it"
+        faces.append(face_button(app, pt.tile, name, bind(on_pick, pt.tile), zero_zero=entry.zero_zero,
+                                 taken=pt.taken_by is not None))
+    return ft.Column([suit_row, face_row(faces)], spacing=8)
