@@ -33,6 +33,8 @@ TOPIC = "chickenfoot-match"
 UPLOAD_MAX_BYTES = 40 * 2**20
 #: Seconds between checks of the scorekeeper file's change counter (writes from other processes).
 POLL_S = 2.0
+#: Seconds after a device connects before the tile reader is loaded in the background.
+WARM_DELAY_S = 2.0
 #: Seconds a screen waits before redrawing for another device's change (see App._remote_change).
 REMOTE_REDRAW_DELAY_S = 0.15
 
@@ -58,12 +60,17 @@ class AppContext:
         self.models_dir = models_dir
         self._reader: Any = None
         self._reader_lock = threading.Lock()
+        self._warming = False
         self.sessions: weakref.WeakSet[App] = weakref.WeakSet()
         self._seen_version = self.store.version  # a damaged file fails here, before serving
         self._poller: threading.Thread | None = None
 
     def add_session(self, app: App) -> None:
         self.sessions.add(app)
+        # after the first screen is drawn: loading the models would slow that down
+        timer = threading.Timer(WARM_DELAY_S, self.warm_reader)
+        timer.daemon = True
+        timer.start()
         if self._poller is None:
             # Another process (the CLI, a second server) may write the same file: poll the
             # repository's change counter so open screens pick that up too.
@@ -103,6 +110,27 @@ class AppContext:
 
                 self._reader = Reader.from_models_dir(self.models_dir)
             return self._reader
+
+    def warm_reader(self) -> None:
+        """Load the reader and run it once in the background (once per process), so that the
+        first photo a player chooses is read at full speed. A reader that cannot be loaded says
+        so when a photo is read."""
+        with self._reader_lock:
+            if self._warming:
+                return
+            self._warming = True
+        threading.Thread(target=self._warm, name="reader-warm", daemon=True).start()
+
+    def _warm(self) -> None:
+        from .photo_review import warm
+
+        t0 = time.perf_counter()
+        try:
+            warm(self.reader())
+        except Exception as exc:  # missing models: the photo panel says so when used
+            log.info("tile reader not warmed: %s", " ".join(str(exc).split())[:200] or type(exc).__name__)
+            return
+        log.info("tile reader loaded and warmed in %.0f ms", (time.perf_counter() - t0) * 1e3)
 
 
 class App:
