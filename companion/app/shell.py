@@ -282,14 +282,16 @@ class App:
         """The bytes of picked file ``f``, which the browser sends to a one-time address."""
         from .web import UploadRefused
 
-        if f.size is not None and f.size > UPLOAD_MAX_BYTES:
-            raise UploadError(f"{name} is {f.size / 2**20:.0f} MB; the most a file may be is "
+        size = getattr(f, "size", None)
+        if isinstance(size, int) and size > UPLOAD_MAX_BYTES:
+            raise UploadError(f"{name} is {size / 2**20:.0f} MB; the most a file may be is "
                               f"{UPLOAD_MAX_BYTES // 2**20} MB")
         token, fut = uploads.expect()
         self._uploading = fut
         t0 = time.perf_counter()
         try:
-            await self.picker.upload([ft.FilePickerUploadFile(upload_url=f"/upload/{token}", id=f.id, name=f.name)])
+            await self.picker.upload([ft.FilePickerUploadFile(upload_url=f"/upload/{token}", id=getattr(f, "id", None),
+                                                               name=f.name)])
             data: bytes = await asyncio.wait_for(asyncio.wrap_future(fut), uploads.wait_s)
             log.info("file received: %d bytes in %.0f ms", len(data), (time.perf_counter() - t0) * 1e3)
             return data
