@@ -254,15 +254,15 @@ def test_a_photo_review_round_trips_with_its_photo_kept_by_key():
 
     img = _png(40, 20)
     r = PhotoReview(get_rules(), 9, [_tile(3, 4, 0.5, 50, review=True), _tile(5, 6, 0.7, 150, uncounted="unsure")],
-                    (40, 20), img, 7, ("1 tile read with low confidence",))
+                    (40, 20), img, 7, ("1 tile read with low confidence",), read_as=12)
     e = RoundEntry(get_rules(), PLAYERS, 9, double=9)
     c = DraftContent(e, {1: r})
     data = c.to_dict()
     assert data["blobs"] == [photo_key(img)]
     back = DraftContent.from_dict(data, get_rules(), PLAYERS, 9, 9, {photo_key(img): img}.get)
     assert back.reviews[1].items == r.items and back.reviews[1].image == img
-    assert (back.reviews[1].image_size, back.reviews[1].reader_penalty, back.reviews[1].warnings) == \
-        ((40, 20), 7, ("1 tile read with low confidence",))
+    assert (back.reviews[1].image_size, back.reviews[1].reader_penalty, back.reviews[1].warnings,
+            back.reviews[1].read_as) == ((40, 20), 7, ("1 tile read with low confidence",), 12)
     r.correct(0, "9-9")
     assert DraftContent(e, {1: r}).on_table_in_review(1) == [1]
     data["photos"]["0"] = {"items": "junk"}
