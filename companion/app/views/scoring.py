@@ -422,14 +422,22 @@ def _photo_panel(app: App, s: _Screen, i: int) -> ft.Control:
     app.ctx.warm_reader()
 
     async def read(data: bytes, as_match_set: bool) -> None:
+        width, preview = _shown_width(app), Preview()
+
+        def work() -> tuple[PhotoReview, dict[str, float]]:
+            out = read_photo(app.ctx.reader(), data, ms.match.rules, ms.match.set_top, preview, width,
+                             as_match_set=as_match_set)
+            app.ctx.store.put_photo(data)
+            return out
+
+        # Reading, drawing and keeping the photo run in a worker thread, started before the
+        # progress indicator is drawn: the page stays responsive meanwhile.
+        work_done = asyncio.ensure_future(asyncio.to_thread(work))
         ui.update(busy="Reading the tiles…", error=None, selected=None, adding=False, show_unsure=False)
         app.render()
         try:
-            # The reader runs in a worker thread: the page stays responsive meanwhile.
-            new, ms_ = await asyncio.to_thread(read_photo, app.ctx.reader(), data, ms.match.rules,
-                                               ms.match.set_top, ui["preview"], _shown_width(app),
-                                               as_match_set=as_match_set)
-            app.ctx.store.put_photo(data)
+            new, ms_ = await work_done
+            ui["preview"] = preview
             s.change(lambda c: c.reviews.__setitem__(i, new), redraw=None)
             log.info("photo read in %s", ", ".join(f"{k} {v:.0f} ms" for k, v in ms_.items()))
         except Exception as exc:  # ModelError, ImageError (ChickenFootError) or a bad file
