@@ -5,7 +5,8 @@ counted tiles first, then the possible tiles the reader was too unsure to count 
 counted until the player accepts or corrects them). The player corrects a misread tile, adds a
 missed one or removes a false one; each edit is a tile reading marked ``corrected`` or
 ``added``, so the corrected review is a :class:`vision.reading.Reading` again (:attr:`PhotoReview.reading`).
-The reader's review flag (``reader.json``'s ``review_conf``) is the only threshold. Drawing the
+The reader's review flag (``reader.json``'s ``review_conf``) says which tiles to check; a
+possible tile is shown at once only if :func:`likely_tile`. Drawing the
 outlines is :func:`vision.draw.draw_tiles`; :class:`Preview` draws them on a display-sized copy
 of the photo, numbers only, big enough to read on a phone (the list below the photo gives the
 values).
@@ -32,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from companion.rules import RuleSet, Tile
 from companion.rules.errors import InputError
-from companion.rules.tiles import check_in_set
+from companion.rules.tiles import SETS, check_in_set
 
 if TYPE_CHECKING:  # numpy and Pillow load when a photo is read, not when the app starts
     from PIL import Image
@@ -40,8 +41,6 @@ if TYPE_CHECKING:  # numpy and Pillow load when a photo is read, not when the ap
     from vision.reader import Reader
     from vision.reading import Reading, TileReading
 
-#: The sets a match can be played with (double-N).
-SETS = (6, 9, 12, 15, 18)
 #: A possible tile left uncounted only because its pips were read unsurely is shown with the
 #: counted tiles when the detector was at least this sure it is a tile; every other one is an
 #: "unsure find", hidden until asked for.
@@ -49,7 +48,8 @@ LIKELY_TILE_DETECTION = 0.5
 #: Long side of the photo as the review shows it (pixels): enough to zoom in three times on a
 #: phone, a fraction of a 12 MP photo's bytes to send.
 PREVIEW_SIDE = 1280
-#: Height of the tile numbers drawn on the photo, in logical pixels of the screen it is shown on.
+#: Font size of the tile numbers drawn on the photo, in logical pixels of the screen it is shown
+#: on (a digit is about 0.7 of it: larger than the body text's).
 LABEL_PX = 20
 #: What the reader's warnings about possible tiles begin with ("3 possible tiles look like...").
 _ABOUT_FINDS = re.compile(r"^\d+ possible tiles? ")
@@ -198,12 +198,14 @@ class PhotoReview:
         if not out:
             return ""
         which = ", ".join(f"{i + 1} ({self.items[i].tile})" for i in out)
+        one = len(out) == 1
         fits = self.fits
-        where = f"they fit a double-{fits} set" if fits else "they fit no set"
-        return (f"{'Tile' if len(out) == 1 else 'Tiles'} {which} {'is' if len(out) == 1 else 'are'} not in "
-                f"the double-{self.top} set this match plays: {where}. If your tiles are double-{self.top}, "
-                f"read the photo as double-{self.top}; else correct or remove "
-                f"{'it' if len(out) == 1 else 'them'}.")
+        where = f"the tiles read fit a double-{fits} set" if fits else "no set holds the tiles read"
+        these = "it" if one else "them"
+        return (f"{'Tile' if one else 'Tiles'} {which} {'is' if one else 'are'} not in the double-{self.top} "
+                f"set this match plays; {where}. If your tiles are double-{self.top}, read the photo as "
+                f"double-{self.top}; if they are double-{fits or 18}, correct or remove {these} (this match "
+                f"was set up for double-{self.top}).")
 
     @property
     def reading(self) -> Reading:

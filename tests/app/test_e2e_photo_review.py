@@ -115,13 +115,13 @@ def test_photo_review_at_phone_width(tmp_path: Path, browser) -> None:  # type: 
         ui.click("Photo", nth=2)
         timings[f"{big_set_photo.name} (real, 8 MP)"] = _choose(ui, page, big_set_photo)
         ui.see(f"Penalty from this photo: {big.penalty}")
-        ui.see(re.compile(r"are not in the double-9 set this match plays: they fit a double-12 set\."))
+        ui.see(re.compile(r"are not in the double-9 set this match plays; the tiles read fit a double-12 set\."))
         assert ui.button(f"Use these tiles ({big.penalty} points)").is_disabled()
         ui.scroll_to(f"Penalty from this photo: {big.penalty}", 0.2)
         ui.shot("bigger-set-named-360px")
         ui.click("Read it as double-9")
         ui.see(f"Penalty from this photo: {capped.penalty}")
-        assert ui.count(re.compile(r"this match plays: they fit")) == 0
+        assert ui.count(re.compile(r"this match plays; the tiles read fit")) == 0
         ui.scroll_to(f"Penalty from this photo: {capped.penalty}", 0.35)
         ui.shot("read-as-double-9-360px")
 

@@ -328,9 +328,9 @@ def test_tiles_of_a_bigger_set_are_named_with_the_set_they_fit():
     r = PhotoReview(get_rules(), 9, [_tile(1, 10, 0.9, 50), _tile(3, 4, 0.9, 150), _tile(8, 11, 0.9, 250),
                                      _tile(2, 12, 0.3, 350, uncounted="unsure")], (400, 200), read_as=12)
     assert r.outside == [0, 2] and r.fits == 12  # an uncounted candidate is not held against the set
-    assert r.set_note() == ("Tiles 1 (1-10), 3 (8-11) are not in the double-9 set this match plays: they fit a "
-                            "double-12 set. If your tiles are double-9, read the photo as double-9; else correct "
-                            "or remove them.")
+    assert r.set_note() == ("Tiles 1 (1-10), 3 (8-11) are not in the double-9 set this match plays; the tiles "
+                            "read fit a double-12 set. If your tiles are double-9, read the photo as double-9; if "
+                            "they are double-12, correct or remove them (this match was set up for double-9).")
     r.correct(0, "1-9")
     assert r.outside == [2] and r.set_note().startswith("Tile 3 (8-11) is not in the double-9 set")
     with pytest.raises(ReviewError):  # a correction stays in the match's set

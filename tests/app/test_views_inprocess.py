@@ -457,7 +457,8 @@ def test_photo_review_hides_unsure_finds_and_names_a_bigger_set(app: App) -> Non
     texts = _texts(app.page.controls)
     assert "Penalty from this photo: 16" in texts and "2 unsure finds: show" in texts
     assert not any("print or a back" in t for t in texts) and not any(t.startswith("3: ") for t in texts)
-    assert any(t.startswith("Tile 1 (1-10) is not in the double-9 set this match plays: they fit a double-12 set")
+    assert any(t.startswith("Tile 1 (1-10) is not in the double-9 set this match plays; the tiles read fit a "
+                            "double-12 set.")
                for t in texts)
     assert "Read it as double-9" in texts
     (use,) = [b for b in _buttons(app.page.controls) if b.content.value == "Use these tiles (16 points)"]
