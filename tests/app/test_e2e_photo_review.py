@@ -133,12 +133,15 @@ def test_photo_review_at_phone_width(tmp_path: Path, browser) -> None:  # type: 
         ui.shot("12mp-photo-360px")
     finally:
         srv.stop()
-    stages = [line.split("photo read in ", 1)[1].strip() for line in (tmp_path / "app.log").read_text().splitlines()
-              if "photo read in " in line]
+    log = (tmp_path / "app.log").read_text().splitlines()
+    uploads = [line.split("INFO ", 1)[1].strip() for line in log if "file received: " in line]
+    stages = [line.split("photo read in ", 1)[1].strip() for line in log if "photo read in " in line]
     report = {"choose photo -> penalty on screen (s)": {k: round(v, 2) for k, v in timings.items()},
-              "server stages, in order": stages}
+              "uploads, in order": uploads, "server stages, in order": stages}
     (ARTIFACTS / "photo-review" / "timing.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     for what, s in timings.items():
         print(f"photo -> penalty on screen at 360 px in Chromium: {s:.2f} s  {what}")
-    for line in stages:
+    for line in uploads:  # one per photo chosen
+        print(f"  upload: {line}")
+    for line in stages:  # one per reading (the photo read again as double-9 too)
         print(f"  server: {line}")
