@@ -530,8 +530,9 @@ def _review(app: App, s: _Screen, i: int, review: PhotoReview, ui: dict, as_matc
     set_note = review.set_note()
     if set_note:
         out.append(app.warning(set_note))
-        out.append(app.button(f"Read it as double-{review.top}", as_match_set, kind="outlined",
-                              icon=ft.Icons.REFRESH))
+        if review.image is not None:  # the photo is kept: it can be read again
+            out.append(app.button(f"Read it as double-{review.top}", as_match_set, kind="outlined",
+                                  icon=ft.Icons.REFRESH))
     on_table = s.content.on_table_in_review(i)
     for k in on_table:
         out.append(app.warning(f"Tile {k} reads {s.entry.on_table}, the double on the table: it cannot be in "
