@@ -11,7 +11,7 @@ readable.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import replace
 from functools import lru_cache
 
@@ -103,23 +103,27 @@ def colour_of(tile: TileReading) -> tuple[int, int, int]:
 
 
 def draw_tiles(image: Image.Image, tiles: Sequence[TileReading], image_size: tuple[int, int], *,
-               numbered: bool = False, show_confidence: bool = True, summary: str = "") -> Image.Image:
+               numbered: bool = False, show_confidence: bool = True, summary: str = "",
+               values: bool = True, font_px: int | None = None, skip: Collection[int] = ()) -> Image.Image:
     """A copy of ``image`` with ``tiles`` (boxes in pixels of a photo of ``image_size``; tiles
     without a box are skipped) outlined and labelled, in that order: a counted tile's outline
     goes over a candidate's drawn before it. ``numbered``: each label starts with the tile's
     place in ``tiles`` (from 1), as the app's review lists them. ``summary``: a banner (none
-    when empty)."""
+    when empty). ``values=False`` (with ``numbered``): the label is the number alone, just above
+    its tile (a list beside the picture gives the values). ``font_px``: the labels' size in pixels of ``image``
+    (outlines follow it), for a picture shown at a known scale. ``skip``: places in ``tiles``
+    not drawn (the numbers of the rest stay)."""
     out = image.convert("RGB").copy()
     w, h = out.size
     ow, oh = image_size
     sx, sy = w / ow, h / oh
     side = max(w, h)
-    line = max(2, round(side / 400))
+    line = max(2, round(side / 400) if font_px is None else round(font_px / 9))
     big = max(12, round(side / 45))
-    shown = [(k, t) for k, t in enumerate(tiles) if t.box is not None]
+    shown = [(k, t) for k, t in enumerate(tiles) if t.box is not None and k not in skip]
     lengths = ([t.box.length * (sx + sy) / 2 for _, t in shown if t.counted]
                or [t.box.length * (sx + sy) / 2 for _, t in shown])
-    size = label_size(lengths, big, 11)
+    size = label_size(lengths, big, 11) if font_px is None else font_px
     font, small = _font(size), _font(max(10, round(size * 0.8)))
     draw = ImageDraw.Draw(out)
     labels: list[tuple[str, tuple[int, int, int], ImageFont.FreeTypeFont | ImageFont.ImageFont, float, float]] = []
@@ -139,14 +143,19 @@ def draw_tiles(image: Image.Image, tiles: Sequence[TileReading], image_size: tup
         ]
         draw.line(bar, fill=colour, width=max(1, line // 2 + 1))
         label = (f"{k + 1}: " if numbered else "") + f"{tile.a}-{tile.b}"
+        if numbered and not values:
+            label = f"{k + 1}"
         if not tile.counted:
             label += "?"  # grey, and the summary line says grey is not counted
         elif tile.source == "read":
-            if show_confidence:
+            if show_confidence and values:
                 label += f" {tile.confidence:.2f}"
             if tile.needs_review:
                 label += " ?"
-        labels.append((label, colour, font if tile.counted else small, b.cx * sx, b.cy * sy))
+        ax, ay = b.cx * sx, b.cy * sy
+        if numbered and not values:  # a number alone goes just above its tile, off its pips
+            ay = min(p[1] for p in pts) - size * 0.75
+        labels.append((label, colour, font if tile.counted else small, ax, ay))
     head = _font(big)
     banner: list[Rect] = []
     if summary:

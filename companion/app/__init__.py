@@ -17,7 +17,7 @@ package does not, so the CLI and the state objects stay light.
 
 from .brief import RoundBrief, round_brief, rules_sections
 from .dispute import DisputeBuilder, DisputeError
-from .photo_review import PhotoReview, ReviewError, annotate, from_reading
+from .photo_review import PhotoReview, Preview, ReviewError, from_reading
 from .round_entry import EntryError, HandEntry, Mode, RoundEntry
 from .settings import Settings, SettingsError, SettingsStore
 from .setup import MatchSetup, SetupError
@@ -30,6 +30,7 @@ __all__ = [
     "MatchSetup",
     "Mode",
     "PhotoReview",
+    "Preview",
     "ReviewError",
     "RoundBrief",
     "RoundEntry",
@@ -37,7 +38,6 @@ __all__ = [
     "SettingsError",
     "SettingsStore",
     "SetupError",
-    "annotate",
     "from_reading",
     "round_brief",
     "rules_sections",

@@ -32,6 +32,7 @@ def review_to_dict(review: PhotoReview) -> dict[str, Any]:
         "image": None if review.image is None else photo_key(review.image),
         "reader_penalty": review.reader_penalty,
         "warnings": list(review.warnings),
+        "read_as": review.read_as,
     }
 
 
@@ -45,9 +46,11 @@ def review_from_dict(data: dict[str, Any], rules: RuleSet, top: int,
     image = photo(key) if isinstance(key, str) else None
     w, h = data["image_size"]
     pen = data.get("reader_penalty")
+    read_as = data.get("read_as", 0)
     return PhotoReview(rules, top, items, (int(w), int(h)), image,
                        pen if isinstance(pen, int) and not isinstance(pen, bool) else None,
-                       tuple(str(x) for x in data.get("warnings", ())))
+                       tuple(str(x) for x in data.get("warnings", ())),
+                       read_as if isinstance(read_as, int) and not isinstance(read_as, bool) else 0)
 
 
 @dataclass

@@ -5,22 +5,54 @@ counted tiles first, then the possible tiles the reader was too unsure to count 
 counted until the player accepts or corrects them). The player corrects a misread tile, adds a
 missed one or removes a false one; each edit is a tile reading marked ``corrected`` or
 ``added``, so the corrected review is a :class:`vision.reading.Reading` again (:attr:`PhotoReview.reading`).
-The reader's review flag (``reader.json``'s ``review_conf``) is the only threshold. Drawing the
-outlines is :func:`vision.draw.draw_tiles`; this module only holds and edits.
+The reader's review flag (``reader.json``'s ``review_conf``) says which tiles to check; a
+possible tile is shown at once only if :func:`likely_tile`. Drawing the
+outlines is :func:`vision.draw.draw_tiles`; :class:`Preview` draws them on a display-sized copy
+of the photo, numbers only, big enough to read on a phone (the list below the photo gives the
+values).
+
+What a new player sees first is kept short: possible tiles the reader thinks could well be tiles
+(:func:`likely_tile`) are shown with the counted ones; the rest (grass, a table edge, print, a box
+astride two tiles) wait behind one line (:attr:`PhotoReview.unsure_finds`). A photo is read for
+the widest set the reader knows (:func:`read_top`), so tiles from a bigger set than the match's
+are said to be so (:meth:`PhotoReview.set_note`) instead of being read as the nearest tile of the
+match's set; the player can then have it read as the match's set.
 """
 
 from __future__ import annotations
 
+import hashlib
 import io
+import json
+import re
+import threading
+import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from companion.rules import RuleSet, Tile
 from companion.rules.errors import InputError
-from companion.rules.tiles import check_in_set
+from companion.rules.tiles import SETS, check_in_set
 
 if TYPE_CHECKING:  # numpy and Pillow load when a photo is read, not when the app starts
+    from PIL import Image
+
+    from vision.reader import Reader
     from vision.reading import Reading, TileReading
+
+#: A possible tile left uncounted only because its pips were read unsurely is shown with the
+#: counted tiles when the detector was at least this sure it is a tile; every other one is an
+#: "unsure find", hidden until asked for.
+LIKELY_TILE_DETECTION = 0.5
+#: Long side of the photo as the review shows it (pixels): enough to zoom in three times on a
+#: phone, a fraction of a 12 MP photo's bytes to send.
+PREVIEW_SIDE = 1280
+#: Font size of the tile numbers drawn on the photo, in logical pixels of the screen it is shown
+#: on (a digit is about 0.7 of it: larger than the body text's).
+LABEL_PX = 20
+#: What the reader's warnings about possible tiles begin with ("3 possible tiles look like...").
+_ABOUT_FINDS = re.compile(r"^\d+ possible tiles? ")
 
 
 class ReviewError(InputError):
@@ -30,6 +62,25 @@ class ReviewError(InputError):
 def is_low(item: TileReading) -> bool:
     """Whether the reader asked for a second look at a tile it read (or did not count)."""
     return item.source == "read" and (item.needs_review or not item.counted)
+
+
+def likely_tile(item: TileReading) -> bool:
+    """Whether a possible tile the reader did not count could well be a tile: found surely as a
+    tile, left out only because its pips were read unsurely."""
+    return (not item.counted and item.source == "read" and item.uncounted == "unsure"
+            and item.detection_confidence >= LIKELY_TILE_DETECTION)
+
+
+def read_top(match_top: int, readable: int) -> int:
+    """The set a photo is read for: the match's, or the widest the reader reads if that is
+    wider, so a tile of a bigger set shows as what it is."""
+    return max(match_top, readable)
+
+
+def fitting_set(tiles: Sequence[Tile]) -> int | None:
+    """The smallest set (:data:`SETS`) that holds every one of ``tiles``; None if none does."""
+    top = max((t.high for t in tiles), default=0)
+    return next((s for s in SETS if s >= top), None)
 
 
 def label(item: TileReading) -> str:
@@ -53,6 +104,8 @@ class PhotoReview:
     reader_penalty: int | None = None
     #: What the reader warned about (no tiles found, a tile read twice, face-down tiles...).
     warnings: tuple[str, ...] = ()
+    #: The set the photo was read for (:func:`read_top`; 0: the match's own, ``top``).
+    read_as: int = 0
 
     # ------------------------------------------------------------- edits
     def _check(self, tile: Tile | str) -> Tile:
@@ -103,6 +156,57 @@ class PhotoReview:
     def penalty(self) -> int:
         return self.rules.penalty(self.tiles)
 
+    # ------------------------------------------------- what is shown first
+    @property
+    def unsure_finds(self) -> list[int]:
+        """Possible tiles that are probably not tiles (grass, a table edge, print): hidden
+        behind one line until the player asks to see them."""
+        return [i for i, it in enumerate(self.items) if not it.counted and not likely_tile(it)]
+
+    def shown(self, show_unsure: bool = False) -> list[int]:
+        """The tiles drawn on the photo and listed under it."""
+        hidden = set() if show_unsure else set(self.unsure_finds)
+        return [i for i in range(len(self.items)) if i not in hidden]
+
+    @property
+    def notes(self) -> list[str]:
+        """The reader's warnings, less those about possible tiles (one line says how many)."""
+        return [w for w in self.warnings if not _ABOUT_FINDS.match(w)]
+
+    def finds_line(self, show_unsure: bool) -> str:
+        """The one line that stands for the unsure finds ("" when there are none)."""
+        n = len(self.unsure_finds)
+        if not n:
+            return ""
+        what = "unsure find" if n == 1 else "unsure finds"
+        return f"{n} {what} shown in grey: hide" if show_unsure else f"{n} {what}: show"
+
+    # ----------------------------------------------------- the match's set
+    @property
+    def outside(self) -> list[int]:
+        """Counted tiles that are not in the match's set (a 1-10 in a double-9 match)."""
+        return [i for i, it in enumerate(self.items) if it.counted and it.tile.high > self.top]
+
+    @property
+    def fits(self) -> int | None:
+        """The set the counted tiles fit when some are outside the match's set."""
+        return fitting_set(self.tiles) if self.outside else None
+
+    def set_note(self) -> str:
+        """Why the tiles cannot be used as read, and what set they fit ("" when they can)."""
+        out = self.outside
+        if not out:
+            return ""
+        which = ", ".join(f"{i + 1} ({self.items[i].tile})" for i in out)
+        one = len(out) == 1
+        fits = self.fits
+        where = f"the tiles read fit a double-{fits} set" if fits else "no set holds the tiles read"
+        these = "it" if one else "them"
+        return (f"{'Tile' if one else 'Tiles'} {which} {'is' if one else 'are'} not in the double-{self.top} "
+                f"set this match plays; {where}. If your tiles are double-{self.top}, read the photo as "
+                f"double-{self.top}; if they are double-{fits or 18}, correct or remove {these} (this match "
+                f"was set up for double-{self.top}).")
+
     @property
     def reading(self) -> Reading:
         """The photo's reading as corrected: what the hand is scored from."""
@@ -130,28 +234,109 @@ def _inside(poly: list[tuple[float, float]], x: float, y: float) -> bool:
     return inside
 
 
-def from_reading(rules: RuleSet, top: int, reading: Reading, image: bytes | None = None) -> PhotoReview:
-    """A review of the reader's result: its tiles, then its candidates."""
-    return PhotoReview(rules, top, [*reading.tiles, *reading.candidates], reading.image_size, image,
-                       reading.penalty, reading.warnings)
+def from_reading(rules: RuleSet, top: int, reading: Reading, image: bytes | None = None,
+                 read_as: int = 0) -> PhotoReview:
+    """A review of the reader's result: its tiles, then the possible tiles that could well be
+    tiles, then the unsure finds (so the numbers shown first run from 1 without gaps)."""
+    likely = [t for t in reading.candidates if likely_tile(t)]
+    rest = [t for t in reading.candidates if not likely_tile(t)]
+    return PhotoReview(rules, top, [*reading.tiles, *likely, *rest], reading.image_size, image,
+                       reading.penalty, reading.warnings, read_as)
 
 
-def annotate(review: PhotoReview, max_side: int = 1024) -> bytes:
-    """The photo with every tile outlined and numbered (PNG), as :func:`vision.draw.draw_tiles`
-    draws it: green read, orange to check, blue edited, grey not counted."""
+class Preview:
+    """The photo as the review shows it: decoded once at display size (:data:`PREVIEW_SIDE`),
+    upright, with the shown tiles outlined and numbered at :data:`LABEL_PX` on the screen it is
+    shown ``shown_width`` logical pixels wide; a JPEG, drawn again only when the tiles or what is
+    shown change. One per photo panel; safe to use from the worker thread that read the photo."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._photo: str | None = None
+        self._base: Image.Image | None = None
+        self._key: Any = None
+        self._jpeg = b""
+
+    def set_photo(self, image: bytes, decoded: Image.Image | None = None) -> None:
+        """Take the photo (its file bytes); ``decoded``: the same photo already decoded upright
+        at any size (the reader's working copy), which spares decoding it again."""
+        key = hashlib.sha256(image).hexdigest()
+        with self._lock:
+            if key == self._photo and self._base is not None:
+                return
+            if decoded is None:
+                from vision.images import load_image
+
+                decoded = load_image(image, PREVIEW_SIDE).image
+            base = decoded.convert("RGB")
+            scale = PREVIEW_SIDE / max(base.size)
+            if scale < 1.0:
+                base = base.resize((max(1, round(base.width * scale)), max(1, round(base.height * scale))),
+                                   _resample())
+            self._photo, self._base, self._key = key, base, None
+
+    @property
+    def size(self) -> tuple[int, int]:
+        """The preview's size in pixels ((0, 0) before a photo is set)."""
+        return (0, 0) if self._base is None else self._base.size
+
+    def jpeg(self, review: PhotoReview, shown_width: float, show_unsure: bool = False) -> bytes:
+        """The photo with the tiles :meth:`PhotoReview.shown` outlined and numbered."""
+        from vision.draw import draw_tiles
+
+        if review.image is None:
+            raise ReviewError("no photo to show")
+        self.set_photo(review.image)
+        with self._lock:
+            assert self._base is not None
+            key = (self._photo, json.dumps([it.to_dict() for it in review.items]), round(shown_width), show_unsure)
+            if key != self._key:
+                base = self._base
+                size = review.image_size if review.image_size[0] else base.size
+                hidden = set(range(len(review.items))) - set(review.shown(show_unsure))
+                out = io.BytesIO()
+                draw_tiles(base, review.items, size, numbered=True, show_confidence=False, values=False,
+                           font_px=label_font_px(base.width, shown_width), skip=hidden
+                           ).save(out, format="JPEG", quality=85)
+                self._key, self._jpeg = key, out.getvalue()
+            return self._jpeg
+
+
+def label_font_px(preview_width: int, shown_width: float) -> int:
+    """Font size, in preview pixels, that shows :data:`LABEL_PX` high on a screen where the
+    preview is ``shown_width`` logical pixels wide."""
+    return max(12, round(LABEL_PX * preview_width / max(shown_width, 1.0)))
+
+
+def _resample() -> Any:
     from PIL import Image
 
-    from vision.draw import draw_tiles
+    return Image.Resampling.BILINEAR
 
-    if review.image is None:
-        raise ReviewError("no photo to show")
-    img = Image.open(io.BytesIO(review.image))
-    img.load()
-    img = img.convert("RGB")
-    scale = min(1.0, max_side / max(img.size))
-    if scale < 1.0:
-        img = img.resize((round(img.width * scale), round(img.height * scale)))
-    size = review.image_size if review.image_size[0] else img.size
-    out = io.BytesIO()
-    draw_tiles(img, review.items, size, numbered=True, show_confidence=False).save(out, format="PNG")
-    return out.getvalue()
+
+def read_photo(reader: Reader, data: bytes, rules: RuleSet, top: int, preview: Preview, shown_width: float,
+               *, as_match_set: bool = False) -> tuple[PhotoReview, dict[str, float]]:
+    """Read a photo of a hand for a double-``top`` match and draw its preview, decoding the
+    photo once: the review and the time each step took (ms). Read for the widest set the reader
+    knows unless ``as_match_set``. Raises the reader's errors (a bad file, missing models)."""
+    t0 = time.perf_counter()
+    loaded = reader.load(data)
+    t1 = time.perf_counter()
+    read_as = top if as_match_set else read_top(top, reader.readable_top(None))
+    reading = reader.read(loaded, rules, read_as)
+    t2 = time.perf_counter()
+    review = from_reading(rules, top, reading, data, read_as)
+    preview.set_photo(data, loaded.image)
+    preview.jpeg(review, shown_width)
+    t3 = time.perf_counter()
+    stages = {k: v for k, v in reading.timings_ms.items() if k != "decode"}
+    return review, {"decode": (t1 - t0) * 1e3, **stages, "read": (t2 - t1) * 1e3, "preview": (t3 - t2) * 1e3}
+
+
+def warm(reader: Reader) -> None:
+    """Run the reader once on a small blank picture, so its models are ready for the first
+    photo (the first run of a model costs several times a later one)."""
+    from PIL import Image
+
+    reader.read(Image.new("RGB", (640, 480), (190, 170, 140)))
+    reader.read_half_crop([Image.new("RGB", (64, 64), (240, 240, 235))] * 2)  # the halves of one tile

@@ -33,6 +33,8 @@ TOPIC = "chickenfoot-match"
 UPLOAD_MAX_BYTES = 40 * 2**20
 #: Seconds between checks of the scorekeeper file's change counter (writes from other processes).
 POLL_S = 2.0
+#: Seconds after a device connects before the tile reader is loaded in the background.
+WARM_DELAY_S = 2.0
 #: Seconds a screen waits before redrawing for another device's change (see App._remote_change).
 REMOTE_REDRAW_DELAY_S = 0.15
 
@@ -58,12 +60,23 @@ class AppContext:
         self.models_dir = models_dir
         self._reader: Any = None
         self._reader_lock = threading.Lock()
+        self._warming = False
+        #: Files this server asked browsers for (web only): see :class:`companion.app.web.Uploads`.
+        self.uploads: Any = None
+        if web:
+            from .web import Uploads
+
+            self.uploads = Uploads(UPLOAD_MAX_BYTES)
         self.sessions: weakref.WeakSet[App] = weakref.WeakSet()
         self._seen_version = self.store.version  # a damaged file fails here, before serving
         self._poller: threading.Thread | None = None
 
     def add_session(self, app: App) -> None:
         self.sessions.add(app)
+        # after the first screen is drawn: loading the models would slow that down
+        timer = threading.Timer(WARM_DELAY_S, self.warm_reader)
+        timer.daemon = True
+        timer.start()
         if self._poller is None:
             # Another process (the CLI, a second server) may write the same file: poll the
             # repository's change counter so open screens pick that up too.
@@ -104,6 +117,27 @@ class AppContext:
                 self._reader = Reader.from_models_dir(self.models_dir)
             return self._reader
 
+    def warm_reader(self) -> None:
+        """Load the reader and run it once in the background (once per process), so that the
+        first photo a player chooses is read at full speed. A reader that cannot be loaded says
+        so when a photo is read."""
+        with self._reader_lock:
+            if self._warming:
+                return
+            self._warming = True
+        threading.Thread(target=self._warm, name="reader-warm", daemon=True).start()
+
+    def _warm(self) -> None:
+        from .photo_review import warm
+
+        t0 = time.perf_counter()
+        try:
+            warm(self.reader())
+        except Exception as exc:  # missing models: the photo panel says so when used
+            log.info("tile reader not warmed: %s", " ".join(str(exc).split())[:200] or type(exc).__name__)
+            return
+        log.info("tile reader loaded and warmed in %.0f ms", (time.perf_counter() - t0) * 1e3)
+
 
 class App:
     """One browser tab / desktop window."""
@@ -128,7 +162,8 @@ class App:
         self._drawn_width = page.width
         page.pubsub.subscribe_topic(TOPIC, self._remote_change)
         # One picker per session, made while the page is the current context (so it registers).
-        self.picker = ft.FilePicker()
+        self.picker = ft.FilePicker(on_upload=self._upload_event)
+        self._uploading: Any = None  # the upload under way (see _upload)
         self.apply_settings()
 
     # ------------------------------------------------------------ plumbing
@@ -219,12 +254,15 @@ class App:
         (at most :data:`UPLOAD_MAX_BYTES`), never a path: a path there names a file on the
         server, and the client chose it. A desktop window reads the path its user picked."""
         kind = ft.FilePickerFileType.CUSTOM if extensions else ft.FilePickerFileType.IMAGE
-        files = await self.picker.pick_files(dialog_title=title, file_type=kind,
-                                             allowed_extensions=extensions, with_data=True)
+        uploads = self.ctx.uploads if self.web else None
+        files = await self.picker.pick_files(dialog_title=title, file_type=kind, allowed_extensions=extensions,
+                                             with_data=uploads is None)
         if not files:
             return None
         f = files[0]
         name = Path(str(f.name or "file")).name[:120] or "file"
+        if uploads is not None:  # sent over HTTP: many times faster than inside a WebSocket message
+            return name, await self._upload(uploads, f, name)
         data = f.bytes
         if data is None and f.path and not self.web:
             path = Path(f.path)
@@ -239,6 +277,39 @@ class App:
             raise UploadError(f"{name} is {len(data) / 2**20:.0f} MB; the most a file may be is "
                               f"{UPLOAD_MAX_BYTES // 2**20} MB")
         return name, bytes(data)
+
+    async def _upload(self, uploads: Any, f: Any, name: str) -> bytes:
+        """The bytes of picked file ``f``, which the browser sends to a one-time address."""
+        from .web import UploadRefused
+
+        size = getattr(f, "size", None)
+        if isinstance(size, int) and size > UPLOAD_MAX_BYTES:
+            raise UploadError(f"{name} is {size / 2**20:.0f} MB; the most a file may be is "
+                              f"{UPLOAD_MAX_BYTES // 2**20} MB")
+        token, fut = uploads.expect()
+        self._uploading = fut
+        t0 = time.perf_counter()
+        try:
+            await self.picker.upload([ft.FilePickerUploadFile(upload_url=f"/upload/{token}", id=getattr(f, "id", None),
+                                                               name=f.name)])
+            data: bytes = await asyncio.wait_for(asyncio.wrap_future(fut), uploads.wait_s)
+            log.info("file received: %d bytes in %.0f ms", len(data), (time.perf_counter() - t0) * 1e3)
+            return data
+        except (TimeoutError, asyncio.CancelledError):
+            raise UploadError(f"{name} did not arrive from the browser") from None
+        except UploadRefused as exc:
+            raise UploadError(f"{name}: {exc}") from None
+        finally:
+            self._uploading = None
+            uploads.cancel(token)
+
+    def _upload_event(self, e: Any) -> None:
+        """The browser could not send the file (its own word on why)."""
+        fut = self._uploading
+        if e.error and fut is not None and not fut.done():
+            from .web import UploadRefused
+
+            fut.set_exception(UploadRefused(" ".join(str(e.error).split())[:200]))
 
     async def deliver(self, name: str, data: bytes, extension: str) -> str | None:
         """Hand a file to the user: a download in a web session (the server writes nothing), a
@@ -469,4 +540,4 @@ def web_app(ctx: AppContext, *, port: int, loopback_only: bool, code: str | None
 
     names = (_socket.gethostname(), _socket.gethostname() + ".local")
     return TableGate(flet_app(make_main(ctx)), port=port, loopback_only=loopback_only, code=code,
-                     names=names)
+                     names=names, uploads=ctx.uploads)

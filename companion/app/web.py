@@ -17,6 +17,11 @@ that nothing reaches a screen unchecked:
   QR code's ``/join?code=...`` address) sets a cookie signed with a key made at start
   (``HttpOnly``, ``SameSite=Strict``); loopback clients are no exception. A new start makes a new
   code and a new key. Wrong codes are rate-limited per client address and in total.
+* **Uploads.** A photo or a file to import is sent with ``PUT /upload/<token>``, where the
+  token is a one-time random name the server made for that one file a moment before
+  (:class:`Uploads`): a joined client, from this server's own page, at most the upload limit;
+  the bytes stay in memory and go to the session that asked. Nothing is written to disk and no
+  client names a path.
 * **Errors stay on the server.** The WebSocket's handler never sends a traceback: a failing
   session is logged here and the client is told "something went wrong". A connection whose
   messages the handler cannot read is closed, and never keeps the server from stopping.
@@ -28,6 +33,7 @@ that nothing reaches a screen unchecked:
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import hashlib
 import hmac
@@ -70,6 +76,10 @@ TRIES_IN_ALL = 40
 STOP_GRACE_S = 1.0
 STOP_HARD_S = 2.5
 CRASH_MESSAGE = "Something went wrong on the server (it is logged there). Reload the page."
+#: Where a browser sends a file the app asked it for (see :class:`Uploads`).
+UPLOAD_PATH = "/upload/"
+#: Seconds a browser has to send a file once the app asked for it.
+UPLOAD_WAIT_S = 120.0
 
 
 class ServeError(InputError):
@@ -248,12 +258,55 @@ button {{ font-size: 1.3em; padding: 10px 22px; margin-top: 14px; }}
 """
 
 
+class UploadRefused(InputError):
+    """A file a browser sent that the server does not take (too big, cut off)."""
+
+
+class Uploads:
+    """Files the app asked a browser for (a photo, an export to import), each expected under a
+    one-time random token: :meth:`expect` makes one and a future its bytes arrive in;
+    ``PUT /upload/<token>`` (:meth:`TableGate`) delivers them, once, within
+    :data:`UPLOAD_WAIT_S`, at most ``max_bytes``. Kept in memory only."""
+
+    def __init__(self, max_bytes: int, wait_s: float = UPLOAD_WAIT_S) -> None:
+        self.max_bytes = max_bytes
+        self.wait_s = wait_s
+        self._lock = threading.Lock()
+        self._waiting: dict[str, tuple[float, concurrent.futures.Future[bytes]]] = {}
+
+    def expect(self) -> tuple[str, concurrent.futures.Future[bytes]]:
+        """A new token and the future its file's bytes (or why it was refused) arrive in."""
+        token = secrets.token_urlsafe(24)
+        fut: concurrent.futures.Future[bytes] = concurrent.futures.Future()
+        now = time.monotonic()
+        with self._lock:
+            for old in [k for k, (until, _) in self._waiting.items() if until <= now]:
+                self._waiting.pop(old)[1].cancel()
+            self._waiting[token] = (now + self.wait_s, fut)
+        return token, fut
+
+    def take(self, token: str) -> concurrent.futures.Future[bytes] | None:
+        """The future waiting for ``token`` (which is then used up); None if there is none."""
+        with self._lock:
+            entry = self._waiting.pop(token, None)
+        if entry is None or entry[0] <= time.monotonic() or entry[1].done():
+            return None
+        return entry[1]
+
+    def cancel(self, token: str) -> None:
+        with self._lock:
+            entry = self._waiting.pop(token, None)
+        if entry is not None:
+            entry[1].cancel()
+
+
 class TableGate:
-    """ASGI middleware in front of the Flet app: Host, Origin, table code, headers."""
+    """ASGI middleware in front of the Flet app: Host, Origin, table code, headers, uploads."""
 
     def __init__(self, app: ASGIApp, *, port: int, loopback_only: bool, code: str | None,
-                 names: tuple[str, ...] = ()) -> None:
+                 names: tuple[str, ...] = (), uploads: Uploads | None = None) -> None:
         self.app = app
+        self.uploads = uploads
         self.port = port
         self.loopback_only = loopback_only
         self.code = code
@@ -319,6 +372,12 @@ class TableGate:
         if path == "/join" and self.code is not None:
             await self._join(scope, receive, send, headers)
             return
+        if method == "PUT" and path.startswith(UPLOAD_PATH) and self.uploads is not None:
+            if origin is None or not self.joined(headers):
+                await _reply(send, 403, "Uploads come from this table's own page.\n")
+                return
+            await self._upload(path[len(UPLOAD_PATH):], headers, receive, send)
+            return
         if method not in ("GET", "HEAD"):
             await _reply(send, 405, "Only GET is served here.\n")
             return
@@ -326,6 +385,39 @@ class TableGate:
             await self._join_page(send, 403, "")
             return
         await self.app(scope, receive, _safe_headers(send))
+
+    async def _upload(self, token: str, headers: dict[str, str], receive: Receive, send: Send) -> None:
+        """Hand the request's body to the session waiting for ``token``."""
+        assert self.uploads is not None
+        fut = self.uploads.take(token)
+        if fut is None:
+            await _reply(send, 404, "No file is expected here (it was sent already, or too late).\n")
+            return
+        limit = self.uploads.max_bytes
+        too_big = UploadRefused(f"the file is larger than {limit // 2**20} MB")
+        declared = headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > limit:
+            fut.set_exception(too_big)
+            await _reply(send, 413, "Too large.\n")
+            return
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                fut.set_exception(UploadRefused("the browser stopped sending the file"))
+                return
+            body = message.get("body", b"")
+            size += len(body)
+            if size > limit:
+                fut.set_exception(too_big)
+                await _reply(send, 413, "Too large.\n")
+                return
+            chunks.append(body)
+            if not message.get("more_body"):
+                break
+        fut.set_result(b"".join(chunks))
+        await _reply(send, 200, "Received.\n")
 
     async def _join(self, scope: Scope, receive: Receive, send: Send, headers: dict[str, str]) -> None:
         client = (scope.get("client") or ("?", 0))[0]

@@ -163,6 +163,24 @@ class Ui:
             self.shot("FAILED-waiting-for-text")  # what the screen showed instead
             raise
 
+    def scroll_to(self, text: str | re.Pattern[str], top: float = 0.25) -> None:
+        """Scroll the page with the mouse wheel (at the right edge, off any zoomable picture)
+        until ``text`` shows about ``top`` of the way down the screen (for a screenshot)."""
+        loc = self.page.get_by_text(text).first
+        loc.wait_for(state="attached", timeout=20_000)
+        size = self.page.viewport_size or {"width": 360, "height": 780}
+        want = size["height"] * top
+        for _ in range(25):
+            box = loc.bounding_box()
+            if box is None:
+                break
+            dy = box["y"] - want
+            if abs(dy) < 40:
+                break
+            self.page.mouse.move(size["width"] - 24, size["height"] / 2)
+            self.page.mouse.wheel(0, max(-500.0, min(500.0, dy)))
+            self.page.wait_for_timeout(250)
+
     def count(self, text: str | re.Pattern[str]) -> int:
         return self.page.get_by_text(text).count()
 

@@ -436,6 +436,71 @@ def test_photo_review_shows_candidates_grey_and_counts_one_on_request(app: App) 
     assert ms.content(ms.draft(draft_id)).entry.penalty(0) == 18
 
 
+def test_photo_review_hides_unsure_finds_and_names_a_bigger_set(app: App) -> None:
+    """Finds that are probably not tiles wait behind one line (a tap shows them); tiles of a
+    bigger set than the match's are named with the set they fit and cannot be used as read."""
+    import io
+
+    from PIL import Image
+
+    from companion.app.match_session import MatchSession
+    from companion.app.photo_review import PhotoReview
+    from vision.geometry import OrientedBox
+    from vision.reading import TileReading
+
+    m = app.ctx.store.create(["Ann", "Bob"], "double-chicken-foot", {"match_length": "single"})
+    buf = io.BytesIO()
+    Image.new("RGB", (400, 100), (20, 90, 40)).save(buf, format="JPEG")
+    app.ctx.store.put_photo(buf.getvalue())
+    review = PhotoReview(m.rules, m.set_top, [
+        TileReading(1, 10, 0.95, OrientedBox(50, 30, 80, 40, 0.0), False, 0.95, (1.0, 0.95)),
+        TileReading(2, 3, 0.95, OrientedBox(150, 30, 80, 40, 0.0), False, 0.95, (1.0, 0.95)),
+        TileReading(5, 5, 0.1, OrientedBox(250, 30, 80, 40, 0.0), True, 0.31, (0.5, 0.6), uncounted="unsure"),
+        TileReading(0, 0, 0.6, OrientedBox(350, 30, 80, 40, 0.0), True, 0.6, (1.0, 0.6), not_pips=0.95,
+                    uncounted="not pips"),
+    ], (400, 100), buf.getvalue(), 16, ("2 possible tiles look like print or a back, not pips: not counted; "
+                                        "add any that is a tile",), read_as=12)
+    _go(app, f"/match/{m.id}/round")
+    ms = MatchSession(app.ctx.store, m.id)
+    ms.change(app.screen["draft"], lambda c: c.reviews.__setitem__(0, review))
+    _click(app, "Photo", 0)
+    texts = _texts(app.page.controls)
+    assert "Penalty from this photo: 16" in texts and "2 unsure finds: show" in texts
+    assert not any("print or a back" in t for t in texts) and not any(t.startswith("3: ") for t in texts)
+    assert any(t.startswith("Tile 1 (1-10) is not in the double-9 set this match plays; the tiles read fit a "
+                            "double-12 set.")
+               for t in texts)
+    assert "Read it as double-9" in texts
+    (use,) = [b for b in _buttons(app.page.controls) if b.content.value == "Use these tiles (16 points)"]
+    assert use.disabled
+    _click(app, "2 unsure finds: show")
+    texts = _texts(app.page.controls)
+    assert "2 unsure finds shown in grey: hide" in texts and "3: 5-5? (not counted)" in texts
+    _click(app, "2 unsure finds shown in grey: hide")
+    assert "2 unsure finds: show" in _texts(app.page.controls)
+
+
+def test_the_reader_is_warmed_once_in_the_background(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import time
+
+    from companion.app.shell import AppContext
+    from vision.config import MODELS_DIR
+
+    if not (MODELS_DIR / "reader.json").exists():
+        pytest.skip("no shipped reader models (models/reader.json)")
+    ctx = AppContext(tmp_path / "m.json")
+    try:
+        ctx.warm_reader()
+        ctx.warm_reader()  # once per process
+        deadline = time.monotonic() + 60
+        while ctx._reader is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        first = ctx._reader
+        assert first is not None and ctx.reader() is first
+    finally:
+        ctx.store.close()
+
+
 # ------------------------------------------------------------ dispute checker: table photo
 def _photo_bytes() -> bytes:
     from pathlib import Path

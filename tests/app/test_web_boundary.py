@@ -255,6 +255,9 @@ class _HostilePicker:
     async def pick_files(self, **_: Any) -> list[_Picked]:
         return [_Picked("matches.json", str(self.path), None)]
 
+    async def upload(self, files: Any) -> None:
+        """Asked to send the file to the server's upload address, it never does."""
+
     async def save_file(self, file_name: str | None = None, src_bytes: bytes | None = None, **_: Any) -> str:
         self.saved.append((file_name or "", src_bytes))
         return str(self.path)
@@ -270,6 +273,7 @@ def test_a_path_named_by_a_web_client_is_never_read_or_written(tmp_path: Path) -
     os.chmod(sentinel, 0o600)
     stamp = (sentinel.read_bytes(), sentinel.stat().st_mtime_ns)
     ctx = AppContext(_db_with_a_match(tmp_path), web=True)
+    ctx.uploads.wait_s = 0.3
     page = FakePage()
     page.web = False  # the client's claim; the server knows better
     app = App(page, ctx)  # type: ignore[arg-type]
@@ -297,4 +301,63 @@ def test_a_path_named_by_a_web_client_is_never_read_or_written(tmp_path: Path) -
     assert [name for name, _ in picker.saved] == ["chickenfoot-matches.json", "layout.json"]
     assert all(data for _, data in picker.saved)
     assert b"Zelda" in picker.saved[0][1]  # type: ignore[operator]
-    assert sum("the browser sent no data" in e for e in errors) == 2, errors
+    assert sum("Matches.json did not arrive from the browser" in e for e in errors) == 2, errors
+
+
+# ------------------------------------------------------------------ uploads
+def test_an_upload_goes_only_to_a_token_the_server_made(table: Server) -> None:
+    """``PUT /upload/<token>``: refused without the table code, without Origin, from another
+    site, for a token nobody asked for; any other method stays refused."""
+    own = {"Origin": f"http://127.0.0.1:{table.port}"}
+    assert _get(table, "/upload/abc", own, "PUT", "x")[0] == 403  # no table code
+    status, headers, _ = _get(table, f"/join?code={table.code}")
+    cookie = headers.get("set-cookie", "").split(";")[0]
+    assert status == 303 and cookie.startswith("chickenfoot_table=")
+    joined = {**own, "Cookie": cookie}
+    assert _get(table, "/upload/abc", joined, "PUT", "x")[0] == 404  # nobody asked for this one
+    assert _get(table, "/upload/abc", {"Cookie": cookie}, "PUT", "x")[0] == 403  # no Origin
+    assert _get(table, "/upload/abc", {**joined, "Origin": "http://evil.example"}, "PUT", "x")[0] == 403
+    assert _get(table, "/upload/abc", joined, "POST", "x")[0] == 405
+
+
+def _asgi_put(gate: TableGate, path: str, chunks: list[bytes], port: int) -> tuple[int, bytes]:
+    """One PUT through ``gate`` in this process, its body in ``chunks``."""
+    sent: list[dict] = []
+    queue = [{"type": "http.request", "body": c, "more_body": k < len(chunks) - 1} for k, c in enumerate(chunks)]
+
+    async def receive() -> dict:
+        return queue.pop(0) if queue else {"type": "http.disconnect"}
+
+    async def send(message: dict) -> None:
+        sent.append(message)
+
+    host = f"127.0.0.1:{port}"
+    scope = {"type": "http", "method": "PUT", "path": path,
+             "headers": [(b"host", host.encode()), (b"origin", f"http://{host}".encode())]}
+    asyncio.run(gate(scope, receive, send))
+    return sent[0]["status"], b"".join(m.get("body", b"") for m in sent[1:])
+
+
+def test_an_upload_is_delivered_once_whole_and_never_over_the_limit() -> None:
+    from companion.app.web import UploadRefused, Uploads
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:  # the Flet app: never reached
+        raise AssertionError("an upload reached the app")
+
+    uploads = Uploads(max_bytes=10)
+    gate = TableGate(app, port=8550, loopback_only=True, code=None, uploads=uploads)
+    token, fut = uploads.expect()
+    assert _asgi_put(gate, f"/upload/{token}", [b"12345", b"678"], 8550)[0] == 200
+    assert fut.result(0) == b"12345678"
+    assert _asgi_put(gate, f"/upload/{token}", [b"again"], 8550)[0] == 404  # used up
+    token, fut = uploads.expect()
+    assert _asgi_put(gate, f"/upload/{token}", [b"123456", b"78901"], 8550)[0] == 413
+    with pytest.raises(UploadRefused, match="larger than"):
+        fut.result(0)
+    token, fut = uploads.expect()
+    uploads.cancel(token)  # the session stopped waiting (the dialog was closed, the tab gone)
+    assert fut.cancelled() and _asgi_put(gate, f"/upload/{token}", [b"1"], 8550)[0] == 404
+    late = Uploads(max_bytes=10, wait_s=0.0)
+    gate = TableGate(app, port=8550, loopback_only=True, code=None, uploads=late)
+    token, _ = late.expect()
+    assert _asgi_put(gate, f"/upload/{token}", [b"1"], 8550)[0] == 404  # too late

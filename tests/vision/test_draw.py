@@ -108,3 +108,20 @@ def test_labels_are_sized_to_the_tiles_not_the_photo():
     # 15 with labels sized to the tiles, 26 with the photo-sized labels of before
     filled = [r for r in rows if ok[440 + r, 300 - 30: 300 + 30].sum() > 40]
     assert filled and len(filled) <= 20
+
+
+def test_numbers_alone_at_a_given_size_above_their_tiles_and_skipped_tiles_left_out():
+    from vision.draw import draw_tiles
+
+    photo = Image.new("RGB", (800, 600), (30, 30, 90))
+    reading = _reading(photo.size)
+    tiles = [reading.tiles[0], reading.tiles[1]]
+    out = np.asarray(draw_tiles(photo, tiles, photo.size, numbered=True, values=False, font_px=60, skip={1}))
+    review = np.all(np.abs(out.astype(int) - REVIEW_COLOUR) <= 10, axis=-1)
+    assert not review.any()  # tile 2 is skipped: neither outline nor label
+    green = np.all(np.abs(out.astype(int) - OK_COLOUR) <= 10, axis=-1)
+    rows = np.nonzero(green.sum(1) > 20)[0]
+    top_of_tile = tiles[0].box.corners()[:, 1].min()
+    label = rows[rows < top_of_tile]
+    assert len(label) and 40 <= label.max() - label.min() + 1 <= 80  # the "1" box, about the font's size
+    assert _colour_near(out, (tiles[0].box.cx, tiles[0].box.cy), (30, 30, 90), radius=3)  # no label on the pips

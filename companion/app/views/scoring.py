@@ -19,7 +19,7 @@ import flet as ft
 
 from companion.app.drafts import DraftContent
 from companion.app.match_session import MatchSession
-from companion.app.photo_review import PhotoReview, annotate, from_reading, is_low, label
+from companion.app.photo_review import PhotoReview, Preview, is_low, label, read_photo
 from companion.app.round_entry import Mode, RoundEntry, TakenError
 from companion.app.store import DraftNotFoundError
 from companion.app.views import bind
@@ -456,58 +456,86 @@ def _status(entry: RoundEntry, i: int) -> str:
 
 
 # ----------------------------------------------------------------- photo
+def _shown_width(app: App) -> float:
+    """How wide the photo is shown (logical pixels): the card's width on a phone."""
+    return max(260, min((app.page.width or 400) - 80, 640))
+
+
 def _photo_panel(app: App, s: _Screen, i: int) -> ft.Control:
     """Choose a photo of the hand, read it in the background, review it; the reading is kept in
     the draft until it is used, so a reload or a restart does not lose it."""
     ms = s.ms
-    ui = app.screen.setdefault(f"photo:{i}", {"busy": False, "error": None, "selected": None, "adding": False})
+    ui = app.screen.setdefault(f"photo:{i}", {"busy": "", "error": None, "selected": None, "adding": False,
+                                              "show_unsure": False, "preview": Preview()})
     h = s.entry.hands[i]
     review = s.content.reviews.get(i)
+    app.ctx.warm_reader()
+
+    async def read(data: bytes, as_match_set: bool) -> None:
+        width, preview = _shown_width(app), Preview()
+
+        def work() -> tuple[PhotoReview, dict[str, float]]:
+            out = read_photo(app.ctx.reader(), data, ms.match.rules, ms.match.set_top, preview, width,
+                             as_match_set=as_match_set)
+            app.ctx.store.put_photo(data)
+            return out
+
+        # Reading, drawing and keeping the photo run in a worker thread, started before the
+        # progress indicator is drawn: the page stays responsive meanwhile.
+        work_done = asyncio.ensure_future(asyncio.to_thread(work))
+        ui.update(busy="Reading the tiles…", error=None, selected=None, adding=False, show_unsure=False)
+        app.render()
+        try:
+            new, ms_ = await work_done
+            ui["preview"] = preview
+            s.change(lambda c: c.reviews.__setitem__(i, new), redraw=None)
+            log.info("photo read in %s", ", ".join(f"{k} {v:.0f} ms" for k, v in ms_.items()))
+        except Exception as exc:  # ModelError, ImageError (ChickenFootError) or a bad file
+            ui["error"] = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        finally:
+            ui["busy"] = ""
+        app.render()
 
     async def choose(_: Any) -> None:
-        picked = await app.pick_one(f"Photo of {h.player}'s hand")
+        ui.update(busy="Waiting for the photo…", error=None)
+        app.render()
+        try:
+            picked = await app.pick_one(f"Photo of {h.player}'s hand")
+        finally:
+            ui["busy"] = ""
         if picked is None:
+            app.render()
             return
         _, data = picked
         if not data:
             ui["error"] = "the photo could not be read"
             app.render()
             return
-        ui.update(busy=True, error=None, selected=None, adding=False)
-        app.render()
-        try:
-            # The reader runs in a worker thread: the page stays responsive meanwhile.
-            reading = await asyncio.to_thread(_read_photo, app, data, ms.match.rules, ms.match.set_top)
-            app.ctx.store.put_photo(data)
-            new = from_reading(ms.match.rules, ms.match.set_top, reading, data)
-            s.change(lambda c: c.reviews.__setitem__(i, new), redraw=None)
-        except Exception as exc:  # ModelError, ImageError (ChickenFootError) or a bad file
-            ui["error"] = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        finally:
-            ui["busy"] = False
-        app.render()
+        await read(data, as_match_set=False)
+
+    async def as_match_set(_: Any) -> None:
+        if review is not None and review.image is not None:
+            await read(review.image, as_match_set=True)
 
     parts: list[Any] = [app.button("Choose photo" if review is None else "Choose another photo",
-                                   choose, icon=ft.Icons.PHOTO_CAMERA, kind="tonal", disabled=ui["busy"])]
+                                   choose, icon=ft.Icons.PHOTO_CAMERA, kind="tonal", disabled=bool(ui["busy"]))]
     if ui["busy"]:
         parts.append(ft.Row([ft.ProgressRing(width=28, height=28, semantics_label="Reading"),
-                             app.text("Reading the tiles…", 16)]))
+                             app.text(ui["busy"], 16)]))
     if ui["error"]:
         parts.append(app.text("Could not read the photo: " + ui["error"], 15, color=ft.Colors.ERROR))
     if review is not None:
-        parts.extend(_review(app, s, i, review, ui))
+        parts.extend(_review(app, s, i, review, ui, as_match_set))
     return ft.Column(parts, spacing=10)
 
 
-def _read_photo(app: App, data: bytes, rules: Any, top: int) -> Any:
-    return app.ctx.reader().read(data, rules, top)
-
-
-def _review(app: App, s: _Screen, i: int, review: PhotoReview, ui: dict) -> list[Any]:
+def _review(app: App, s: _Screen, i: int, review: PhotoReview, ui: dict, as_match_set: Any) -> list[Any]:
     out: list[Any] = []
-    width = max(260, min((app.page.width or 400) - 80, 640))
+    width = _shown_width(app)
     iw, ih = review.image_size if review.image_size[0] else (4, 3)
     height = width * ih / iw
+    show_unsure = bool(ui.get("show_unsure"))
+    shown = review.shown(show_unsure)
 
     def edit(fn: Any) -> None:
         """Change the kept reading (``fn(review)``) and redraw."""
@@ -522,22 +550,39 @@ def _review(app: App, s: _Screen, i: int, review: PhotoReview, ui: dict) -> list
         if pos is None:
             return
         hit = review.tile_at(pos.x * iw / width, pos.y * ih / height)
-        if hit is not None:
+        if hit is not None and hit in shown:
             ui.update(selected=hit, adding=False)
             app.render()
 
     if review.image is not None:
-        key = (tuple(review.items), len(review.image))
-        if ui.get("png_key") != key:  # redraw the outlines only when the tiles changed
-            ui["png"], ui["png_key"] = annotate(review), key
-        out.append(ft.GestureDetector(
-            content=ft.Semantics(label=f"Photo with {count(len(review.items), 'tile')} outlined",
-                                 content=ft.Image(src=ui["png"], width=width, height=height,
-                                                  fit=ft.BoxFit.CONTAIN)),
-            on_tap_down=tap))
+        viewer = ft.InteractiveViewer(
+            content=ft.GestureDetector(
+                content=ft.Semantics(
+                    label=f"Photo with {count(len(shown), 'tile')} outlined and numbered",
+                    content=ft.Image(src=ui["preview"].jpeg(review, width, show_unsure), width=width,
+                                     height=height, fit=ft.BoxFit.CONTAIN, gapless_playback=True)),
+                on_tap_down=tap),
+            min_scale=1.0, max_scale=5.0, width=width, height=height)
+
+        async def zoom_in(_: Any) -> None:
+            await viewer.zoom(1.6)
+
+        async def zoom_out(_: Any) -> None:
+            await viewer.reset()
+
+        out.append(viewer)
+        out.append(ft.Row([app.button("Zoom in", zoom_in, kind="outlined", icon=ft.Icons.ZOOM_IN, compact=True),
+                           app.button("Whole photo", zoom_out, kind="outlined", icon=ft.Icons.ZOOM_OUT_MAP,
+                                      compact=True)], wrap=True, spacing=6))
     out.append(app.text(f"Penalty from this photo: {review.penalty}", 20, bold=True))
-    for w in review.warnings:
+    for w in review.notes:
         out.append(app.text("Reader: " + w, 15, italic=True))
+    set_note = review.set_note()
+    if set_note:
+        out.append(app.warning(set_note))
+        if review.image is not None:  # the photo is kept: it can be read again
+            out.append(app.button(f"Read it as double-{review.top}", as_match_set, kind="outlined",
+                                  icon=ft.Icons.REFRESH))
     on_table = s.content.on_table_in_review(i)
     for k in on_table:
         out.append(app.warning(f"Tile {k} reads {s.entry.on_table}, the double on the table: it cannot be in "
@@ -552,10 +597,19 @@ def _review(app: App, s: _Screen, i: int, review: PhotoReview, ui: dict) -> list
         out.append(app.text(f"{count(len(unsure), 'tile')} marked orange "
                             f"{'needs' if len(unsure) == 1 else 'need'} a second look: tap one to correct it.",
                             15, color=ft.Colors.ORANGE_800))
-    if review.candidates:
-        n = len(review.candidates)
+    grey = [k for k in review.candidates if k in shown]
+    if grey:
+        n = len(grey)
         out.append(app.text(f"{count(n, 'possible tile')} in grey {'is' if n == 1 else 'are'} not counted: "
                             "tap one to count, correct or remove it.", 15, color=ft.Colors.GREY_700))
+    finds = review.finds_line(show_unsure)
+    if finds:
+        def toggle(_: Any) -> None:
+            ui.update(show_unsure=not show_unsure, selected=None)
+            app.render()
+
+        out.append(app.button(finds, toggle, kind="text", icon=ft.Icons.VISIBILITY_OFF if show_unsure
+                              else ft.Icons.VISIBILITY, compact=True))
 
     def select(k: int) -> None:
         ui.update(selected=k, adding=False)
@@ -564,7 +618,8 @@ def _review(app: App, s: _Screen, i: int, review: PhotoReview, ui: dict) -> list
     out.append(ft.Row([app.button(f"{k + 1}: {label(it)}", bind(select, k),
                                   kind="filled" if ui["selected"] == k else "outlined",
                                   icon=ft.Icons.WARNING_AMBER if is_low(it) else None)
-                       for k, it in enumerate(review.items)], wrap=True, spacing=6, run_spacing=6))
+                       for k, it in enumerate(review.items) if k in shown],
+                      wrap=True, spacing=6, run_spacing=6))
     sel = ui["selected"]
 
     def set_tile(t: Any) -> None:
@@ -621,7 +676,7 @@ def _review(app: App, s: _Screen, i: int, review: PhotoReview, ui: dict) -> list
         s.close_panel(i)
 
     out.append(app.button(f"Use these tiles ({review.penalty} points)", use, icon=ft.Icons.CHECK,
-                          disabled=bool(on_table or clashes)))
+                          disabled=bool(on_table or clashes) or bool(review.outside)))
     return out
 
 

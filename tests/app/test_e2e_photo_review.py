@@ -1,0 +1,147 @@
+"""End to end at a phone's width (360 px): real phone photos reviewed in the real
+``chickenfoot app --web`` in headless Debian Chromium, and the time from choosing a photo to its
+penalty on screen, printed (run with ``-s``) and written to ``artifacts/e2e/photo-review/``.
+
+The photos are real phone photos of double-12 tiles from ``../shared/realdata`` (skipped when
+that folder is absent) and a rendered 12-megapixel photo with camera-like noise (the reader
+bench's). What each photo reads as is asked of the shipped reader in this process: the screen
+must show exactly that (how good the reading is belongs to the reader's evaluation).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from pathlib import Path
+
+import pytest
+from app_e2e_helpers import ARTIFACTS, Server, Ui, shots_dir
+
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]
+
+PHONE = {"width": 360, "height": 780}
+REALDATA = Path(__file__).resolve().parents[3] / "shared" / "realdata" / "jeremyarde__domino-counter" / \
+    "labelbox_photos"
+#: Eight tiles on a marble counter, reflections in a glass pane above: two reflections read as
+#: tiles to check, seven finds that are print or a back, not pips.
+UNSURE_FINDS = "20210227_190416.jpg"
+#: Seven double-12 tiles, among them 1-10 and 8-10: not in the double-9 set a two-player match plays.
+BIG_SET = "20210227_190419.jpg"
+
+
+def _photos(tmp_path: Path) -> tuple[Path, Path, Path]:
+    from vision.config import MODELS_DIR
+
+    if not (MODELS_DIR / "reader.json").exists():
+        pytest.skip("no shipped reader models (models/reader.json)")
+    if not (REALDATA / UNSURE_FINDS).exists() or not (REALDATA / BIG_SET).exists():
+        pytest.skip(f"real photos missing: {REALDATA} (the shared realdata folder)")
+    from vision.lab.bench import make_photo
+
+    big = make_photo(tmp_path / "phone-12mp.jpg", (4000, 3000), seed=4242)
+    return REALDATA / UNSURE_FINDS, REALDATA / BIG_SET, big
+
+
+def _choose(ui: Ui, page, photo: Path) -> float:  # type: ignore[no-untyped-def]
+    """Choose ``photo`` in the browser's file dialog of a hand with no photo yet; seconds until
+    its penalty is on screen."""
+    assert ui.count(re.compile(r"^Penalty from this photo: ")) == 0
+    with page.expect_file_chooser(timeout=20_000) as fc:
+        ui.click("Choose photo")
+    t0 = time.perf_counter()
+    fc.value.set_files(str(photo))
+    page.get_by_text(re.compile(r"^Penalty from this photo: \d+$")).first.wait_for(state="attached",
+                                                                                   timeout=60_000)
+    return time.perf_counter() - t0
+
+
+def test_photo_review_at_phone_width(tmp_path: Path, browser) -> None:  # type: ignore[no-untyped-def]
+    finds_photo, big_set_photo, phone_photo = _photos(tmp_path)
+    from companion.app.photo_review import from_reading, read_top
+    from companion.storage import Repository
+    from vision.reader import Reader
+
+    db = tmp_path / "matches.json"
+    with Repository.open(db) as repo:
+        m = repo.create_match(["Ann", "Bob", "Cy", "Dee"])
+    rules, top = m.rules, m.set_top
+    assert top == 9
+    reader = Reader.from_models_dir()
+    wide = read_top(top, reader.readable_top(None))
+    finds = from_reading(rules, top, reader.read(finds_photo, rules, wide), None, wide)
+    big = from_reading(rules, top, reader.read(big_set_photo, rules, wide), None, wide)
+    capped = reader.read(big_set_photo, rules, top)
+    phone = reader.read(phone_photo, rules, wide)
+    assert finds.unsure_finds and big.outside and not finds.outside  # what this test is about
+
+    shots = shots_dir("photo-review")
+    timings: dict[str, float] = {}
+    srv = Server(db, tmp_path / "app.log", {"CHICKENFOOT_LOG": "INFO"})
+    try:
+        page = browser.new_page(viewport=PHONE)
+        ui = Ui(page, shots)
+        ui.open(f"{srv.url}match/{m.id}")
+        ui.click("Enter round 1")
+        ui.click("Went out", nth=0)
+
+        # Bob: a photo with unsure finds; they wait behind one line, shown on a tap
+        ui.click("Photo", nth=1)
+        timings[f"{finds_photo.name} (real, 8 MP)"] = _choose(ui, page, finds_photo)
+        ui.see(f"Penalty from this photo: {finds.penalty}")
+        n = len(finds.unsure_finds)
+        ui.see(f"{n} unsure finds: show")
+        hidden = finds.unsure_finds[0]
+        assert ui.count(re.compile(rf"^{hidden + 1}: ")) == 0
+        assert ui.count(re.compile(r"possible tiles? .*(print or a back|too unsure|overlap)")) == 0
+        ui.scroll_to(f"Penalty from this photo: {finds.penalty}", 0.45)
+        ui.shot("unsure-finds-hidden-360px")
+        ui.click(f"{n} unsure finds: show")
+        ui.see(f"{n} unsure finds shown in grey: hide")
+        ui.button(re.compile(rf"^{hidden + 1}: .*\? \(not counted\)$")).first.wait_for(timeout=10_000)
+        ui.scroll_to(f"Penalty from this photo: {finds.penalty}", 0.45)
+        ui.shot("unsure-finds-shown-360px")
+        ui.click("Zoom in")
+        ui.click("Zoom in")
+        ui.scroll_to(f"Penalty from this photo: {finds.penalty}", 0.8)
+        ui.shot("photo-zoomed-in-360px")
+        ui.click("Whole photo")
+        ui.click(f"{n} unsure finds shown in grey: hide")
+        ui.see(f"{n} unsure finds: show")
+        ui.click(f"Use these tiles ({finds.penalty} points)")
+        ui.see(f"{finds.penalty} points (")
+
+        # Cy: double-12 tiles in a double-9 match: said so, the set they fit named, read again as double-9
+        ui.click("Photo", nth=2)
+        timings[f"{big_set_photo.name} (real, 8 MP)"] = _choose(ui, page, big_set_photo)
+        ui.see(f"Penalty from this photo: {big.penalty}")
+        ui.see(re.compile(r"are not in the double-9 set this match plays; the tiles read fit a double-12 set\."))
+        assert ui.button(f"Use these tiles ({big.penalty} points)").is_disabled()
+        ui.scroll_to(f"Penalty from this photo: {big.penalty}", 0.2)
+        ui.shot("bigger-set-named-360px")
+        ui.click("Read it as double-9")
+        ui.see(f"Penalty from this photo: {capped.penalty}")
+        assert ui.count(re.compile(r"this match plays; the tiles read fit")) == 0
+        ui.scroll_to(f"Penalty from this photo: {capped.penalty}", 0.35)
+        ui.shot("read-as-double-9-360px")
+
+        # Dee: a 12-megapixel photo, timed from the choice to its penalty on screen
+        ui.click("Photo", nth=3)
+        timings["phone-12mp.jpg (rendered, 4000x3000, 2.2 MB)"] = _choose(ui, page, phone_photo)
+        ui.see(f"Penalty from this photo: {phone.penalty}")
+        ui.scroll_to(f"Penalty from this photo: {phone.penalty}", 0.4)
+        ui.shot("12mp-photo-360px")
+    finally:
+        srv.stop()
+    log = (tmp_path / "app.log").read_text().splitlines()
+    uploads = [line.split("INFO ", 1)[1].strip() for line in log if "file received: " in line]
+    stages = [line.split("photo read in ", 1)[1].strip() for line in log if "photo read in " in line]
+    report = {"choose photo -> penalty on screen (s)": {k: round(v, 2) for k, v in timings.items()},
+              "uploads, in order": uploads, "server stages, in order": stages}
+    (ARTIFACTS / "photo-review" / "timing.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    for what, s in timings.items():
+        print(f"photo -> penalty on screen at 360 px in Chromium: {s:.2f} s  {what}")
+    for line in uploads:  # one per photo chosen
+        print(f"  upload: {line}")
+    for line in stages:  # one per reading (the photo read again as double-9 too)
+        print(f"  server: {line}")
