@@ -306,10 +306,10 @@ class App:
     def _upload_event(self, e: Any) -> None:
         """The browser could not send the file (its own word on why)."""
         fut = self._uploading
-        if e.error and fut is not None and not fut.done():
-            from .web import UploadRefused
+        if e.error and fut is not None:
+            from .web import UploadRefused, settle
 
-            fut.set_exception(UploadRefused(" ".join(str(e.error).split())[:200]))
+            settle(fut, error=UploadRefused(" ".join(str(e.error).split())[:200]))
 
     async def deliver(self, name: str, data: bytes, extension: str) -> str | None:
         """Hand a file to the user: a download in a web session (the server writes nothing), a

@@ -66,9 +66,10 @@ Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 COOKIE = "chickenfoot_table"
-#: Largest WebSocket message a client may send: a photo or a file picked for import travels in
-#: one message (see ``companion.app.shell.UPLOAD_MAX_BYTES``, which leaves room for the framing).
-WS_MAX_BYTES = 48 * 2**20
+#: Largest WebSocket message a client may send. Files travel by ``PUT /upload/<token>``
+#: (:class:`Uploads`), so the socket carries only taps and typed text; a client cannot make the
+#: server buffer more than this per message.
+WS_MAX_BYTES = 4 * 2**20
 #: Wrong table codes allowed per client address, and from all clients together, per minute.
 TRIES_PER_CLIENT = 8
 TRIES_IN_ALL = 40
@@ -300,6 +301,20 @@ class Uploads:
             entry[1].cancel()
 
 
+def settle(fut: concurrent.futures.Future[bytes], data: bytes | None = None,
+           error: BaseException | None = None) -> bool:
+    """Give ``fut`` its bytes or its error unless it is settled already (the session gave up
+    waiting, or the browser reported an error first); True if this call settled it."""
+    try:
+        if error is not None:
+            fut.set_exception(error)
+        else:
+            fut.set_result(data if data is not None else b"")
+    except concurrent.futures.InvalidStateError:
+        return False
+    return True
+
+
 class TableGate:
     """ASGI middleware in front of the Flet app: Host, Origin, table code, headers, uploads."""
 
@@ -397,7 +412,7 @@ class TableGate:
         too_big = UploadRefused(f"the file is larger than {limit // 2**20} MB")
         declared = headers.get("content-length", "")
         if declared.isdigit() and int(declared) > limit:
-            fut.set_exception(too_big)
+            settle(fut, error=too_big)
             await _reply(send, 413, "Too large.\n")
             return
         chunks: list[bytes] = []
@@ -405,18 +420,20 @@ class TableGate:
         while True:
             message = await receive()
             if message["type"] == "http.disconnect":
-                fut.set_exception(UploadRefused("the browser stopped sending the file"))
+                settle(fut, error=UploadRefused("the browser stopped sending the file"))
                 return
             body = message.get("body", b"")
             size += len(body)
             if size > limit:
-                fut.set_exception(too_big)
+                settle(fut, error=too_big)
                 await _reply(send, 413, "Too large.\n")
                 return
             chunks.append(body)
             if not message.get("more_body"):
                 break
-        fut.set_result(b"".join(chunks))
+        if not settle(fut, b"".join(chunks)):
+            await _reply(send, 410, "The app stopped waiting for this file.\n")
+            return
         await _reply(send, 200, "Received.\n")
 
     async def _join(self, scope: Scope, receive: Receive, send: Send, headers: dict[str, str]) -> None:

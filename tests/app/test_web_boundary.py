@@ -361,3 +361,53 @@ def test_an_upload_is_delivered_once_whole_and_never_over_the_limit() -> None:
     gate = TableGate(app, port=8550, loopback_only=True, code=None, uploads=late)
     token, _ = late.expect()
     assert _asgi_put(gate, f"/upload/{token}", [b"1"], 8550)[0] == 404  # too late
+
+
+def test_an_upload_the_app_stopped_waiting_for_midway_is_answered_not_crashed() -> None:
+    """The session gives up (its wait timed out, the browser reported an error) while the body is
+    still arriving: the late bytes are refused with 410 and the future keeps its first outcome."""
+    from companion.app.web import Uploads
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        raise AssertionError("an upload reached the app")
+
+    uploads = Uploads(max_bytes=100)
+    gate = TableGate(app, port=8550, loopback_only=True, code=None, uploads=uploads)
+    token, fut = uploads.expect()
+    sent: list[dict] = []
+    queue = [{"type": "http.request", "body": b"abc", "more_body": True},
+             {"type": "http.request", "body": b"def", "more_body": False}]
+
+    async def receive() -> dict:
+        if len(queue) == 1:
+            fut.cancel()  # what asyncio.wait_for does to the wrapped future on a timeout
+        return queue.pop(0)
+
+    async def send(message: dict) -> None:
+        sent.append(message)
+
+    host = "127.0.0.1:8550"
+    scope = {"type": "http", "method": "PUT", "path": f"/upload/{token}",
+             "headers": [(b"host", host.encode()), (b"origin", f"http://{host}".encode())]}
+    asyncio.run(gate(scope, receive, send))
+    assert sent[0]["status"] == 410 and fut.cancelled()
+
+
+def test_a_file_sized_websocket_message_closes_that_connection_only(loopback: Server) -> None:
+    """Files go by PUT, so the socket refuses a message of a photo's size: the sender's
+    connection is closed (1009, too big) and the server goes on serving others."""
+    from websockets.exceptions import ConnectionClosed
+
+    from companion.app.web import WS_MAX_BYTES
+
+    own = f"http://127.0.0.1:{loopback.port}"
+    with connect(f"ws://127.0.0.1:{loopback.port}/ws", additional_headers={"Origin": own},
+                 max_size=None) as ws:
+        ws.send(b"\x00" + msgpack.packb(REGISTER))
+        ws.send(b"\x00" + b"x" * (WS_MAX_BYTES + 1))
+        with pytest.raises(ConnectionClosed) as closed:
+            for _ in range(100):
+                ws.recv(timeout=10)
+    assert closed.value.rcvd is not None and closed.value.rcvd.code == 1009
+    seen = _session(loopback, own)
+    assert isinstance(seen, bytes) and b"Zelda" in seen
