@@ -9,13 +9,12 @@ from typing import Any
 
 from .config import ModelError
 
+#: Metadata key ``vision.lab.quantize`` writes: ``static`` (int8 weights and activations, run
+#: in int8) or ``weights`` (int8 weights only, run in float).
+QUANTIZED_KEY = "quantized"
 
-def open_models(paths: Sequence[Path], threads: int) -> list[Any]:
-    """Each model file opened for onnxruntime on the CPU, or :class:`ModelError` naming the file."""
-    try:
-        import onnxruntime as ort
-    except ImportError:  # pragma: no cover - a run-time dependency
-        raise ModelError("onnxruntime is not installed") from None
+
+def _options(ort: Any, threads: int, fold_int8_weights: bool = False) -> Any:
     opts = ort.SessionOptions()
     # Few threads: the reader shares a small machine (and a phone) with everything else.
     opts.intra_op_num_threads = threads
@@ -25,13 +24,34 @@ def open_models(paths: Sequence[Path], threads: int) -> list[Any]:
     # No busy-waiting: a model's pool thread otherwise spins on after its run and takes a core
     # from the other model (and from decoding), which doubled a 640x480 read.
     opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    if fold_int8_weights:
+        # A model stored with int8 weights only is run in float: its DequantizeLinear nodes are
+        # folded into float constants at load (left in, onnxruntime dequantizes on every call
+        # and takes a slow path for the convolutions they feed: three times the float time).
+        opts.add_session_config_entry("session.disable_quant_qdq", "1")
     opts.log_severity_level = 3
+    return opts
+
+
+def open_models(paths: Sequence[Path], threads: int) -> list[Any]:
+    """Each model file opened for onnxruntime on the CPU, or :class:`ModelError` naming the file.
+    A model ``vision.lab.quantize`` stored with int8 weights only (metadata ``quantized``:
+    ``weights``) is opened with those weights folded back to float."""
+    try:
+        import onnxruntime as ort
+    except ImportError:  # pragma: no cover - a run-time dependency
+        raise ModelError("onnxruntime is not installed") from None
+    opts = _options(ort, threads)
     out = []
     for path in paths:
         if not path.is_file():
             raise ModelError(f"{path}: model file missing")
         try:
-            out.append(ort.InferenceSession(str(path), sess_options=opts, providers=["CPUExecutionProvider"]))
+            session = ort.InferenceSession(str(path), sess_options=opts, providers=["CPUExecutionProvider"])
+            if (session.get_modelmeta().custom_metadata_map or {}).get(QUANTIZED_KEY) == "weights":
+                session = ort.InferenceSession(str(path), sess_options=_options(ort, threads, True),
+                                               providers=["CPUExecutionProvider"])
+            out.append(session)
         except Exception as exc:  # onnxruntime raises its own exception types
             raise ModelError(f"{path}: cannot load model ({' '.join(str(exc).split())[:200]})") from None
     return out
