@@ -50,6 +50,12 @@ def crop_halves(
             levels[k] = image.reduce(k)
         src = levels[k]
         crop = rectify(src, box.scaled(1.0 / k) if k > 1 else box, size=crop_size, pad=pad)
+        if crop_size == cls_imgsz and crop.mode == "RGB":
+            # split_halves in numpy: half A on top, half B below turned 180 degrees
+            pixels = np.asarray(crop)
+            batch[2 * i] = pixels[:crop_size]
+            batch[2 * i + 1] = pixels[crop_size : 2 * crop_size][::-1, ::-1]
+            continue
         for j, half in enumerate(split_halves(crop)):
             if half.size != (cls_imgsz, cls_imgsz):
                 half = half.resize((cls_imgsz, cls_imgsz), Image.Resampling.BILINEAR)
