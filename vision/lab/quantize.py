@@ -1,24 +1,28 @@
-"""``python -m vision.lab.quantize``: the shipped int8 models, made from the float ones.
+"""``python -m vision.lab.quantize``: the shipped models, made smaller from the float ones.
 
-    python -m vision.lab.quantize --src FLOAT_MODELS --out models [--calib DIR] [--calib-seed 95026]
+    python -m vision.lab.quantize --src FLOAT_MODELS --out models [--mode [FILE=]MODE] [--check]
 
-Reads the float ONNX files and ``reader.json`` in ``--src`` and writes int8 copies of the three
-models (static quantisation, QDQ format, onnxruntime.quantization) with the same file names and
-``reader.json`` to ``--out``:
+Reads the float ONNX files and ``reader.json`` in ``--src`` and writes each model, with the same
+file name, metadata and ``reader.json``, to ``--out``, stored as ``--mode`` says:
 
-* Calibration: the float reader reads rendered photos (``--calib DIR`` of images, else
-  ``--calib-count`` photos rendered here from ``--calib-seed``: half plain, half with hard cases
-  and printed matter, sets up to double-18, 1280 px like the evaluation sets; the seed is none
-  of the training or evaluation seeds), and every tensor it feeds a model - each detector pass
-  at every input size it chose, every batch of half crops - is a calibration input of that
-  model. Min-max ranges; weights int8 per output channel, activations uint8.
-* Kept in float: the detector head's last convolutions and everything after them (box
-  distribution, angle, scores and their concatenation: one uint8 scale cannot hold pixel
-  coordinates and probabilities at once), and the half readers' last linear layer and softmax.
+* ``half`` (the default, what ships): every weight stored as float16 and cast back to float32
+  when onnxruntime loads the model. Half the size; runs as fast as the float model and reads
+  as it does (weights rounded to 11 significant bits).
+* ``weights``: int8 weights, one scale per output channel, turned back to float at load
+  (:func:`vision.runtime.open_models`). A quarter of the size; runs as fast as the float model.
+* ``static``: int8 weights and activations (QDQ, onnxruntime.quantization), run in int8. The
+  detector head from its last convolutions on (box distribution, angle, scores and their
+  concatenation: one uint8 scale cannot hold pixel coordinates and probabilities at once) and
+  the half readers' linear layer and softmax stay float. Calibration: the float reader reads
+  rendered photos (``--calib DIR`` of photos, else ``--calib-count`` rendered here from
+  ``--calib-seed``: half plain, half with hard cases and printed matter, sets up to double-18,
+  1280 px; the seed is none of the training or evaluation seeds) and every tensor it feeds a
+  model - each detector pass at every input size it chose, every batch of half crops - is a
+  calibration input of that model. Min-max ranges, 7-bit weights per output channel.
+* ``float``: copied as it is.
 
-The float models a shipped int8 file was made from are the ones ``models/MODEL_CARD.md`` names
-(git history); ``--check`` prints how far the int8 outputs are from the float ones on the
-calibration inputs. Needs ``onnx`` (the ``train`` extra).
+``--check`` prints how far each new model's outputs are from the float one's on the calibration
+inputs. Needs ``onnx`` (the ``train`` extra).
 """
 
 from __future__ import annotations
@@ -34,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from companion.rules import get_rules
+from companion.rules import ChickenFootError, get_rules
 from vision.config import ReaderConfig
 from vision.reader import Reader
 from vision.runtime import QUANTIZED_KEY, open_models
@@ -44,9 +48,13 @@ CALIB_SEED = 95026
 CALIB_COUNT = 48
 #: Most inputs a model is calibrated on (the first ones recorded are kept).
 MAX_INPUTS = 160
-#: How each model is quantised: ``static`` (weights and activations int8, run in int8) or
-#: ``weights`` (int8 weights only, turned back to float when the model is loaded).
-MODES = ("static", "weights", "float")
+#: How each model is stored: ``static`` (weights and activations int8, run in int8),
+#: ``weights`` (int8 weights only, turned back to float when the model is loaded), ``half``
+#: (every float weight stored as float16, turned back to float32 when loaded) or ``float``.
+MODES = ("static", "weights", "half", "float")
+#: What the shipped models are: float16 weights. The int8 modes cost accuracy (see
+#: docs/experiments.md); ``half`` reads as the float models do, at half their size.
+DEFAULT_MODE = "half"
 
 
 class Recording:
@@ -125,6 +133,8 @@ def quantize_model(src: Path, dst: Path, inputs: list[np.ndarray], mode: str = "
         return
     if mode == "weights":
         out = weights_only(model)
+    elif mode == "half":
+        out = half_weights(model)
     else:
         from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_static
 
@@ -146,6 +156,32 @@ def quantize_model(src: Path, dst: Path, inputs: list[np.ndarray], mode: str = "
             out.metadata_props.remove(p)
     out.metadata_props.add(key=QUANTIZED_KEY, value=mode)
     onnx.save(out, str(dst))
+
+
+def half_weights(model: Any) -> Any:
+    """``model`` with every float32 initializer of more than 16 values stored as float16 and
+    cast back to float32 by a Cast node (which onnxruntime folds into a float constant at load:
+    the model runs as fast as the float one, on weights rounded to 11 significant bits)."""
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    model = onnx.ModelProto.FromString(model.SerializeToString())
+    casts = []
+    for init in list(model.graph.initializer):
+        if init.data_type != TensorProto.FLOAT:
+            continue
+        w = numpy_helper.to_array(init)
+        if w.size <= 16:
+            continue
+        name = init.name
+        model.graph.initializer.remove(init)
+        model.graph.initializer.append(numpy_helper.from_array(w.astype(np.float16), f"{name}_fp16"))
+        casts.append(helper.make_node("Cast", [f"{name}_fp16"], [name], name=f"{name}_cast", to=TensorProto.FLOAT))
+    nodes = list(model.graph.node)
+    del model.graph.node[:]
+    model.graph.node.extend(casts + nodes)
+    onnx.checker.check_model(model)
+    return model
 
 
 def weights_only(model: Any) -> Any:
@@ -212,47 +248,53 @@ def compare(src: Path, dst: Path, inputs: list[np.ndarray], threads: int) -> str
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m vision.lab.quantize", description=__doc__.split("\n")[0])
     ap.add_argument("--src", type=Path, required=True, help="folder of the float models and reader.json")
-    ap.add_argument("--out", type=Path, required=True, help="folder to write the int8 models and reader.json to")
+    ap.add_argument("--out", type=Path, required=True, help="folder to write the smaller models and reader.json to")
+    ap.add_argument("--mode", action="append", default=[], metavar="[FILE=]MODE",
+                    help=f"how to store every model, or one model file: {', '.join(MODES)} (default {DEFAULT_MODE})")
     ap.add_argument("--calib", type=Path, default=None, help="folder of calibration photos (default: rendered)")
     ap.add_argument("--calib-seed", type=int, default=CALIB_SEED)
     ap.add_argument("--calib-count", type=int, default=CALIB_COUNT)
-    ap.add_argument("--check", action="store_true", help="print how far each int8 model is from its float one")
-    ap.add_argument("--mode", action="append", default=[], metavar="FILE=MODE",
-                    help=f"how to quantise one model file: {', '.join(MODES)} (default static)")
-    ap.add_argument("--compare-only", action="store_true", help="only compare the models already in --out (with --check)")
+    ap.add_argument("--check", action="store_true",
+                    help="print how far each new model is from its float one on the calibration inputs")
     args = ap.parse_args(argv)
     if args.src.resolve() == args.out.resolve():
         print("error: --out must differ from --src (the float models are read while writing)", file=sys.stderr)
         return 2
-    config = ReaderConfig.load(args.src / "reader.json")
-    modes = {}
+    try:
+        config = ReaderConfig.load(args.src / "reader.json")
+    except ChickenFootError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    modes = dict.fromkeys(config.model_files, DEFAULT_MODE)
     for item in args.mode:
-        f, _, mode = item.partition("=")
-        if f not in config.model_files or mode not in MODES:
-            print(f"error: --mode {item}: expected FILE=MODE, FILE one of {list(config.model_files)}, "
+        f, _, mode = item.rpartition("=")
+        if (f and f not in config.model_files) or mode not in MODES:
+            print(f"error: --mode {item}: expected MODE or FILE=MODE, FILE one of {list(config.model_files)}, "
                   f"MODE one of {list(MODES)}", file=sys.stderr)
             return 2
-        modes[f] = mode
+        modes.update({f: mode} if f else dict.fromkeys(config.model_files, mode))
     with tempfile.TemporaryDirectory(prefix="cf-quant-") as tmp:
-        if args.calib is not None:
-            photos = sorted(p for p in args.calib.rglob("*") if p.suffix.lower() in (".jpg", ".jpeg", ".png"))
-        else:
-            photos = render_calibration(Path(tmp), args.calib_count, args.calib_seed)
-        if not photos:
-            print(f"error: no photos in {args.calib}", file=sys.stderr)
-            return 2
-        inputs = record_inputs(args.src, photos)
+        photos: list[Path] = []
+        inputs: dict[str, list[np.ndarray]] = dict.fromkeys(config.model_files, [])
+        if args.check or "static" in modes.values():
+            if args.calib is not None:
+                photos = sorted(p for p in args.calib.rglob("*") if p.suffix.lower() in (".jpg", ".jpeg", ".png"))
+            else:
+                photos = render_calibration(Path(tmp), args.calib_count, args.calib_seed)
+            if not photos:
+                print(f"error: no photos in {args.calib}", file=sys.stderr)
+                return 2
+            inputs = record_inputs(args.src, photos)
         args.out.mkdir(parents=True, exist_ok=True)
         for f in config.model_files:
-            if not args.compare_only:
-                quantize_model(args.src / f, args.out / f, inputs[f], modes.get(f, "static"))
+            quantize_model(args.src / f, args.out / f, inputs[f], modes[f])
             size = (args.out / f).stat().st_size / 2**20
             note = f"; {compare(args.src / f, args.out / f, inputs[f], config.threads)}" if args.check else ""
-            print(f"{f}: {len(inputs[f])} calibration inputs, {size:.2f} MB{note}")
-    if (args.src / "reader.json").resolve() != (args.out / "reader.json").resolve():
-        shutil.copyfile(args.src / "reader.json", args.out / "reader.json")
-    print(json.dumps({"calib_seed": args.calib_seed if args.calib is None else str(args.calib),
-                      "photos": len(photos)}))
+            print(f"{f}: {modes[f]}, {size:.2f} MB (from {(args.src / f).stat().st_size / 2**20:.2f} MB){note}")
+    shutil.copyfile(args.src / "reader.json", args.out / "reader.json")
+    if photos:
+        print(json.dumps({"calibration": args.calib_seed if args.calib is None else str(args.calib),
+                          "photos": len(photos)}))
     return 0
 
 

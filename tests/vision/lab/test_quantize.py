@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from vision.lab.quantize import float_nodes, quantize_model
+from vision.lab.quantize import float_nodes, main, quantize_model
 from vision.runtime import QUANTIZED_KEY, metadata, open_models
 
 onnx = pytest.importorskip("onnx", reason="quantising needs onnx (train extra)")
@@ -109,3 +109,35 @@ def test_float_mode_copies_the_model(tmp_path: Path) -> None:
     src = conv_net(tmp_path / "float.onnx")
     quantize_model(src, tmp_path / "same.onnx", [], "float")
     assert (tmp_path / "same.onnx").read_bytes() == src.read_bytes()
+
+
+def test_half_weights_are_half_the_size_and_read_as_the_float_model(tmp_path: Path) -> None:
+    src = conv_net(tmp_path / "float.onnx")
+    dst = tmp_path / "half.onnx"
+    quantize_model(src, dst, [], "half")
+    x = np.random.default_rng(3).random((2, 3, 16, 16), dtype=np.float32)
+    want, got = run(src, x), run(dst, x)
+    assert np.abs(got - want).max() < 2e-3 * np.abs(want).max()
+    weights = {i.name: i for i in onnx.load(str(dst)).graph.initializer}
+    assert weights["w2_fp16"].data_type == TensorProto.FLOAT16 and "w2" not in weights
+    (model,) = open_models([dst], 1)
+    assert metadata(model)[QUANTIZED_KEY] == "half" and metadata(model)["imgsz"] == [16, 16]
+
+
+def test_the_command_writes_every_model_and_the_config(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    src = tmp_path / "float"
+    src.mkdir()
+    conv_net(src / "det.onnx")
+    conv_net(src / "cls.onnx", seed=1)
+    (src / "reader.json").write_text(json.dumps({"detector": "det.onnx", "classifier": "cls.onnx"}))
+    out = tmp_path / "small"
+    assert main(["--src", str(src), "--out", str(out), "--mode", "cls.onnx=weights"]) == 0
+    assert json.loads((out / "reader.json").read_text())["detector"] == "det.onnx"
+    kinds = {f: metadata(open_models([out / f], 1)[0])[QUANTIZED_KEY] for f in ("det.onnx", "cls.onnx")}
+    assert kinds == {"det.onnx": "half", "cls.onnx": "weights"}
+    assert "det.onnx: half" in capsys.readouterr().out
+    assert main(["--src", str(src), "--out", str(out), "--mode", "nope.onnx=half"]) == 2
+    assert main(["--src", str(src), "--out", str(src)]) == 2
+    assert "error:" in capsys.readouterr().err
