@@ -18,6 +18,7 @@ from PIL import Image
 from .config import ModelError
 from .detections import Detections
 from .geometry import rectify, split_halves
+from .obb import scaled_planes
 from .runtime import input_size, metadata
 
 #: A tile longer than this (working pixels) is cut from a box-filtered smaller copy.
@@ -60,7 +61,7 @@ def crop_halves(
             if half.size != (cls_imgsz, cls_imgsz):
                 half = half.resize((cls_imgsz, cls_imgsz), Image.Resampling.BILINEAR)
             batch[2 * i + j] = np.asarray(half.convert("RGB"))
-    return np.ascontiguousarray(batch.transpose(0, 3, 1, 2).astype(np.float32) / np.float32(255.0))
+    return scaled_planes(batch)
 
 
 #: The class name of "not a half of a face-up tile" (lettering, a printed back, a box lid):
