@@ -32,7 +32,7 @@ def test_time_reads_reports_every_stage_and_reads_the_set_it_is_told(tmp_path: P
     fm.write_classifier(models / "half_cls18.onnx", 16, (15, 17, 0), fm.WIDE_NAMES)
     reader = Reader.from_models_dir(models)
     r, = time_reads([reader], photo, runs=3, warmup=1)
-    assert {"median_ms", "p90_ms", "decode_ms", "detect_ms", "halves_ms", "tiles"} <= set(r)
+    assert {"median_ms", "p90_ms", "cpu_ms", "decode_ms", "detect_ms", "halves_ms", "tiles"} <= set(r)
     assert r["tiles"] == 3 and r["p90_ms"] >= r["median_ms"] > 0
     assert all(r[f"{k}_ms"] > 0 for k in ("decode", "detect", "halves"))
     # told a double-18 set, the same photo is read by the wide-set classifier (when it is there)
