@@ -51,7 +51,7 @@ MAX_INPUTS = 160
 #: How each model is stored: ``static`` (weights and activations int8, run in int8),
 #: ``weights`` (int8 weights only, turned back to float when the model is loaded), ``half``
 #: (every float weight stored as float16, turned back to float32 when loaded) or ``float``.
-MODES = ("static", "weights", "half", "float")
+MODES = ("static", "weights", "half", "half-body", "float")
 #: What the shipped models are: float16 weights. The int8 modes cost accuracy (see
 #: docs/experiments.md); ``half`` reads as the float models do, at half their size.
 DEFAULT_MODE = "half"
@@ -133,8 +133,8 @@ def quantize_model(src: Path, dst: Path, inputs: list[np.ndarray], mode: str = "
         return
     if mode == "weights":
         out = weights_only(model)
-    elif mode == "half":
-        out = half_weights(model)
+    elif mode in ("half", "half-body"):
+        out = half_weights(model, keep_head=mode == "half-body")
     else:
         from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_static
 
@@ -158,17 +158,24 @@ def quantize_model(src: Path, dst: Path, inputs: list[np.ndarray], mode: str = "
     onnx.save(out, str(dst))
 
 
-def half_weights(model: Any) -> Any:
+def half_weights(model: Any, keep_head: bool = False) -> Any:
     """``model`` with every float32 initializer of more than 16 values stored as float16 and
     cast back to float32 by a Cast node (which onnxruntime folds into a float constant at load:
-    the model runs as fast as the float one, on weights rounded to 11 significant bits)."""
+    the model runs as fast as the float one, on weights rounded to 11 significant bits).
+    ``keep_head``: the weights of the last module (ultralytics' ``/model.N/``, the head) stay
+    float32."""
     import onnx
     from onnx import TensorProto, helper, numpy_helper
 
     model = onnx.ModelProto.FromString(model.SerializeToString())
+    head: set[str] = set()
+    if keep_head:
+        modules = [int(m.group(1)) for n in model.graph.node if (m := re.match(r"/model\.(\d+)/", n.name))]
+        prefix = f"/model.{max(modules)}/" if modules else None
+        head = {i for n in model.graph.node if prefix and n.name.startswith(prefix) for i in n.input}
     casts = []
     for init in list(model.graph.initializer):
-        if init.data_type != TensorProto.FLOAT:
+        if init.data_type != TensorProto.FLOAT or init.name in head:
             continue
         w = numpy_helper.to_array(init)
         if w.size <= 16:
