@@ -124,17 +124,6 @@ def test_half_weights_are_half_the_size_and_read_as_the_float_model(tmp_path: Pa
     assert metadata(model)[QUANTIZED_KEY] == "half" and metadata(model)["imgsz"] == [16, 16]
 
 
-def test_half_body_keeps_the_head_in_float32(tmp_path: Path) -> None:
-    src = conv_net(tmp_path / "float.onnx")
-    dst = tmp_path / "body.onnx"
-    quantize_model(src, dst, [], "half-body")
-    weights = {i.name: i.data_type for i in onnx.load(str(dst)).graph.initializer}
-    # w1 feeds /model.0/ (the body), w2 and w3 the last module, /model.1/ (the head)
-    assert weights == {"w1_fp16": TensorProto.FLOAT16, "w2": TensorProto.FLOAT, "w3": TensorProto.FLOAT}
-    x = np.random.default_rng(4).random((1, 3, 16, 16), dtype=np.float32)
-    assert np.abs(run(dst, x) - run(src, x)).max() < 2e-3 * np.abs(run(src, x)).max()
-
-
 def test_the_command_writes_every_model_and_the_config(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     import json
 
