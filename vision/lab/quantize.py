@@ -19,7 +19,10 @@ file name, metadata and ``reader.json``, to ``--out``, stored as ``--mode`` says
   1280 px; the seed is none of the training or evaluation seeds) and every tensor it feeds a
   model - each detector pass at every input size it chose, every batch of half crops - is a
   calibration input of that model. Min-max ranges, 7-bit weights per output channel.
-* ``float``: copied as it is (the detector ships so).
+* ``xz`` (the detector ships so): the float model as it is, compressed with xz into
+  ``FILE.xz`` (78% of the size for the detector; ``reader.json`` names the new file), unpacked
+  when loaded (:func:`vision.runtime.model_bytes`): the very same model.
+* ``float``: copied as it is.
 
 ``--check`` prints how far each new model's outputs are from the float one's on the calibration
 inputs. Needs ``onnx`` (the ``train`` extra).
@@ -29,8 +32,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import lzma
 import re
-import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -38,10 +41,10 @@ from typing import Any
 
 import numpy as np
 
-from companion.rules import ChickenFootError, get_rules
+from companion.rules import ChickenFootError, get_rules, jsontext
 from vision.config import ReaderConfig
 from vision.reader import Reader
-from vision.runtime import QUANTIZED_KEY, open_models
+from vision.runtime import COMPRESSED_SUFFIX, QUANTIZED_KEY, model_bytes, open_models
 
 #: Calibration photos (``datasets.render``): a seed no training or evaluation set uses.
 CALIB_SEED = 95026
@@ -51,14 +54,14 @@ MAX_INPUTS = 160
 #: How each model is stored: ``static`` (weights and activations int8, run in int8),
 #: ``weights`` (int8 weights only, turned back to float when the model is loaded), ``half``
 #: (every float weight stored as float16, turned back to float32 when loaded) or ``float``.
-MODES = ("static", "weights", "half", "float")
+MODES = ("static", "weights", "half", "xz", "float")
 #: What the shipped models are: the half readers with float16 weights, the detector float32
-#: (see :data:`SHIPPED`). The int8 modes cost accuracy (see docs/experiments.md).
+#: compressed (see :data:`SHIPPED`). The int8 modes cost accuracy (see docs/experiments.md).
 DEFAULT_MODE = "half"
 #: The detector in float16 (2.17 MB instead of 3.93) moved scores near a threshold by a few
 #: thousandths: one photo of 200 lost its right penalty in two of the four held-out sets. With
 #: float16 half readers the reader reads every held-out and real photo as the float one does.
-SHIPPED = {"tile_obb.onnx": "float"}
+SHIPPED = {"tile_obb.onnx": "xz"}
 
 
 class Recording:
@@ -125,15 +128,30 @@ class _Feed:
         return None if x is None else {self.name: x}
 
 
+def out_name(name: str, mode: str) -> str:
+    """The file name a model of ``name`` is written under in ``mode``."""
+    if mode == "xz":
+        return name if name.endswith(COMPRESSED_SUFFIX) else name + COMPRESSED_SUFFIX
+    return name.removesuffix(COMPRESSED_SUFFIX)
+
+
+def load_onnx(path: Path) -> Any:
+    """An ONNX file (unpacked when compressed) as an ``onnx.ModelProto``."""
+    import onnx
+
+    return onnx.load_from_string(model_bytes(path))
+
+
 def quantize_model(src: Path, dst: Path, inputs: list[np.ndarray], mode: str = "static") -> None:
     """An int8 copy of ``src`` at ``dst`` (``mode``, see :data:`MODES`; ``static`` calibrated on
     ``inputs``), ultralytics' metadata (class names, input size) kept and the mode recorded as
     ``quantized``."""
     import onnx
 
-    model = onnx.load(str(src))
-    if mode == "float":
-        shutil.copyfile(src, dst)
+    model = load_onnx(src)
+    if mode in ("float", "xz"):
+        data = model_bytes(src)
+        dst.write_bytes(lzma.compress(data, preset=9 | lzma.PRESET_EXTREME) if mode == "xz" else data)
         return
     if mode == "weights":
         out = weights_only(model)
@@ -147,11 +165,14 @@ def quantize_model(src: Path, dst: Path, inputs: list[np.ndarray], mode: str = "
 
         # reduce_range: 7-bit weights. Without it the uint8 x int8 products saturate in the
         # AVX2 kernels (no VNNI): the half readers then changed 2% of halves, with it none.
+        float_src = dst.with_name(dst.name + ".float.onnx")
+        float_src.write_bytes(model_bytes(src))
         quantize_static(
-            str(src), str(dst), Feed(model.graph.input[0].name, inputs), quant_format=QuantFormat.QDQ,
+            str(float_src), str(dst), Feed(model.graph.input[0].name, inputs), quant_format=QuantFormat.QDQ,
             per_channel=True, reduce_range=True, activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8,
             nodes_to_exclude=float_nodes(model), extra_options={"CalibMaxIntermediateOutputs": 16},
         )
+        float_src.unlink()
         out = onnx.load(str(dst))
         del out.metadata_props[:]
         out.metadata_props.extend(model.metadata_props)
@@ -291,12 +312,17 @@ def main(argv: list[str] | None = None) -> int:
                 return 2
             inputs = record_inputs(args.src, photos)
         args.out.mkdir(parents=True, exist_ok=True)
-        for f in config.model_files:
-            quantize_model(args.src / f, args.out / f, inputs[f], modes[f])
-            size = (args.out / f).stat().st_size / 2**20
-            note = f"; {compare(args.src / f, args.out / f, inputs[f], config.threads)}" if args.check else ""
-            print(f"{f}: {modes[f]}, {size:.2f} MB (from {(args.src / f).stat().st_size / 2**20:.2f} MB){note}")
-    shutil.copyfile(args.src / "reader.json", args.out / "reader.json")
+        names = {f: out_name(f, modes[f]) for f in config.model_files}
+        for f, name in names.items():
+            quantize_model(args.src / f, args.out / name, inputs[f], modes[f])
+            size = (args.out / name).stat().st_size / 2**20
+            note = f"; {compare(args.src / f, args.out / name, inputs[f], config.threads)}" if args.check else ""
+            print(f"{name}: {modes[f]}, {size:.2f} MB (from {f}, {(args.src / f).stat().st_size / 2**20:.2f} MB){note}")
+    data = jsontext.loads((args.src / "reader.json").read_text(encoding="utf-8"))
+    for key in ("detector", "classifier", "classifier_wide"):
+        if data.get(key):
+            data[key] = names[data[key]]
+    (args.out / "reader.json").write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
     if photos:
         print(json.dumps({"calibration": args.calib_seed if args.calib is None else str(args.calib),
                           "photos": len(photos)}))

@@ -33,6 +33,8 @@ from typing import Any
 
 import numpy as np
 
+from vision.runtime import model_bytes
+
 #: Largest difference allowed between the checkpoint's and the ONNX file's outputs, relative to
 #: the largest output (the detector's are box coordinates in input pixels, up to its size).
 TOLERANCE = 1e-4
@@ -76,7 +78,7 @@ def _initializers(onnx_path: Path) -> tuple[dict[str, np.ndarray], Any]:
     if not Path(onnx_path).is_file():
         raise ValueError(f"{onnx_path}: no such file")
     try:
-        m = onnx.load(str(onnx_path))
+        m = onnx.load_from_string(model_bytes(Path(onnx_path)))
     except Exception as exc:  # protobuf's DecodeError and friends: not an ONNX file
         raise ValueError(f"{onnx_path}: not an ONNX file ({type(exc).__name__})") from exc
     init = {i.name: numpy_helper.to_array(i).copy() for i in m.graph.initializer}
@@ -245,7 +247,7 @@ def _detector_batches(data_yaml: Path, imgsz: int, count: int, seed: int, hyp: d
 def onnx_outputs(onnx_path: Path, x: np.ndarray) -> np.ndarray:
     import onnxruntime as ort
 
-    sess = ort.InferenceSession(str(onnx_path), providers=["CPUExecutionProvider"])
+    sess = ort.InferenceSession(model_bytes(Path(onnx_path)), providers=["CPUExecutionProvider"])
     shape = sess.get_inputs()[0].shape
     if all(isinstance(d, int) for d in shape[1:]):  # a fixed batch of one: one input at a time
         return np.concatenate([sess.run(None, {sess.get_inputs()[0].name: x[i:i + 1]})[0] for i in range(len(x))])

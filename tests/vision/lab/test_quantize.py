@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from vision.lab.quantize import float_nodes, main, quantize_model
-from vision.runtime import QUANTIZED_KEY, metadata, open_models
+from vision.config import ModelError
+from vision.runtime import QUANTIZED_KEY, metadata, model_bytes, open_models
 
 onnx = pytest.importorskip("onnx", reason="quantising needs onnx (train extra)")
 from onnx import TensorProto, helper, numpy_helper  # noqa: E402
@@ -138,6 +139,32 @@ def test_the_command_writes_every_model_and_the_config(tmp_path: Path, capsys: p
     kinds = {f: metadata(open_models([out / f], 1)[0])[QUANTIZED_KEY] for f in ("det.onnx", "cls.onnx")}
     assert kinds == {"det.onnx": "half", "cls.onnx": "weights"}
     assert "det.onnx: half" in capsys.readouterr().out
+    # xz: the very same model, compressed, under a new name that reader.json gives
+    packed = tmp_path / "packed"
+    assert main(["--src", str(src), "--out", str(packed), "--mode", "det.onnx=xz", "--mode", "cls.onnx=float"]) == 0
+    assert json.loads((packed / "reader.json").read_text())["detector"] == "det.onnx.xz"
+    assert not (packed / "det.onnx").exists()
+    assert model_bytes(packed / "det.onnx.xz") == (src / "det.onnx").read_bytes()
+    x = np.random.default_rng(5).random((1, 3, 16, 16), dtype=np.float32)
+    assert np.array_equal(run(packed / "det.onnx.xz", x), run(src / "det.onnx", x))
+    # and from the packed folder on, as a source
+    again = tmp_path / "again"
+    assert main(["--src", str(packed), "--out", str(again), "--mode", "float"]) == 0
+    assert json.loads((again / "reader.json").read_text())["detector"] == "det.onnx"
+    assert (again / "det.onnx").read_bytes() == (src / "det.onnx").read_bytes()
     assert main(["--src", str(src), "--out", str(out), "--mode", "nope.onnx=half"]) == 2
     assert main(["--src", str(src), "--out", str(src)]) == 2
     assert "error:" in capsys.readouterr().err
+
+
+def test_a_damaged_compressed_model_is_a_model_error(tmp_path: Path) -> None:
+    import lzma
+
+    src = conv_net(tmp_path / "float.onnx")
+    whole = lzma.compress(src.read_bytes())
+    (tmp_path / "cut.onnx.xz").write_bytes(whole[: len(whole) // 2])
+    (tmp_path / "junk.onnx.xz").write_bytes(b"not xz at all")
+    with pytest.raises(ModelError, match=r"cut\.onnx\.xz: damaged or truncated"):
+        open_models([tmp_path / "cut.onnx.xz"], 1)
+    with pytest.raises(ModelError, match=r"junk\.onnx\.xz: cannot unpack"):
+        open_models([tmp_path / "junk.onnx.xz"], 1)
