@@ -301,7 +301,7 @@ def main(argv: list[str] | None = None) -> int:
         modes.update({f: mode} if f else dict.fromkeys(config.model_files, mode))
     with tempfile.TemporaryDirectory(prefix="cf-quant-") as tmp:
         photos: list[Path] = []
-        inputs: dict[str, list[np.ndarray]] = dict.fromkeys(config.model_files, [])
+        inputs: dict[str, list[np.ndarray]] = {f: [] for f in config.model_files}
         if args.check or "static" in modes.values():
             if args.calib is not None:
                 photos = sorted(p for p in args.calib.rglob("*") if p.suffix.lower() in (".jpg", ".jpeg", ".png"))

@@ -7,8 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from vision.lab.quantize import float_nodes, main, quantize_model
 from vision.config import ModelError
+from vision.lab.quantize import float_nodes, main, quantize_model
 from vision.runtime import QUANTIZED_KEY, metadata, model_bytes, open_models
 
 onnx = pytest.importorskip("onnx", reason="quantising needs onnx (train extra)")
