@@ -167,44 +167,52 @@ def divider_span(image: Image.Image, box: OrientedBox, size: int = 32) -> float:
     return float(np.percentile(np.abs(zone[:, cols] - ref[None]).max(0) / (ref + 1e-3), 25))
 
 
-def _clip(subject: list[np.ndarray], a: np.ndarray, b: np.ndarray) -> list[np.ndarray]:
+Point = tuple[float, float]
+
+
+def _clip(subject: list[Point], a: Point, b: Point) -> list[Point]:
     """Sutherland-Hodgman: the part of ``subject`` left of the edge a->b (counter-clockwise)."""
-    out: list[np.ndarray] = []
+    out: list[Point] = []
     if not subject:
         return out
-
-    def side(p: np.ndarray) -> float:
-        return float((b[0] - a[0]) * (p[1] - a[1]) - (b[1] - a[1]) * (p[0] - a[0]))
-
+    ax, ay = a
+    ex, ey = b[0] - ax, b[1] - ay
     prev = subject[-1]
+    sp = ex * (prev[1] - ay) - ey * (prev[0] - ax)
     for cur in subject:
-        sc, sp = side(cur), side(prev)
+        sc = ex * (cur[1] - ay) - ey * (cur[0] - ax)
         if sc >= 0:
             if sp < 0:
-                out.append(prev + (cur - prev) * (sp / (sp - sc)))
+                t = sp / (sp - sc)
+                out.append((prev[0] + (cur[0] - prev[0]) * t, prev[1] + (cur[1] - prev[1]) * t))
             out.append(cur)
         elif sp >= 0:
-            out.append(prev + (cur - prev) * (sp / (sp - sc)))
-        prev = cur
+            t = sp / (sp - sc)
+            out.append((prev[0] + (cur[0] - prev[0]) * t, prev[1] + (cur[1] - prev[1]) * t))
+        prev, sp = cur, sc
     return out
 
 
-def _area(poly: Iterable[np.ndarray]) -> float:
-    pts = np.asarray(list(poly), float)
+def _points(poly: Iterable[Sequence[float]]) -> list[Point]:
+    return [(float(p[0]), float(p[1])) for p in poly]
+
+
+def _area(poly: Iterable[Sequence[float]]) -> float:
+    """Signed area (shoelace; counter-clockwise in image axes is positive)."""
+    pts = _points(poly)
     if len(pts) < 3:
         return 0.0
-    x, y = pts[:, 0], pts[:, 1]
-    return float(0.5 * (np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1))))
+    return 0.5 * sum(x0 * y1 - y0 * x1 for (x0, y0), (x1, y1) in zip(pts, pts[1:] + pts[:1], strict=True))
 
 
-def _ccw(poly: np.ndarray) -> np.ndarray:
-    p = np.asarray(poly, float)
+def _ccw(poly: Iterable[Sequence[float]]) -> list[Point]:
+    p = _points(poly)
     return p[::-1] if _area(p) < 0 else p
 
 
-def _overlap_area(p: np.ndarray, q: np.ndarray) -> float:
+def _overlap_area(p: list[Point], q: list[Point]) -> float:
     """Area of the intersection of two convex polygons, both counter-clockwise."""
-    inter: list[np.ndarray] = list(p)
+    inter = list(p)
     for i in range(len(q)):
         inter = _clip(inter, q[i], q[(i + 1) % len(q)])
         if not inter:

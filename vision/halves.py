@@ -18,6 +18,7 @@ from PIL import Image
 from .config import ModelError
 from .detections import Detections
 from .geometry import rectify, split_halves
+from .obb import scaled_planes
 from .runtime import input_size, metadata
 
 #: A tile longer than this (working pixels) is cut from a box-filtered smaller copy.
@@ -50,11 +51,17 @@ def crop_halves(
             levels[k] = image.reduce(k)
         src = levels[k]
         crop = rectify(src, box.scaled(1.0 / k) if k > 1 else box, size=crop_size, pad=pad)
+        if crop_size == cls_imgsz and crop.mode == "RGB":
+            # split_halves in numpy: half A on top, half B below turned 180 degrees
+            pixels = np.asarray(crop)
+            batch[2 * i] = pixels[:crop_size]
+            batch[2 * i + 1] = pixels[crop_size : 2 * crop_size][::-1, ::-1]
+            continue
         for j, half in enumerate(split_halves(crop)):
             if half.size != (cls_imgsz, cls_imgsz):
                 half = half.resize((cls_imgsz, cls_imgsz), Image.Resampling.BILINEAR)
             batch[2 * i + j] = np.asarray(half.convert("RGB"))
-    return np.ascontiguousarray(batch.transpose(0, 3, 1, 2).astype(np.float32) / np.float32(255.0))
+    return scaled_planes(batch)
 
 
 #: The class name of "not a half of a face-up tile" (lettering, a printed back, a box lid):

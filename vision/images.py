@@ -261,7 +261,7 @@ def load_image(
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", Image.DecompressionBombWarning)
-            rgb = _decode(im, max_side, name)
+            rgb = _decode(im, max_side, name, orientation)
     except ImageError:
         raise
     except (Image.DecompressionBombError, Image.DecompressionBombWarning):
@@ -274,12 +274,13 @@ def load_image(
             raise ImageError(f"{name}: image file is truncated (incomplete download or copy?)") from None
         raise ImageError(f"{name}: damaged image ({_decoder_message(exc)})") from None
     full = (stored[1], stored[0]) if orientation in (5, 6, 7, 8) else stored
-    if rgb is im or rgb is source:
-        rgb = rgb.copy()  # never hand out (or later close) the caller's own object
+    if rgb is source or (rgb is im and not isinstance(source, str | os.PathLike | bytes | bytearray | memoryview)):
+        # never hand out (or later close) the caller's own object, nor one reading its file
+        rgb = rgb.copy()
     return LoadedImage(image=rgb, original_size=(int(full[0]), int(full[1])), name=name)
 
 
-def _decode(im: Image.Image, max_side: int | None, name: str = "image") -> Image.Image:
+def _decode(im: Image.Image, max_side: int | None, name: str = "image", orientation: int = 1) -> Image.Image:
     """Decode (shrunk while decoding where the format allows), upright, RGB, <= max_side."""
     if getattr(im, "n_frames", 1) > 1:
         im.seek(0)  # animated/multi-page: the first frame is the photo
@@ -301,7 +302,8 @@ def _decode(im: Image.Image, max_side: int | None, name: str = "image") -> Image
             im = im.resize((max(1, im.size[0] // k), max(1, im.size[1] // k)), Image.Resampling.NEAREST)
         else:
             im = im.reduce(k)
-    upright = ImageOps.exif_transpose(im)
+    # (exif_transpose would copy an image that needs no turning: all of a big photo's pixels)
+    upright = ImageOps.exif_transpose(im) if orientation != 1 else im
     rgb = _to_rgb(upright)
     if limit and max(rgb.size) > limit:
         s = max_side / max(rgb.size)

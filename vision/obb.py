@@ -18,6 +18,11 @@ from PIL import Image
 from .detections import Detections, probiou
 
 PAD_VALUE = 114
+#: Shrinks of this many times or more start with a box-filter reduce by a whole factor
+#: (Pillow's ``reducing_gap``): a 12-megapixel photo's first pass (2000 -> 416 px) then costs
+#: two thirds. Photos of 1280 px are resized exactly as without it, and the real photos read
+#: the same; at 1.0 (every shrink over 2x) the rendered tuning set lost half a point.
+REDUCING_GAP = 2.0
 MAX_DET = 300
 
 
@@ -51,7 +56,7 @@ def letterbox(image: Image.Image, size: int, stride: int = 0) -> tuple[np.ndarra
     """``(1, 3, H, W)`` float32 RGB in 0..1, the image centred on grey 114 (see ``letterbox_geometry``)."""
     (new_w, new_h), lb = letterbox_geometry(image.width, image.height, size, stride)
     resized = image if (new_w, new_h) == image.size else image.resize(
-        (new_w, new_h), Image.Resampling.BILINEAR, reducing_gap=3.0
+        (new_w, new_h), Image.Resampling.BILINEAR, reducing_gap=REDUCING_GAP
     )
     canvas = np.full((lb.shape[1], lb.shape[0], 3), PAD_VALUE, np.uint8)
     canvas[lb.pad_y : lb.pad_y + new_h, lb.pad_x : lb.pad_x + new_w] = np.asarray(
@@ -62,7 +67,16 @@ def letterbox(image: Image.Image, size: int, stride: int = 0) -> tuple[np.ndarra
 
 def input_tensor(canvas: np.ndarray) -> np.ndarray:
     """``(1, 3, H, W)`` float32 in 0..1 from an ``H x W x 3`` uint8 RGB canvas."""
-    return np.ascontiguousarray(canvas.transpose(2, 0, 1)[None].astype(np.float32) / np.float32(255.0))
+    return scaled_planes(canvas[None])
+
+
+def scaled_planes(pixels: np.ndarray) -> np.ndarray:
+    """``(N, 3, H, W)`` float32 in 0..1 from ``N x H x W x 3`` uint8, in one pass (the same
+    values as converting to float32, then dividing by 255)."""
+    n, h, w, c = pixels.shape
+    out = np.empty((n, c, h, w), np.float32)
+    np.divide(pixels.transpose(0, 3, 1, 2), np.float32(255.0), out=out, dtype=np.float32)
+    return out
 
 
 def unletterbox(dets: Detections, lb: Letterbox) -> Detections:

@@ -57,10 +57,12 @@ class Reader:
         self.second = SecondOpinion.of(self.halves, self.wide, config.second_opinion_below)
 
     @classmethod
-    def from_models_dir(cls, models_dir: str | os.PathLike[str] | None = None) -> Reader:
-        """Load ``reader.json`` and the ONNX models it names (default: the shipped models)."""
+    def from_models_dir(cls, models_dir: str | os.PathLike[str] | None = None,
+                        config_file: str | os.PathLike[str] | None = None) -> Reader:
+        """Load ``reader.json`` (or ``config_file``) and the ONNX models it names from
+        ``models_dir`` (default: the shipped models)."""
         base = resolve_models_dir(models_dir)
-        config = ReaderConfig.load(base / "reader.json")
+        config = ReaderConfig.load(Path(config_file) if config_file else base / "reader.json")
         models = open_models([base / f for f in config.model_files], config.threads)
         return cls(config, models[0], models[1], base, wide=models[2] if config.classifier_wide else None)
 

@@ -282,3 +282,44 @@ def test_the_single_colour_12000_px_png_stays_under_600_mb():
     side, peak_mb = map(int, out.stdout.split())
     assert side == 1600
     assert peak_mb < 600, f"peak {peak_mb} MB"
+
+
+def test_a_photo_from_a_file_object_is_its_own_image_once_the_file_is_closed(tmp_path: Path):
+    path = tmp_path / "plain.jpg"
+    _marked(400, 200).save(path, quality=95)
+    with path.open("rb") as fh:
+        from_file = load_image(fh)
+    from_path = load_image(path)
+    assert np.array_equal(np.asarray(from_file.image), np.asarray(from_path.image))
+    assert _is_red(from_file.image.getpixel((10, 10)))
+    src = Image.open(path)
+    src.load()
+    assert load_image(src).image is not src  # the caller's own image is never handed back
+
+
+REAL_PHONE = Path(__file__).resolve().parents[2].parent / "shared" / "realdata" / (
+    "JackRoache__METR4202-2016") / "images" / "test_3__31811764.jpg"
+
+
+@pytest.mark.skipif(not REAL_PHONE.is_file(), reason="../shared/realdata (JackRoache) not here")
+def test_a_real_phone_photo_turned_by_exif_reads_the_same_tiles_from_a_reduced_decode(tmp_path: Path):
+    """The 3840 x 2160 photo is decoded at half size in the DCT; stored turned a quarter with
+    EXIF orientation 6, it comes out upright and the shipped reader finds the same tile."""
+    from vision.config import MODELS_DIR
+    from vision.reader import Reader
+
+    if not (MODELS_DIR / "reader.json").is_file():
+        pytest.skip("no shipped models")
+    turned = tmp_path / "turned.jpg"
+    exif = Image.Exif()
+    exif[0x0112] = 6
+    with Image.open(REAL_PHONE) as im:
+        # stored so that a clockwise turn shows the original: the pixels turned counter-clockwise
+        im.transpose(Image.Transpose.ROTATE_90).save(turned, quality=95, exif=exif.tobytes())
+    upright = load_image(turned, 1600)
+    assert upright.original_size == (3840, 2160) and upright.image.size == (1920, 1080)
+    reader = Reader.from_models_dir()
+    a, b = reader.read(REAL_PHONE), reader.read(turned)
+    assert [str(t.tile) for t in a.tiles] == [str(t.tile) for t in b.tiles] and len(a.tiles) == 1
+    assert b.tiles[0].box.cx == pytest.approx(a.tiles[0].box.cx, abs=0.02 * 3840)
+    assert b.tiles[0].box.cy == pytest.approx(a.tiles[0].box.cy, abs=0.02 * 3840)

@@ -33,6 +33,7 @@ from PIL import Image
 
 from vision.halves import NOT_PIPS, NOT_PIPS_CLASS, class_values
 from vision.lab.train_warmstart import checkpoint_from_onnx, setup_offline
+from vision.runtime import model_bytes
 
 REPO = Path(__file__).resolve().parents[2]
 DEFAULT_CONFIG = REPO / "datasets" / "reader_train.yaml"
@@ -287,8 +288,8 @@ def not_pips_data(np_cfg: dict[str, Any], work: Path, fdir: Path, best: Path, im
         # detector finds too little to mine)
         det = out / "tile_obb.onnx"
         if np_cfg.get("detector") == "shipped" or not det.exists():
-            det = REPO / "models" / "tile_obb.onnx"
-        shutil.copy(det, miner / "tile_obb.onnx")
+            det = REPO / "models" / json.loads((REPO / "models" / "reader.json").read_text())["detector"]
+        (miner / "tile_obb.onnx").write_bytes(model_bytes(det))
         if best.suffix == ".onnx":  # a stage that starts from an ONNX file: that file, as it is
             shutil.copy(best, miner / "half_cls.onnx")
         else:
@@ -456,7 +457,7 @@ def run(cfg: dict[str, Any], work: Path, out: Path, resume: bool = False, stages
 
     if stages in ("all", "det") and det.get("start") and not det.get("finetune"):
         # a start with no passes is that file as it is (a continuation that trains the classifier only)
-        shutil.copy(start_file(str(det["start"]), work), out / "tile_obb.onnx")
+        (out / "tile_obb.onnx").write_bytes(model_bytes(start_file(str(det["start"]), work)))
     elif stages in ("all", "det"):
         from datasets.render import render_dataset
 

@@ -33,6 +33,8 @@ from typing import Any
 
 import numpy as np
 
+from vision.runtime import model_bytes
+
 #: Largest difference allowed between the checkpoint's and the ONNX file's outputs, relative to
 #: the largest output (the detector's are box coordinates in input pixels, up to its size).
 TOLERANCE = 1e-4
@@ -76,10 +78,21 @@ def _initializers(onnx_path: Path) -> tuple[dict[str, np.ndarray], Any]:
     if not Path(onnx_path).is_file():
         raise ValueError(f"{onnx_path}: no such file")
     try:
-        m = onnx.load(str(onnx_path))
+        m = onnx.load_from_string(model_bytes(Path(onnx_path)))
     except Exception as exc:  # protobuf's DecodeError and friends: not an ONNX file
         raise ValueError(f"{onnx_path}: not an ONNX file ({type(exc).__name__})") from exc
-    return {i.name: numpy_helper.to_array(i).copy() for i in m.graph.initializer}, m
+    init = {i.name: numpy_helper.to_array(i).copy() for i in m.graph.initializer}
+    # weights vision.lab.quantize stored smaller come back as float32 under their own names:
+    # float16 through a Cast, int8 through a DequantizeLinear (one scale per output channel)
+    for node in m.graph.node:
+        if node.op_type == "Cast" and node.input[0] in init:
+            init[node.output[0]] = init[node.input[0]].astype(np.float32)
+        elif node.op_type == "DequantizeLinear" and all(i in init for i in node.input[:2]):
+            q, scale = init[node.input[0]].astype(np.float32), init[node.input[1]]
+            zero = init[node.input[2]].astype(np.float32) if len(node.input) > 2 and node.input[2] in init else 0.0
+            shape = (-1, *[1] * (q.ndim - 1)) if np.ndim(scale) else ()
+            init[node.output[0]] = ((q - np.reshape(zero, shape)) * np.reshape(scale, shape)).astype(np.float32)
+    return init, m
 
 
 def _metadata(m: Any) -> dict[str, str]:
@@ -234,7 +247,7 @@ def _detector_batches(data_yaml: Path, imgsz: int, count: int, seed: int, hyp: d
 def onnx_outputs(onnx_path: Path, x: np.ndarray) -> np.ndarray:
     import onnxruntime as ort
 
-    sess = ort.InferenceSession(str(onnx_path), providers=["CPUExecutionProvider"])
+    sess = ort.InferenceSession(model_bytes(Path(onnx_path)), providers=["CPUExecutionProvider"])
     shape = sess.get_inputs()[0].shape
     if all(isinstance(d, int) for d in shape[1:]):  # a fixed batch of one: one input at a time
         return np.concatenate([sess.run(None, {sess.get_inputs()[0].name: x[i:i + 1]})[0] for i in range(len(x))])

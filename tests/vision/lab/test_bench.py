@@ -10,7 +10,7 @@ import fake_models
 import pytest
 from PIL import Image
 
-from vision.lab.bench import make_photo, time_reads
+from vision.lab.bench import main, make_photo, open_reader, time_reads
 from vision.reader import Reader
 
 
@@ -31,8 +31,8 @@ def test_time_reads_reports_every_stage_and_reads_the_set_it_is_told(tmp_path: P
     photo, models, _ = fm.scene(tmp_path)
     fm.write_classifier(models / "half_cls18.onnx", 16, (15, 17, 0), fm.WIDE_NAMES)
     reader = Reader.from_models_dir(models)
-    r = time_reads(reader, photo, runs=3, warmup=1)
-    assert {"median_ms", "p90_ms", "decode_ms", "detect_ms", "halves_ms", "tiles"} <= set(r)
+    r, = time_reads([reader], photo, runs=3, warmup=1)
+    assert {"median_ms", "p90_ms", "cpu_ms", "decode_ms", "detect_ms", "halves_ms", "tiles"} <= set(r)
     assert r["tiles"] == 3 and r["p90_ms"] >= r["median_ms"] > 0
     assert all(r[f"{k}_ms"] > 0 for k in ("decode", "detect", "halves"))
     # told a double-18 set, the same photo is read by the wide-set classifier (when it is there)
@@ -40,4 +40,39 @@ def test_time_reads_reports_every_stage_and_reads_the_set_it_is_told(tmp_path: P
     data = json.loads((models / "reader.json").read_text()) | {"classifier_wide": "half_cls18.onnx"}
     (models / "reader.json").write_text(json.dumps(data))
     wide = Reader.from_models_dir(models)
-    assert time_reads(wide, photo, runs=1, warmup=0, top=18)["tiles"] == 3
+    assert time_reads([wide], photo, runs=1, warmup=0, top=18)[0]["tiles"] == 3
+
+
+def test_readers_take_turns_and_a_reader_json_names_its_own_settings(tmp_path: Path) -> None:
+    pytest.importorskip("onnx", reason="building the test models needs onnx (train extra)")
+    photo, models, _ = fake_models.scene(tmp_path)
+    data = json.loads((models / "reader.json").read_text())
+    (models / "other.json").write_text(json.dumps(data | {"det_conf": 0.99}))
+    plain, strict = open_reader(models), open_reader(models / "other.json")
+    assert plain.models_dir == strict.models_dir == models
+    assert plain.config.det_conf != 0.99 and strict.config.det_conf == 0.99
+    a, b = time_reads([plain, strict], photo, runs=2, warmup=0)
+    assert a["tiles"] == 3 and b["tiles"] < 3  # the same photo, each reader with its own settings
+
+
+def test_bench_prints_each_reader_side_by_side(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("onnx", reason="building the test models needs onnx (train extra)")
+    photo, models, _ = fake_models.scene(tmp_path)
+    monkeypatch.setenv("CHICKENFOOT_REALDATA", str(tmp_path / "none"))
+    monkeypatch.setenv("CHICKENFOOT_MODELS", str(models))
+    keep = tmp_path / "b"
+    keep.mkdir()
+    for name in ("bench_12mp.jpg", "bench_640x480.jpg"):  # kept photos are reused, not rendered
+        Image.open(photo).convert("RGB").save(keep / name)
+    assert main(["--models", str(models), "--runs", "1", "--photo", str(photo), "--keep", str(keep)]) == 0
+    out = capsys.readouterr().out
+    assert "load average" in out and f"reader {models}:" in out and "reader shipped:" in out
+    rows = [line for line in out.splitlines() if "KB" in line]
+    assert len(rows) == 2 * 3  # two readers on the 12 MP, 640x480 and the given photo
+    assert out.count("model size (") == 2
+
+
+def test_bench_names_a_missing_models_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--models", str(tmp_path / "nowhere")]) == 2
+    assert "error:" in capsys.readouterr().err

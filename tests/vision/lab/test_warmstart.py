@@ -27,7 +27,7 @@ def _run(*args: str, timeout: int = 600) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.mark.parametrize(("onnx_file", "model_yaml", "classes"), [
-    ("half_cls.onnx", "half_cls.yaml", 14), ("tile_obb.onnx", "tile_obb.yaml", 1), ("half_cls18.onnx", "half_cls.yaml", 20),
+    ("half_cls.onnx", "half_cls.yaml", 14), ("tile_obb.onnx.xz", "tile_obb.yaml", 1), ("half_cls18.onnx", "half_cls.yaml", 20),
 ])
 def test_checkpoint_rebuilt_from_the_shipped_onnx_computes_the_same(tmp_path: Path, onnx_file: str, model_yaml: str,
                                                                     classes: int) -> None:
@@ -60,7 +60,7 @@ def test_a_continuation_run_trains_from_the_shipped_files_and_exports(tmp_path: 
     """Both stages start from the shipped files: no first pass, one short pass on fresh data
     each; the exported files load, and reader.json keeps the shipped models' seeds too."""
     cfg = yaml.safe_load((ROOT / "datasets" / "reader_smoke.yaml").read_text())
-    cfg["detector"] |= {"start": "models/tile_obb.onnx", "imgsz": 160,
+    cfg["detector"] |= {"start": "models/tile_obb.onnx.xz", "imgsz": 160,
                         "finetune": [{"images": 8, "seed": 41, "epochs": 1, "lr0": 0.0001}]}
     cfg["classifier"] |= {"start": "models/half_cls.onnx", "finetune": [{"halves": 60, "seed": 43, "epochs": 1, "lr0": 0.0001}]}
     cfg.pop("classifier_wide")
@@ -90,9 +90,9 @@ def test_a_continuation_run_trains_from_the_shipped_files_and_exports(tmp_path: 
 def test_a_start_may_name_a_file_as_it_was_at_a_git_revision(tmp_path: Path) -> None:
     from vision.lab.train import MissingStart, start_file
 
-    assert start_file("models/tile_obb.onnx", tmp_path) == ROOT / "models" / "tile_obb.onnx"
-    old = start_file("models/tile_obb.onnx@HEAD", tmp_path)
-    assert old.is_relative_to(tmp_path) and old.read_bytes() == (ROOT / "models" / "tile_obb.onnx").read_bytes()
+    assert start_file("models/half_cls.onnx", tmp_path) == ROOT / "models" / "half_cls.onnx"
+    old = start_file("models/half_cls.onnx@HEAD", tmp_path)
+    assert old.is_relative_to(tmp_path) and old.read_bytes() == (ROOT / "models" / "half_cls.onnx").read_bytes()
     with pytest.raises(MissingStart, match="git cannot show it"):
         start_file("models/no_such.onnx@HEAD", tmp_path)
 
