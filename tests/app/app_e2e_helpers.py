@@ -10,6 +10,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -249,3 +250,14 @@ def reveal(ui: Ui, loc: Any) -> None:
             return
         wheel(ui, (box["y"] if box else 0) - vp["height"] / 2)
     raise AssertionError(f"cannot scroll {loc} into view")
+
+
+def make_match(db: Path, players: list[str], rounds: Sequence[tuple[dict[str, int], str]] = ()) -> str:
+    """A match stored in ``db`` with ``rounds`` of (penalties, who went out); its id."""
+    from companion.storage import Repository
+
+    with Repository.open(db) as repo:
+        m = repo.create_match(players)
+        for penalties, out in rounds:
+            repo.add_round(m.id, penalties=penalties, out=out)
+        return m.id

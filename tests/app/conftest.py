@@ -27,3 +27,16 @@ def browser() -> Iterator[object]:
             yield b
         finally:
             b.close()
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[object]:
+    """The app served (``chickenfoot app --web``) on a fresh scorekeeper file in ``tmp_path``."""
+    from app_e2e_helpers import Server, require_browser
+
+    require_browser()
+    srv = Server(tmp_path / "matches.json", tmp_path / "app.log")
+    try:
+        yield srv
+    finally:
+        srv.stop()

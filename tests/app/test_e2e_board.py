@@ -10,7 +10,6 @@ drawing the app shows (``DisputeBuilder.picture``) and the box the browser gives
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -20,7 +19,6 @@ from app_e2e_helpers import (
     Server,
     Ui,
     board_box,
-    require_browser,
     reveal,
     shots_dir,
     wheel,
@@ -33,16 +31,6 @@ pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 PHONE = {"width": 360, "height": 780}
 DESKTOP = {"width": 1280, "height": 900}
-
-
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[Server]:
-    require_browser()
-    srv = Server(tmp_path / "matches.json", tmp_path / "app.log")
-    try:
-        yield srv
-    finally:
-        srv.stop()
 
 
 def tap_end(ui: Ui, b: DisputeBuilder, target: str, nth: int = 0) -> None:

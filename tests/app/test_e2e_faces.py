@@ -15,22 +15,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from app_e2e_helpers import Server, Ui, shots_dir
+from app_e2e_helpers import Server, Ui, make_match, shots_dir
 from PIL import Image
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 PHONE = {"width": 360, "height": 780}
-
-
-def _match(db: Path, players: list[str], rounds: list[tuple[dict[str, int], str]] = ()) -> str:  # type: ignore[assignment]
-    from companion.storage import Repository
-
-    with Repository.open(db) as repo:
-        m = repo.create_match(players)
-        for penalties, out in rounds:
-            repo.add_round(m.id, penalties=penalties, out=out)
-        return m.id
 
 
 def _draft_hands(db: Path, mid: str) -> list[list[str]]:
@@ -62,7 +52,7 @@ def _tap_on_screen(ui: Ui, name: str) -> None:
 def test_a_tile_entered_for_one_player_is_taken_for_the_next_and_refused_at_360px(tmp_path: Path,
                                                                                    browser) -> None:  # type: ignore[no-untyped-def]
     db = tmp_path / "matches.json"
-    mid = _match(db, ["Ann", "Bob", "Cy"])
+    mid = make_match(db, ["Ann", "Bob", "Cy"])
     srv = Server(db, tmp_path / "app.log")
     try:
         ui = Ui(browser.new_page(viewport=PHONE), shots_dir("faces"))
@@ -109,7 +99,7 @@ def _changed_pixels(a: bytes, b: bytes, box: dict) -> int:
 
 def test_the_totals_chart_is_drawn_offline_with_tooltips(tmp_path: Path, browser) -> None:  # type: ignore[no-untyped-def]
     db = tmp_path / "matches.json"
-    mid = _match(db, ["Ann", "Bob", "Cy"], [({"Bob": 12, "Cy": 30}, "Ann"), ({"Ann": 20, "Cy": 5}, "Bob"),
+    mid = make_match(db, ["Ann", "Bob", "Cy"], [({"Bob": 12, "Cy": 30}, "Ann"), ({"Ann": 20, "Cy": 5}, "Bob"),
                                             ({"Ann": 7, "Bob": 40}, "Cy")])
     srv = Server(db, tmp_path / "app.log")
     try:

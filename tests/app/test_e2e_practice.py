@@ -12,11 +12,9 @@ penalties at the end) is checked against the practice round itself. Screenshots 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
-from app_e2e_helpers import BOARD, Server, Ui, board_box, require_browser, reveal, shots_dir
+from app_e2e_helpers import BOARD, Server, Ui, board_box, reveal, shots_dir
 
 from companion.app.practice_session import PracticeSession, PracticeSetup
 from companion.app.settings import Settings
@@ -25,16 +23,6 @@ pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 PHONE = {"width": 360, "height": 780}
 SEED = 5
-
-
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[Server]:
-    require_browser()
-    srv = Server(tmp_path / "matches.json", tmp_path / "app.log")
-    try:
-        yield srv
-    finally:
-        srv.stop()
 
 
 def _hint(ui: Ui) -> list[str]:

@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 
 import pytest
-from app_e2e_helpers import Server, Ui, shots_dir
+from app_e2e_helpers import Server, Ui, make_match, shots_dir
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -38,16 +38,6 @@ CONTROL_ROLES = {"button", "checkbox", "radio", "switch", "slider", "textbox", "
 
 def _scoring_shots(name: str) -> Path:
     return shots_dir(f"scoring-{name}")
-
-
-def _match(db: Path, players: list[str], rounds: list[tuple[dict[str, int], str]] = ()) -> str:  # type: ignore[assignment]
-    from companion.storage import Repository
-
-    with Repository.open(db) as repo:
-        m = repo.create_match(players)
-        for penalties, out in rounds:
-            repo.add_round(m.id, penalties=penalties, out=out)
-        return m.id
 
 
 def _stored(db: Path, mid: str):  # type: ignore[no-untyped-def]
@@ -83,7 +73,7 @@ class Taps:
 
 def test_a_double_tap_on_save_stores_one_round(tmp_path: Path, browser) -> None:  # type: ignore[no-untyped-def]
     db = tmp_path / "matches.json"
-    mid = _match(db, ["Ann", "Bob", "Cy", "Dee"])
+    mid = make_match(db, ["Ann", "Bob", "Cy", "Dee"])
     srv = Server(db, tmp_path / "app.log", LOG)
     try:
         ui = Ui(browser.new_page(viewport=PHONE), _scoring_shots("double-tap"))
@@ -110,7 +100,7 @@ def test_a_double_tap_on_save_stores_one_round(tmp_path: Path, browser) -> None:
 
 def test_two_devices_saving_at_once_store_one_round_and_the_second_is_told(tmp_path: Path, browser) -> None:  # type: ignore[no-untyped-def]
     db = tmp_path / "matches.json"
-    mid = _match(db, ["Ann", "Bob", "Cy", "Dee"])
+    mid = make_match(db, ["Ann", "Bob", "Cy", "Dee"])
     srv = Server(db, tmp_path / "app.log", LOG)
     shots = _scoring_shots("two-devices")
     try:
@@ -176,7 +166,7 @@ def test_two_devices_saving_at_once_store_one_round_and_the_second_is_told(tmp_p
 
 def test_a_server_restart_in_the_middle_of_a_round_keeps_its_entries(tmp_path: Path, browser) -> None:  # type: ignore[no-untyped-def]
     db = tmp_path / "matches.json"
-    mid = _match(db, ["Eve", "Fay", "Gus"])
+    mid = make_match(db, ["Eve", "Fay", "Gus"])
     srv = Server(db, tmp_path / "app.log")
     shots = _scoring_shots("restart")
     ui = Ui(browser.new_page(viewport=PHONE), shots)
@@ -209,7 +199,7 @@ def test_a_server_restart_in_the_middle_of_a_round_keeps_its_entries(tmp_path: P
 
 def test_a_four_player_round_by_numbers_in_eight_taps_at_360px(tmp_path: Path, browser) -> None:  # type: ignore[no-untyped-def]
     db = tmp_path / "matches.json"
-    mid = _match(db, ["Ann", "Bob", "Cy", "Dee"])
+    mid = make_match(db, ["Ann", "Bob", "Cy", "Dee"])
     srv = Server(db, tmp_path / "app.log")
     shots = _scoring_shots("taps")
     try:
@@ -271,7 +261,7 @@ def test_eight_players_in_large_text_at_360px_nothing_is_cut_off(tmp_path: Path,
     names = ["Annabelle", "Bartholomew", "Cyrus", "Delphine", "Evangeline", "Ferdinand", "Gwendolyn",
              "Hildegard"]
     rounds = [({n: 10 * s + k for s, n in enumerate(names) if s != k}, names[k]) for k in range(4)]
-    mid = _match(db, names, rounds)
+    mid = make_match(db, names, rounds)
     SettingsStore(tmp_path / "matches-settings.json").save(Settings(large_text=True))
     srv = Server(db, tmp_path / "app.log")
     shots = _scoring_shots("eight-players")

@@ -7,23 +7,12 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from app_e2e_helpers import Server, Ui, require_browser, shots_dir
+from app_e2e_helpers import Server, Ui, shots_dir
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
-
-
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[Server]:
-    require_browser()
-    srv = Server(tmp_path / "matches.json", tmp_path / "app.log")
-    try:
-        yield srv
-    finally:
-        srv.stop()
 
 
 def _pad(ui: Ui, player: str, keys: str) -> None:
@@ -270,6 +259,7 @@ def test_dispute_rules_settings_history_at_phone_and_desktop_width(server: Serve
     ui.click("9-9")
     ui.see("The 9-9 still needs 6 spokes before anything else.")
     ui.click("9 on 9-9 (6 spokes to go)")
+    ui.scroll_to("Can it go here? on the 9-9", top=0.4)  # below the board on a phone
     ui.type_into("Tile, e.g. 4-7", "4-7", submit=False)
     ui.click("Can it go here? on the 9-9")
     ui.see("No. 4-7 has no 9, so it cannot go on the 9-9.")

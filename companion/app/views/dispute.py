@@ -165,7 +165,7 @@ def build_dispute(app: App) -> tuple[str, list[Any], str | None]:
         app.button(f"Can it go here? {where}", ask, icon=ft.Icons.HELP_OUTLINE, disabled=b.selected is None),
         app.button("Add to table", add, kind="tonal", icon=ft.Icons.ADD, disabled=b.selected is None),
     ], wrap=True, spacing=8, run_spacing=8))
-    body.extend(_tile_chooser(app, b))
+    # The verdict right under the question, above the faces: a phone shows it without scrolling.
     if b.last is not None:
         v = b.last
         colour = ft.Colors.GREEN_800 if v.legal else ft.Colors.ERROR
@@ -178,6 +178,7 @@ def build_dispute(app: App) -> tuple[str, list[Any], str | None]:
             extra.append(app.button("It is on the table anyway: add it", add_anyway, kind="text"))
         body.append(app.card(app.text(("Yes. " if v.legal else "No. ") + v.message, 19, bold=True, color=colour),
                              *extra))
+    body.extend(_tile_chooser(app, b))
     problems = b.problems()
     if problems:
         body.append(app.text("Problems with this table", 18, bold=True))

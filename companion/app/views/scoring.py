@@ -23,7 +23,7 @@ from companion.app.photo_review import PhotoReview, Preview, is_low, label, read
 from companion.app.round_entry import Mode, RoundEntry, TakenError
 from companion.app.store import DraftNotFoundError
 from companion.app.views import bind
-from companion.app.views.faces import face_button, face_row
+from companion.app.views.faces import face_button, face_row, suit_row
 from companion.match import DraftState, RoundDraft, Saved
 from companion.rules.words import count
 
@@ -312,7 +312,7 @@ class _Screen:
 
     def tile_picker(self, i: int) -> ft.Control:
         app, entry = self.app, self.entry
-        suit, suit_row = _suits(app, entry, SUIT)
+        suit, suits = suit_row(app, entry.top, SUIT)
         self.picker_suit = suit
         self.picker_parts = {}
         tiles = []
@@ -322,7 +322,7 @@ class _Screen:
             tiles.append(slot)
         self._refresh_picker()
         on_table = entry.on_table
-        parts: list[Any] = [self.picker_intro, app.text("Suit (one half of the tile):", 15, bold=True), suit_row,
+        parts: list[Any] = [self.picker_intro, app.text("Suit (one half of the tile):", 15, bold=True), suits,
                             app.text(f"Tiles with a {suit}:", 15, bold=True), self.picker_notice,
                             face_row(tiles)]
         if on_table is not None:
@@ -680,24 +680,6 @@ def _review(app: App, s: _Screen, i: int, review: PhotoReview, ui: dict, as_matc
     return out
 
 
-def _suits(app: App, entry: RoundEntry, key: str) -> tuple[int, ft.Control]:
-    """The suit shown (``app.screen[key]``; the highest at first) and the row of suit buttons
-    that changes it."""
-    suits = entry.suits()
-    suit = app.screen.get(key)
-    if suit not in suits:
-        suit = suits[0]
-
-    def pick(v: int) -> None:
-        app.screen[key] = v
-        app.render()
-
-    return suit, ft.Row([
-        ft.Container(app.button(str(v), bind(pick, v), kind="filled" if v == suit else "outlined",
-                                tooltip=f"Tiles with a {v}"), width=max(52, app.fs(52)))
-        for v in suits], wrap=True, spacing=4, run_spacing=4)
-
-
 def _taken_notice(app: App, s: _Screen, i: int, ui: dict, move_here: Any) -> list[Any]:
     """A correction to a tile another hand holds: refused in words, with the move it offers."""
     t = ui.get("taken")
@@ -716,10 +698,10 @@ def _suit_grid(app: App, s: _Screen, i: int, key: str, on_pick: Any) -> ft.Contr
     """Pick one tile for seat ``i``'s photo: a suit, then a face of that suit (a double-18 set fits
     on a phone); tiles other hands hold are shown taken."""
     entry = s.entry
-    suit, suit_row = _suits(app, entry, key)
+    suit, suits = suit_row(app, entry.top, key)
     faces = []
     for pt in entry.suit_tiles(suit, i, s.content.photo_tiles()):
         name = pt.label if pt.taken_by is None else f"{pt.label}, taken: {pt.taken_by} has it"
         faces.append(face_button(app, pt.tile, name, bind(on_pick, pt.tile), zero_zero=entry.zero_zero,
                                  taken=pt.taken_by is not None))
-    return ft.Column([suit_row, face_row(faces)], spacing=8)
+    return ft.Column([suits, face_row(faces)], spacing=8)
