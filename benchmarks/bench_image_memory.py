@@ -64,10 +64,15 @@ def make(path: Path, mode: str, fmt: str, side: int) -> None:
 
 
 def measure(path: Path, whole: bool) -> tuple[int, str]:
+    # VmHWM (Linux) is the child's own peak; ru_maxrss can carry the parent's over exec.
     code = ("import resource, sys\n"
             "from vision.images import load_image\n"
             f"img = load_image({str(path)!r}, {None if whole else 1600})\n"
-            "print(img.size, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n")
+            "try:\n"
+            "    kb = int(next(x for x in open('/proc/self/status') if x.startswith('VmHWM:')).split()[1])\n"
+            "except OSError:\n"
+            "    kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+            "print(img.size, kb)\n")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
     if out.returncode:
         return -1, out.stderr.strip().splitlines()[-1]
