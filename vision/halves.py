@@ -125,9 +125,18 @@ def split_not_pips(probs: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, n
     x = values == NOT_PIPS
     if not np.any(x):
         return probs, None
-    p_x = probs[:, x].sum(1)
+    return pip_probs(probs, values), probs[:, x].sum(1).reshape(-1, 2).max(1)
+
+
+def pip_probs(probs: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Each half's probabilities over pip counts alone (the not-pips column zeroed, the rest
+    renormalised); any number of halves, not only whole tiles."""
+    probs = np.asarray(probs, np.float64)
+    x = values == NOT_PIPS
+    if not np.any(x):
+        return probs
     pips = np.where(x[None, :], 0.0, probs)
-    return pips / np.maximum(pips.sum(1, keepdims=True), 1e-12), p_x.reshape(-1, 2).max(1)
+    return pips / np.maximum(pips.sum(1, keepdims=True), 1e-12)
 
 
 def half_sureness(probs: np.ndarray, choice: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:

@@ -34,7 +34,7 @@ from .config import ModelError, ReaderConfig, resolve_models_dir
 from .detect import Detector, detect, doubt_region, look_again
 from .detections import Detections
 from .geometry import OrientedBox
-from .halves import HalfReader, SecondOpinion, choose_values, split_not_pips
+from .halves import HalfReader, SecondOpinion, choose_values, pip_probs, split_not_pips
 from .images import LoadedImage, Source, load_image
 from .read import flat, read_added, read_tiles, second_opinion_of
 from .reading import Reading, TileReading
@@ -216,7 +216,7 @@ class Reader:
         probs = self.classify(self.halves.crop(loaded.image, Detections.from_boxes([box], [1.0]),
                                                self.config.crop_size, 0.0))
         top = choose_values(probs, self.values)
-        probs = split_not_pips(probs, self.values)[0]
+        probs = pip_probs(probs, self.values)
         return int(self.values[top[0]]), int(self.values[top[1]]), float(probs[0, top[0]] * probs[1, top[1]])
 
     def read_half_crop(self, images: Sequence[Image.Image]) -> list[tuple[int, float]]:
@@ -227,5 +227,5 @@ class Reader:
         ]).transpose(0, 3, 1, 2).astype(np.float32) / np.float32(255.0)
         probs = self.classify(np.ascontiguousarray(batch))
         top = choose_values(probs, self.values)
-        probs = split_not_pips(probs, self.values)[0]
+        probs = pip_probs(probs, self.values)
         return [(int(self.values[k]), float(probs[i, k])) for i, k in enumerate(top)]

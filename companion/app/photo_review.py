@@ -339,4 +339,4 @@ def warm(reader: Reader) -> None:
     from PIL import Image
 
     reader.read(Image.new("RGB", (640, 480), (190, 170, 140)))
-    reader.read_half_crop([Image.new("RGB", (64, 64), (240, 240, 235))] * 2)  # the halves of one tile
+    reader.read_half_crop([Image.new("RGB", (64, 64), (240, 240, 235))])

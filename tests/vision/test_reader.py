@@ -139,6 +139,20 @@ def test_shipped_models_run_on_the_shipped_test_photo():
     assert reading.pips == sum(t.pips for t in reading.tile_list)
 
 
+def test_half_crops_read_one_at_a_time_as_in_a_batch():
+    """Any number of half crops, one included, each read as it is read beside others."""
+    label = json.loads((TEST_DATA / "hand.json").read_text())
+    photo = Image.open(TEST_DATA / label["image"]).convert("RGB")
+    reader = Reader.from_models_dir()
+    a, b = photo.crop((0, 0, 64, 64)), photo.crop((photo.width // 2, photo.height // 2,
+                                                   photo.width // 2 + 80, photo.height // 2 + 80))
+    alone, pair, three = reader.read_half_crop([a]), reader.read_half_crop([a, b]), reader.read_half_crop([b, a, b])
+    assert len(alone) == 1 and len(pair) == 2 and len(three) == 3
+    assert alone[0][0] == pair[0][0] == three[1][0] and pair[1][0] == three[0][0] == three[2][0]
+    assert alone[0][1] == pytest.approx(pair[0][1], abs=1e-5)
+    assert all(v in set(int(x) for x in reader.values if x >= 0) and 0.0 <= p <= 1.0 for v, p in three)
+
+
 @needs_shipped[0]
 @needs_shipped[1]
 def test_final_models_read_the_shipped_test_photo_right():
