@@ -62,12 +62,12 @@ def test_the_photo_becomes_exactly_the_true_table(reader, photo, hub):
     # the notes say what to check; no hub warning when it was named and read
     notes = b.photo_notes()
     assert not any("as the hub" in n for n in notes)
-    # the annotated photo: a real PNG, the photo's shape, no bigger than the screen needs
-    png = Image.open(io.BytesIO(b.photo_png()))
-    assert png.format == "PNG" and max(png.size) <= PHOTO_MAX_SIDE
+    # the annotated photo: a real JPEG, the photo's shape, no bigger than the screen needs
+    png = Image.open(io.BytesIO(b.photo_jpeg()))
+    assert png.format == "JPEG" and max(png.size) <= PHOTO_MAX_SIDE
     w, h = b.photo.image.size
     assert abs(png.size[0] / png.size[1] - w / h) < 0.01
-    assert b.photo_png() is b.photo_png()  # drawn once while nothing changed
+    assert b.photo_jpeg() is b.photo_jpeg()  # drawn once while nothing changed
 
 
 def test_open_ends_ask_add_undo_and_save_on_a_photo_table(reader, photo, tmp_path):
@@ -115,14 +115,14 @@ def test_photo_tiles_are_corrected_or_removed_by_name(reader, photo):
         b.remove("6-6")
     # a misread corrected in place: the rules core judges the new tile where the old one lay,
     # and the red outline goes on the photo's tile that was read there
-    before = b.photo_png()
+    before = b.photo_jpeg()
     b.correct("2-7", "2-9")
     assert ("2-9", "7-7") in _plays(b)
     probs = b.report().problems
     assert [p.code for p in probs] == [NO_MATCH] and probs[0].tile == Tile(2, 9)
     assert b.photo_problem_tiles() == b.photo.table.index_of(Tile(2, 7))
     assert "corrected by hand: 2-9 (read as 2-7)" in b.photo_notes()
-    assert b.photo_png() != before
+    assert b.photo_jpeg() != before
     b.correct("2-9", "2-7")  # back as it was read: no correction left to report
     assert not any(n.startswith("corrected") for n in b.photo_notes()) and not b.problems()
     with pytest.raises(DisputeError, match="already on the table"):
@@ -158,7 +158,7 @@ def test_a_wrong_hub_that_is_in_the_photo_gives_the_rules_problems(reader, photo
     tiles = b.photo.table.reading.tiles  # type: ignore[union-attr]
     assert {str(tiles[i].tile) for i in marked} == {str(p.tile) for p in b.report().problems}
     legal = _read(reader, photo, hub=3)
-    assert b.photo_png() != legal.photo_png()
+    assert b.photo_jpeg() != legal.photo_jpeg()
 
 
 @pytest.mark.parametrize(("data", "message"), [
@@ -204,7 +204,7 @@ def test_new_table_and_a_new_hub_forget_the_photo(reader, photo):
     b.start(4)
     assert b.photo is None and b.fixed == 0 and b.named_hub == Tile(4, 4)
     with pytest.raises(DisputeError, match="no photo"):
-        b.photo_png()
+        b.photo_jpeg()
 
 
 def test_undo_in_a_layout_file_follows_its_order():

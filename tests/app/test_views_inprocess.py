@@ -550,7 +550,7 @@ def test_dispute_reads_the_table_from_a_photo(app: App) -> None:
     assert "On the table (order of play unknown)" in texts
     assert not any("Problems with this table" in t for t in texts)
     img = _photo_image(app)
-    assert isinstance(img, ft.Image) and isinstance(img.src, bytes) and img.src.startswith(b"\x89PNG")
+    assert isinstance(img, ft.Image) and isinstance(img.src, bytes) and img.src.startswith(b"\xff\xd8")  # a JPEG
     assert "Check on the photo" not in texts  # read cleanly: nothing to check (hand-scoring notes left out)
     snack = app.page.dialogs[-1]
     assert isinstance(snack, ft.SnackBar) and snack.content.value == "Read the table from table.jpg"

@@ -103,7 +103,9 @@ def build_dispute(app: App) -> tuple[str, list[Any], str | None]:
         app.render()
         try:
             # The reader runs in a worker thread: the page stays responsive meanwhile.
-            await asyncio.to_thread(lambda: b.read_photo(data, app.ctx.reader(), name))
+            # Both pictures drawn there too, so the screen that shows them is built at once.
+            await asyncio.to_thread(lambda: (b.read_photo(data, app.ctx.reader(), name), b.photo_jpeg(),
+                                             b.board_png()))
         except ChickenFootError as exc:  # not an image, truncated, no double read, no models
             photo["error"] = " ".join(str(exc).split()) or type(exc).__name__
         except Exception as exc:  # the reader itself failed: still a message, never a crash
@@ -255,7 +257,7 @@ def _photo_section(app: App, b: DisputeBuilder) -> list[Any]:
     assert ph is not None and b.layout is not None
     out: list[Any] = [app.text(f"Read from {ph.name}: {ph.tiles_read} tiles seen, hub {ph.table.layout.hub}, "
                                f"{len(ph.table.layout.plays)} played on it", 16, bold=True)]
-    png = b.photo_png()
+    jpeg = b.photo_jpeg()
     room = available_width(app)
     side_by_side = room >= 900
     width = (room - 16) / 2 if side_by_side else max(260, min((app.page.width or 400) - 80, 640))
@@ -264,7 +266,7 @@ def _photo_section(app: App, b: DisputeBuilder) -> list[Any]:
     photo = ft.Semantics(
         label=f"Photo of the table with the layout read from it: hub {ph.table.layout.hub} ringed, "
               "joints in blue, tiles with a problem in red",
-        content=ft.Image(src=png, width=width, height=height, fit=ft.BoxFit.CONTAIN))
+        content=ft.Image(src=jpeg, width=width, height=height, fit=ft.BoxFit.CONTAIN))
     board = _board(app, b, width=(room - 16) / 2 if side_by_side else None)
     out.append(ft.Row([photo, board], spacing=16, vertical_alignment=ft.CrossAxisAlignment.START)
                if side_by_side else ft.Column([photo, board], spacing=10))
