@@ -18,10 +18,12 @@ from pathlib import Path
 import pytest
 from app_e2e_helpers import ARTIFACTS, Server, Ui, shots_dir
 
+from vision.lab.realdata import realdata_root
+
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 PHONE = {"width": 360, "height": 780}
-REALDATA = Path(__file__).resolve().parents[3] / "shared" / "realdata" / "jeremyarde__domino-counter" / \
+REALDATA = realdata_root() / "jeremyarde__domino-counter" / \
     "labelbox_photos"
 #: Eight tiles on a marble counter, reflections in a glass pane above: two reflections read as
 #: tiles to check, seven finds that are print or a back, not pips.

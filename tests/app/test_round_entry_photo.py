@@ -13,6 +13,7 @@ from companion.app.photo_review import PhotoReview, Preview, ReviewError, from_r
 from companion.app.round_entry import EntryError, Mode, RoundEntry
 from companion.rules import Tile, get_rules
 from vision.geometry import OrientedBox
+from vision.lab.realdata import realdata_root
 from vision.reading import Reading, TileReading
 
 PLAYERS = ["Ann", "Bob", "Cy", "Dee"]
@@ -130,7 +131,6 @@ def test_review_built_from_a_real_reader_reading(tmp_path):
     fake ONNX models (known answer: 3-4, 0-3 and a low-confidence 0-0)."""
     pytest.importorskip("onnx", reason="the fake reader models need the onnx package (train extra)")
     import sys
-    from pathlib import Path
 
     sys.path.insert(0, str(Path(__file__).parents[1] / "vision"))
     from fake_models import scene
@@ -156,7 +156,6 @@ def test_candidates_are_shown_not_counted_until_accepted(tmp_path):
     pytest.importorskip("onnx", reason="the fake reader models need the onnx package (train extra)")
     import json
     import sys
-    from pathlib import Path
 
     sys.path.insert(0, str(Path(__file__).parents[1] / "vision"))
     from fake_models import scene
@@ -284,7 +283,7 @@ def _png(w: int, h: int) -> bytes:
 
 
 # ------------------------------------------------------------ the review at phone width
-REAL = Path(__file__).resolve().parents[3] / "shared" / "realdata" / "jeremyarde__domino-counter" / "labelbox_photos"
+REAL = realdata_root() / "jeremyarde__domino-counter" / "labelbox_photos"
 
 
 def _real(name: str) -> bytes:

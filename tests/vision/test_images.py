@@ -16,6 +16,7 @@ from PIL import Image
 
 from companion.rules.errors import ChickenFootError
 from vision.images import MAX_PIXELS, ImageError, image_size, load_image
+from vision.lab.realdata import realdata_root
 
 RED = (220, 30, 30)
 
@@ -300,7 +301,7 @@ def test_a_photo_from_a_file_object_is_its_own_image_once_the_file_is_closed(tmp
     assert load_image(src).image is not src  # the caller's own image is never handed back
 
 
-REAL_PHONE = Path(__file__).resolve().parents[2].parent / "shared" / "realdata" / (
+REAL_PHONE = realdata_root() / (
     "JackRoache__METR4202-2016") / "images" / "test_3__31811764.jpg"
 
 

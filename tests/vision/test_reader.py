@@ -23,6 +23,7 @@ from vision.halves import (
     NOT_PIPS,
     NOT_PIPS_CLASS,
 )
+from vision.lab.realdata import realdata_root
 from vision.reader import Reader
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -179,7 +180,7 @@ def test_final_models_read_the_shipped_test_photo_right():
 
 
 
-REAL_PRINTED = ROOT.parent / "shared" / "realdata" / "TAK1EDD1NE__domino-tile-recognition" / (
+REAL_PRINTED = realdata_root() / "TAK1EDD1NE__domino-tile-recognition" / (
     "Double Six Domino.v8i.yolov5pytorch") / "valid" / "images"
 
 

@@ -35,7 +35,7 @@ from PIL import Image
 from companion.rules import ChickenFootError, get_rules
 from vision.reader import Reader
 
-from .evaluate import DEFAULT_REALDATA
+from .realdata import realdata_root
 
 REAL_LABEL = "phone 3840x2160, 1 tile"
 TARGETS_MS = {"12 MP (4000x3000)": 60.0, "640x480": 25.0, REAL_LABEL: 40.0}
@@ -134,7 +134,7 @@ def main(argv: list[str] | None = None) -> int:
                                     ("640x480", "bench_640x480", (640, 480), 4243)):
         path = work / f"{name}{d}.jpg"
         photos.append((label, path if path.is_file() else make_photo(path, size, seed=seed, set_top=args.top or 0)))
-    real = Path(os.environ.get("CHICKENFOOT_REALDATA", DEFAULT_REALDATA)) / REAL_PHONE_PHOTO
+    real = realdata_root() / REAL_PHONE_PHOTO
     if real.exists():
         photos.append((REAL_LABEL, real))
     photos += [(p.name, p) for p in args.photo]

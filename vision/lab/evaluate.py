@@ -39,7 +39,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -58,7 +57,7 @@ from vision.detections import obb_corners
 from vision.geometry import OrientedBox, polygon_iou
 from vision.images import ImageError, LoadedImage, load_image
 from vision.lab.lost import LOST_REASONS, lost_entry, lost_montage, nearest_read
-from vision.lab.realdata import Sample, half_crop_samples, in_play_area, real_samples
+from vision.lab.realdata import Sample, half_crop_samples, in_play_area, real_samples, realdata_root
 from vision.lab.tally import (
     BAND_SIDE,
     LENGTH_BUCKETS,
@@ -76,7 +75,7 @@ from vision.lab.tally import (
 from vision.reader import Reader, Reading, TileReading
 
 ROOT = Path(__file__).resolve().parents[2]
-DEFAULT_REALDATA = ROOT.parent / "shared" / "realdata"
+DEFAULT_REALDATA = realdata_root()
 DEFAULT_RENDER_SEED = 90210
 
 
@@ -468,7 +467,7 @@ def main(argv: list[str] | None = None) -> int:
             report["closeups"] = ct.figures()
 
     if not args.skip_real:
-        root = args.realdata or Path(os.environ.get("CHICKENFOOT_REALDATA", DEFAULT_REALDATA))
+        root = args.realdata or realdata_root()
         if not root.is_dir():
             print(f"\n== Real photos: skipped, {root} is absent (see shared/realdata/README.md)")
         else:

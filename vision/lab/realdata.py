@@ -4,6 +4,7 @@ each folder's MANIFEST.md)."""
 from __future__ import annotations
 
 import csv
+import os
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -14,6 +15,13 @@ from PIL import Image
 
 from companion.rules import Tile
 from vision.geometry import OrientedBox
+
+
+def realdata_root() -> Path:
+    """The labelled real photos: ``$CHICKENFOOT_REALDATA`` if set, else ``shared/realdata``
+    beside the checkout."""
+    given = os.environ.get("CHICKENFOOT_REALDATA")
+    return Path(given) if given else Path(__file__).resolve().parents[3] / "shared" / "realdata"
 
 
 @dataclass

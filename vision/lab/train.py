@@ -32,13 +32,14 @@ import yaml
 from PIL import Image
 
 from vision.halves import NOT_PIPS, NOT_PIPS_CLASS, class_values
+from vision.lab.realdata import realdata_root
 from vision.lab.train_warmstart import checkpoint_from_onnx, setup_offline
 from vision.runtime import model_bytes
 
 REPO = Path(__file__).resolve().parents[2]
 DEFAULT_CONFIG = REPO / "datasets" / "reader_train.yaml"
 SMOKE_CONFIG = REPO / "datasets" / "reader_smoke.yaml"
-REAL_HALVES = REPO.parent / "shared" / "realdata" / "jeremyarde__domino-counter" / "half_crops"
+REAL_HALVES = realdata_root() / "jeremyarde__domino-counter" / "half_crops"
 # Two torch threads on a free 2-core machine; 1 when two trainings share it (set CF_TRAIN_THREADS=1):
 # oversubscribed OpenMP threads spin at barriers and ran 4-5x slower here.
 THREADS = int(os.environ.get("CF_TRAIN_THREADS", "2"))
