@@ -146,6 +146,12 @@ class Ui:
             self.page.keyboard.press("Enter")
         self.page.wait_for_timeout(300)
 
+    def choose_file(self, button: str, path: Path) -> None:
+        """Tap ``button`` and give the file dialog it opens ``path``, as a person picking it."""
+        with self.page.expect_file_chooser(timeout=20_000) as fc:
+            self.click(button)
+        fc.value.set_files(str(path))
+
     def tab_to(self, name: str, limit: int = 30) -> None:
         """Press Tab until the control named ``name`` has the keyboard focus."""
         for _ in range(limit):

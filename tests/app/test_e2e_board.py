@@ -25,6 +25,7 @@ from app_e2e_helpers import (
 )
 
 from companion.app.dispute import DisputeBuilder
+from companion.rules.layout import Verdict
 from companion.rules.tiles import Tile
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
@@ -64,6 +65,17 @@ def add(ui: Ui, b: DisputeBuilder, tile: str, on: str) -> None:
     b.add(tile, on)
 
 
+def ask_on_drawing(ui: Ui, b: DisputeBuilder, end: str, tile: str) -> Verdict:
+    """Choose the open end on ``end`` by a tap on the drawing, ask about ``tile`` there; the
+    rules core's verdict on the same question (``b`` follows along)."""
+    tap_end(ui, b, end)
+    ui.see(f"Can it go here? on the {end}")
+    type_tile(ui, tile)
+    ui.click(f"Can it go here? on the {end}")
+    b.select(end)
+    return b.ask(tile)
+
+
 def test_a_typed_layout_is_drawn_as_a_board_at_phone_and_desktop_width(server: Server, browser) -> None:  # type: ignore[no-untyped-def]
     shots = shots_dir("board-dispute")
     page = browser.new_page(viewport=PHONE)
@@ -84,12 +96,8 @@ def test_a_typed_layout_is_drawn_as_a_board_at_phone_and_desktop_width(server: S
     ui.shot("typed-layout-360px")
 
     # a tap on the drawing chooses the open end: the 4-9's, then a question about it
-    tap_end(ui, b, "4-9")
-    ui.see("Can it go here? on the 4-9")
-    type_tile(ui, "4-5")
-    ui.click("Can it go here? on the 4-9")
-    b.select("4-9")
-    v = b.ask("4-5")
+    v = ask_on_drawing(ui, b, "4-9", "4-5")
+    assert not v.legal
     ui.see(f"No. {v.message}")
     label = page.locator(BOARD_LABEL).first.get_attribute("aria-label") or ""
     assert f"Judged: 4-5 on 4-9: not legal. {v.message}" in label
@@ -97,12 +105,7 @@ def test_a_typed_layout_is_drawn_as_a_board_at_phone_and_desktop_width(server: S
     ui.shot("judged-illegal-360px")
 
     # a legal one on the open foot, chosen on the drawing too
-    tap_end(ui, b, "7-7")
-    ui.see("Can it go here? on the 7-7")
-    type_tile(ui, "7-2")
-    ui.click("Can it go here? on the 7-7")
-    b.select("7-7")
-    v = b.ask("7-2")
+    v = ask_on_drawing(ui, b, "7-7", "7-2")
     assert v.legal
     ui.see(f"Yes. {v.message}")
     board_box(ui, b.picture())
@@ -132,9 +135,7 @@ def test_a_table_photo_is_shown_as_a_board_beside_the_photo(server: Server, brow
     ui = Ui(page, shots_dir("board-photo"))
     ui.open(server.url)
     ui.click("Dispute checker")
-    with page.expect_file_chooser(timeout=20_000) as fc:
-        ui.click("Read the table from a photo")
-    fc.value.set_files(str(photo))
+    ui.choose_file("Read the table from a photo", photo)
     ui.see(re.compile(r"^Read from table\.jpg: .*hub 3-3, 14 played on it$"), timeout=60_000)
     label = page.locator(BOARD_LABEL).first.get_attribute("aria-label") or ""
     assert label.startswith("The table drawn as a board: 3-3 (hub) · ") and label.count(" on ") >= 14, label

@@ -219,9 +219,7 @@ def test_score_a_photo_through_the_ui(tmp_path: Path, browser) -> None:  # type:
         ui.click("Enter round 1 results")
         ui.click("Went out", nth=0)
         ui.click("Photo", nth=1)
-        with page.expect_file_chooser(timeout=20_000) as fc:
-            ui.click("Choose photo")
-        fc.value.set_files(str(photo))
+        ui.choose_file("Choose photo", photo)
         ui.see(f"Penalty from this photo: {expected}", timeout=60_000)
         ui.shot("photo-review")
 
@@ -301,9 +299,7 @@ def test_dispute_rules_settings_history_at_phone_and_desktop_width(server: Serve
     export = tmp_path / "export.json"
     export.write_text(other.export_json(), encoding="utf-8")
     other.close()
-    with page.expect_file_chooser(timeout=20_000) as fc:
-        ui.click("Import JSON")
-    fc.value.set_files(str(export))
+    ui.choose_file("Import JSON", export)
     ui.see("Imported export.json: 1 new, 0 updated, 0 already here")
     ui.see(re.compile(r"^Zoe, Yan · Chicken Foot \(pagat-style\)"))
     ui.shot("history-imported-desktop")
@@ -322,9 +318,7 @@ def test_dispute_reads_the_table_from_a_photo(server: Server, browser, tmp_path:
     ui = Ui(page, shots_dir("dispute-photo"))
     ui.open(server.url)
     ui.click("Dispute checker")
-    with page.expect_file_chooser(timeout=20_000) as fc:
-        ui.click("Read the table from a photo")
-    fc.value.set_files(str(photo))
+    ui.choose_file("Read the table from a photo", photo)
     ui.see(re.compile(r"^Read from table\.jpg: .*hub 3-3, 14 played on it$"), timeout=60_000)
     ui.see("The hub has its spokes and no foot is open: any matching open end is fine.")
     ui.see("On the table (order of play unknown)")
@@ -332,9 +326,7 @@ def test_dispute_reads_the_table_from_a_photo(server: Server, browser, tmp_path:
 
     broken = tmp_path / "broken.jpg"
     broken.write_bytes(photo.read_bytes()[:4000])
-    with page.expect_file_chooser(timeout=20_000) as fc:
-        ui.click("Read the table from a photo")
-    fc.value.set_files(str(broken))
+    ui.choose_file("Read the table from a photo", broken)
     ui.see(re.compile(r"^Could not read the photo: broken\.jpg: .*The table below is unchanged\.$"),
            timeout=30_000)
     ui.see(re.compile(r"^Read from table\.jpg: "))

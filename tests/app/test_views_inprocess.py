@@ -117,6 +117,28 @@ def _click(app: App, caption: str, nth: int = 0) -> None:
     hits[nth].on_click(None)
 
 
+
+def _review_in_draft(app: App, m: Any, seat: int, size: tuple[int, int], tiles: list[Any], *more: Any,
+                     fmt: str = "PNG", **kw: Any) -> Any:
+    """A plain photo of ``size`` kept by the store, and its review (``tiles`` read; ``more`` and
+    ``kw`` as :class:`PhotoReview` takes them after the photo) put in the round draft on screen
+    for hand ``seat``. Returns the match session it was stored through."""
+    import io
+
+    from PIL import Image
+
+    from companion.app.match_session import MatchSession
+    from companion.app.photo_review import PhotoReview
+
+    buf = io.BytesIO()
+    Image.new("RGB", size, (20, 90, 40)).save(buf, format=fmt)
+    app.ctx.store.put_photo(buf.getvalue())
+    review = PhotoReview(m.rules, m.set_top, tiles, size, buf.getvalue(), *more, **kw)
+    ms = MatchSession(app.ctx.store, m.id)
+    ms.change(app.screen["draft"], lambda c: c.reviews.__setitem__(seat, review))
+    return ms
+
+
 def test_every_static_screen_renders(app: App) -> None:
     assert "New match" in " ".join(_go(app, "/"))
     assert any("Chickie Sixes" in t for t in _go(app, "/rules"))
@@ -222,12 +244,8 @@ def test_two_devices_share_one_round_entry_and_a_save_elsewhere_is_said(app: App
 
 
 def test_a_restart_keeps_the_round_being_entered_and_an_unconfirmed_photo(tmp_path) -> None:
-    import io
 
-    from PIL import Image
 
-    from companion.app.match_session import MatchSession
-    from companion.app.photo_review import PhotoReview
     from vision.geometry import OrientedBox
     from vision.reading import TileReading
 
@@ -238,13 +256,8 @@ def test_a_restart_keeps_the_round_being_entered_and_an_unconfirmed_photo(tmp_pa
     _click(a, "Went out", 0)
     _click(a, "2")
     _click(a, "0")
-    buf = io.BytesIO()
-    Image.new("RGB", (200, 100), (20, 90, 40)).save(buf, format="PNG")
-    ctx.store.put_photo(buf.getvalue())
-    review = PhotoReview(m.rules, 9, [TileReading(9, 9, 0.9, OrientedBox(32.5, 22.5, 55, 35, 0.0)),
-                                      TileReading(1, 2, 0.9, OrientedBox(110, 22.5, 60, 35, 0.0))],
-                         (200, 100), buf.getvalue())
-    MatchSession(ctx.store, m.id).change(a.screen["draft"], lambda c: c.reviews.__setitem__(2, review))
+    _review_in_draft(a, m, 2, (200, 100), [TileReading(9, 9, 0.9, OrientedBox(32.5, 22.5, 55, 35, 0.0)),
+                                           TileReading(1, 2, 0.9, OrientedBox(110, 22.5, 60, 35, 0.0))])
     ctx.store.close()  # the server stops (a crash leaves the same file: every change is written at once)
 
     again = AppContext(tmp_path / "matches.json")
@@ -402,27 +415,18 @@ def test_photo_review_shows_candidates_grey_and_counts_one_on_request(app: App) 
     """A photo reading with an uncounted candidate: the screen says so, the penalty leaves it
     out, and selecting it offers to count it (the reading itself comes from the reader, tested
     in tests/vision; here it is the review object the screen shows)."""
-    import io
 
-    from PIL import Image
 
-    from companion.app.match_session import MatchSession
-    from companion.app.photo_review import PhotoReview
     from vision.geometry import OrientedBox
     from vision.reading import TileReading
 
     m = app.ctx.store.create(["Ann", "Bob"], "double-chicken-foot", {"match_length": "single"})
-    buf = io.BytesIO()
-    Image.new("RGB", (300, 100), (20, 90, 40)).save(buf, format="PNG")
-    app.ctx.store.put_photo(buf.getvalue())
-    review = PhotoReview(m.rules, m.set_top, [
+    _go(app, f"/match/{m.id}/round")
+    draft_id = app.screen["draft"]
+    ms = _review_in_draft(app, m, 0, (300, 100), [
         TileReading(3, 4, 0.95, OrientedBox(50, 30, 80, 40, 0.0), False, 0.95, (1.0, 0.95)),
         TileReading(5, 6, 0.2, OrientedBox(200, 30, 80, 40, 0.0), True, 0.5, (0.5, 0.8), uncounted="unsure"),
-    ], (300, 100), buf.getvalue())
-    _go(app, f"/match/{m.id}/round")
-    ms = MatchSession(app.ctx.store, m.id)
-    draft_id = app.screen["draft"]
-    ms.change(draft_id, lambda c: c.reviews.__setitem__(0, review))
+    ])
     _click(app, "Photo", 0)
     texts = _texts(app.page.controls)
     assert "Penalty from this photo: 7" in texts
@@ -439,30 +443,21 @@ def test_photo_review_shows_candidates_grey_and_counts_one_on_request(app: App) 
 def test_photo_review_hides_unsure_finds_and_names_a_bigger_set(app: App) -> None:
     """Finds that are probably not tiles wait behind one line (a tap shows them); tiles of a
     bigger set than the match's are named with the set they fit and cannot be used as read."""
-    import io
 
-    from PIL import Image
 
-    from companion.app.match_session import MatchSession
-    from companion.app.photo_review import PhotoReview
     from vision.geometry import OrientedBox
     from vision.reading import TileReading
 
     m = app.ctx.store.create(["Ann", "Bob"], "double-chicken-foot", {"match_length": "single"})
-    buf = io.BytesIO()
-    Image.new("RGB", (400, 100), (20, 90, 40)).save(buf, format="JPEG")
-    app.ctx.store.put_photo(buf.getvalue())
-    review = PhotoReview(m.rules, m.set_top, [
+    _go(app, f"/match/{m.id}/round")
+    _review_in_draft(app, m, 0, (400, 100), [
         TileReading(1, 10, 0.95, OrientedBox(50, 30, 80, 40, 0.0), False, 0.95, (1.0, 0.95)),
         TileReading(2, 3, 0.95, OrientedBox(150, 30, 80, 40, 0.0), False, 0.95, (1.0, 0.95)),
         TileReading(5, 5, 0.1, OrientedBox(250, 30, 80, 40, 0.0), True, 0.31, (0.5, 0.6), uncounted="unsure"),
         TileReading(0, 0, 0.6, OrientedBox(350, 30, 80, 40, 0.0), True, 0.6, (1.0, 0.6), not_pips=0.95,
                     uncounted="not pips"),
-    ], (400, 100), buf.getvalue(), 16, ("2 possible tiles look like print or a back, not pips: not counted; "
-                                        "add any that is a tile",), read_as=12)
-    _go(app, f"/match/{m.id}/round")
-    ms = MatchSession(app.ctx.store, m.id)
-    ms.change(app.screen["draft"], lambda c: c.reviews.__setitem__(0, review))
+    ], 16, ("2 possible tiles look like print or a back, not pips: not counted; add any that is a tile",),
+        fmt="JPEG", read_as=12)
     _click(app, "Photo", 0)
     texts = _texts(app.page.controls)
     assert "Penalty from this photo: 16" in texts and "2 unsure finds: show" in texts
@@ -741,12 +736,8 @@ def test_the_dispute_checker_chooses_a_tile_by_its_face(app: App) -> None:
 
 
 def test_a_photo_correction_to_a_taken_tile_is_refused_and_can_move_it(app: App) -> None:
-    import io
 
-    from PIL import Image
 
-    from companion.app.match_session import MatchSession
-    from companion.app.photo_review import PhotoReview
     from vision.geometry import OrientedBox
     from vision.reading import TileReading
 
@@ -755,13 +746,8 @@ def test_a_photo_correction_to_a_taken_tile_is_refused_and_can_move_it(app: App)
     _click(app, "Tiles", 0)
     _click(app, "5")
     _click(app, "5-6")  # Eve holds 5-6
-    buf = io.BytesIO()
-    Image.new("RGB", (200, 100), (20, 90, 40)).save(buf, format="PNG")
-    app.ctx.store.put_photo(buf.getvalue())
-    review = PhotoReview(m.rules, 9, [TileReading(5, 6, 0.9, OrientedBox(32.5, 22.5, 55, 35, 0.0)),
-                                      TileReading(1, 2, 0.9, OrientedBox(110, 22.5, 60, 35, 0.0))],
-                         (200, 100), buf.getvalue())
-    MatchSession(app.ctx.store, m.id).change(app.screen["draft"], lambda c: c.reviews.__setitem__(1, review))
+    _review_in_draft(app, m, 1, (200, 100), [TileReading(5, 6, 0.9, OrientedBox(32.5, 22.5, 55, 35, 0.0)),
+                                             TileReading(1, 2, 0.9, OrientedBox(110, 22.5, 60, 35, 0.0))])
     _click(app, "Photo", 1)
     texts = _texts(app.page.controls)
     # Fay's photo reads Eve's 5-6: said at the hand, and its tiles cannot be used yet
