@@ -61,6 +61,7 @@ class AppContext:
         self._reader: Any = None
         self._reader_lock = threading.Lock()
         self._warming = False
+        self._warm_timer: threading.Timer | None = None
         #: Files this server asked browsers for (web only): see :class:`companion.app.web.Uploads`.
         self.uploads: Any = None
         if web:
@@ -73,10 +74,11 @@ class AppContext:
 
     def add_session(self, app: App) -> None:
         self.sessions.add(app)
-        # after the first screen is drawn: loading the models would slow that down
-        timer = threading.Timer(WARM_DELAY_S, self.warm_reader)
-        timer.daemon = True
-        timer.start()
+        if self._warm_timer is None:
+            # after the first screen is drawn: loading the models would slow that down
+            self._warm_timer = threading.Timer(WARM_DELAY_S, self.warm_reader)
+            self._warm_timer.daemon = True
+            self._warm_timer.start()
         if self._poller is None:
             # Another process (the CLI, a second server) may write the same file: poll the
             # repository's change counter so open screens pick that up too.
