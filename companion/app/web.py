@@ -338,7 +338,7 @@ class Uploads:
         self.held = 0
         self.held_peak = 0
         self._lock = threading.Lock()
-        self._waiting: dict[str, tuple[float, concurrent.futures.Future[bytes], int]] = {}
+        self._waiting: dict[str, tuple[float, concurrent.futures.Future[bytes], object]] = {}
 
     def expect(self, owner: object = None) -> tuple[str, concurrent.futures.Future[bytes]]:
         """A new token and the future its file's bytes (or why it was refused) arrive in. A
@@ -346,15 +346,14 @@ class Uploads:
         token = secrets.token_urlsafe(24)
         fut: concurrent.futures.Future[bytes] = concurrent.futures.Future()
         now = time.monotonic()
-        who = id(owner) if owner is not None else 0
         with self._lock:
             for old in [k for k, (until, f, w) in self._waiting.items()
-                        if until <= now or f.done() or (owner is not None and w == who)]:
+                        if until <= now or f.done() or (owner is not None and w is owner)]:
                 self._waiting.pop(old)[1].cancel()
             if len(self._waiting) >= self.waiting_max:
                 raise UploadRefused("the server is waiting for too many files at once; "
                                     "try again in a moment")
-            self._waiting[token] = (now + self.wait_s, fut, who)
+            self._waiting[token] = (now + self.wait_s, fut, owner)
         return token, fut
 
     def take(self, token: str) -> concurrent.futures.Future[bytes] | None:
