@@ -662,6 +662,14 @@ def flet_app(main: Callable[[Any], Any], keep_s: int = SESSION_KEEP_S) -> ASGIAp
             finally:
                 self.receive_ended.set()
 
+        #: The session this connection served, kept past :meth:`dispose` for
+        #: :func:`_forget_later`.
+        served: Any = None
+
+        def dispose(self) -> None:
+            self.served = getattr(self, "_FletApp__session", None)
+            super().dispose()
+
         def send_message(self, message: FletMessage) -> None:
             body = message.body
             if message.action == MessageAction.SESSION_CRASHED:
@@ -702,10 +710,41 @@ def flet_app(main: Callable[[Any], Any], keep_s: int = SESSION_KEEP_S) -> ASGIAp
             if not task.done():
                 task.cancel()
             HANDLERS.discard(task)
+            _forget_later(conn, keep_s)
 
     app.mount("/", FletStaticFiles(app_name="Chicken Foot companion", no_cdn=True,
                                    websocket_endpoint_path="ws"))
     return app
+
+
+def _forget_later(conn: Any, keep_s: float) -> None:
+    """Delete the session of a closed connection ``keep_s`` seconds from now unless a tab has
+    reconnected to it: Flet's own sweep (every 10 s) would do it up to 10 s later, and an
+    hour later with its default timeout."""
+    from flet_web.fastapi import app_manager
+
+    try:  # Flet keeps both private; without them its own sweep frees the session
+        session = conn._FletApp__session or conn.served
+        key = conn._FletApp__get_unique_session_id(session.id) if session is not None else None
+    except AttributeError:
+        return
+    if key is None:
+        return
+
+    async def forget() -> None:
+        if session.connection is None and await app_manager.get_session(key) is session:
+            await app_manager.delete_session(key)
+
+    def start() -> None:
+        task = loop.create_task(forget())
+        _FORGETTING.add(task)  # referenced until done
+        task.add_done_callback(_FORGETTING.discard)
+
+    loop = asyncio.get_running_loop()
+    loop.call_later(keep_s, start)
+
+
+_FORGETTING: set[asyncio.Task[None]] = set()
 
 
 def _last_line(text: Any) -> str:

@@ -350,3 +350,52 @@ def test_one_file_at_a_time_per_session_and_a_bounded_number_in_all() -> None:
     uploads.expect(owner=sessions[2])
     with pytest.raises(web.UploadRefused, match="too many files"):
         uploads.expect(owner=sessions[3])
+
+
+# ------------------------------------------------------------------------------ sessions
+def test_a_closed_tab_s_session_is_deleted_once_its_keep_time_is_over(tmp_path: Path) -> None:
+    """The real app: tabs open the home screen and close; their sessions (and the screens' App
+    objects, about 90 KB each: benchmarks/bench_web_sessions.py) are gone within a second of
+    the keep time, not after Flet's hour. (The server's first session may outlive it: a task
+    started while it ran keeps a copy of its context.)"""
+    import gc
+    import weakref
+
+    from companion.app.shell import AppContext, make_main
+
+    ctx = AppContext(_db(tmp_path), web=True)
+    gate = web.TableGate(web.flet_app(make_main(ctx), keep_s=0.5), port=0, loopback_only=True,
+                         code=None, uploads=ctx.uploads)
+
+    def tab(port: int) -> None:
+        own = {"Origin": f"http://127.0.0.1:{port}"}
+        with connect(f"ws://127.0.0.1:{port}/ws", additional_headers=own) as ws:
+            ws.send(b"\x00" + msgpack.packb(REGISTER))
+            got = b""
+            end = time.monotonic() + 10
+            while b"Zelda" not in got and time.monotonic() < end:
+                with contextlib.suppress(TimeoutError):
+                    got += ws.recv(timeout=0.5)
+            assert b"Zelda" in got
+
+    try:
+        with _served(gate) as port:
+            gate.port = port
+            tab(port)
+            first = set(ctx.sessions)
+            seen: dict[int, weakref.ref[Any]] = {}
+            for _ in range(3):
+                tab(port)
+                seen.update((id(a), weakref.ref(a)) for a in ctx.sessions if a not in first)
+            del first
+            tabs = list(seen.values())
+            start = time.monotonic()
+            while time.monotonic() - start < 5:
+                gc.collect()
+                if not any(t() for t in tabs):
+                    break
+                time.sleep(0.1)
+            assert len(tabs) == 3 and not any(t() for t in tabs), "sessions left"
+            assert time.monotonic() - start < 1.5
+    finally:
+        ctx.store.close()
