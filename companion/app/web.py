@@ -16,12 +16,18 @@ that nothing reaches a screen unchecked:
   no app files, no WebSocket (so no match, no player, no button). Giving it (the form, or the
   QR code's ``/join?code=...`` address) sets a cookie signed with a key made at start
   (``HttpOnly``, ``SameSite=Strict``); loopback clients are no exception. A new start makes a new
-  code and a new key. Wrong codes are rate-limited per client address and in total.
+  code and a new key. Wrong codes are rate-limited per client address only (an IPv6 client's
+  /64), so no one can lock the others out (:data:`TRIES_PER_MINUTE`).
 * **Uploads.** A photo or a file to import is sent with ``PUT /upload/<token>``, where the
   token is a one-time random name the server made for that one file a moment before
   (:class:`Uploads`): a joined client, from this server's own page, at most the upload limit;
   the bytes stay in memory and go to the session that asked. Nothing is written to disk and no
-  client names a path.
+  client names a path. One file at a time per session, the bodies being received hold at most
+  :data:`UPLOADS_HELD_MAX` bytes together, and a body that comes too slowly is cut off.
+* **Connections.** Counted per client address and in all (:data:`CONNECTIONS_PER_ADDRESS`,
+  :data:`CONNECTIONS_IN_ALL`), and closed when a request's headers do not come within
+  :data:`HEADERS_WITHIN_S`: idle or half-sent connections from one address cannot fill the
+  server (:func:`server_config`). A closed tab's session is kept :data:`SESSION_KEEP_S`.
 * **Errors stay on the server.** The WebSocket's handler never sends a traceback: a failing
   session is logged here and the client is told "something went wrong". A connection whose
   messages the handler cannot read is closed, and never keeps the server from stopping.
