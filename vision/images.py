@@ -122,8 +122,9 @@ def _open(source: Source, name: str) -> tuple[Image.Image, bytes]:
     head = data[:16]
     try:
         with warnings.catch_warnings():
-            # Pillow warns from 89 MP; our own limit (checked next) decides instead.
-            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            # Pillow warns from 89 MP (our own limit, checked next, decides instead) and about
+            # damaged tags: a bad file is told in the one line of its ImageError, or not at all.
+            warnings.simplefilter("ignore")
             im = Image.open(fp)
             im.size  # noqa: B018 - a header that names no size fails here, not later
     except (Image.DecompressionBombError, Image.DecompressionBombWarning):
@@ -260,7 +261,7 @@ def load_image(
     orientation = _orientation(im)
     try:
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            warnings.simplefilter("ignore")
             rgb = _decode(im, max_side, name, orientation)
     except ImageError:
         raise
@@ -314,7 +315,9 @@ def _decode(im: Image.Image, max_side: int | None, name: str = "image", orientat
 
 def _orientation(im: Image.Image) -> int:
     try:
-        value = im.getexif().get(0x0112, 1)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # "Corrupt EXIF data": the photo is read upright
+            value = im.getexif().get(0x0112, 1)
         return int(value) if value in range(1, 9) else 1
     except Exception:  # a broken EXIF block is ignored, as viewers do
         return 1

@@ -288,7 +288,10 @@ class App:
         if isinstance(size, int) and size > UPLOAD_MAX_BYTES:
             raise UploadError(f"{name} is {size / 2**20:.0f} MB; the most a file may be is "
                               f"{UPLOAD_MAX_BYTES // 2**20} MB")
-        token, fut = uploads.expect()
+        try:
+            token, fut = uploads.expect(owner=self)
+        except UploadRefused as exc:
+            raise UploadError(f"{name}: {exc}") from None
         self._uploading = fut
         t0 = time.perf_counter()
         try:

@@ -16,12 +16,18 @@ that nothing reaches a screen unchecked:
   no app files, no WebSocket (so no match, no player, no button). Giving it (the form, or the
   QR code's ``/join?code=...`` address) sets a cookie signed with a key made at start
   (``HttpOnly``, ``SameSite=Strict``); loopback clients are no exception. A new start makes a new
-  code and a new key. Wrong codes are rate-limited per client address and in total.
+  code and a new key. Wrong codes are rate-limited per client address only (an IPv6 client's
+  /64), so no one can lock the others out (:data:`TRIES_PER_MINUTE`).
 * **Uploads.** A photo or a file to import is sent with ``PUT /upload/<token>``, where the
   token is a one-time random name the server made for that one file a moment before
   (:class:`Uploads`): a joined client, from this server's own page, at most the upload limit;
   the bytes stay in memory and go to the session that asked. Nothing is written to disk and no
-  client names a path.
+  client names a path. One file at a time per session, the bodies being received hold at most
+  :data:`UPLOADS_HELD_MAX` bytes together, and a body that comes too slowly is cut off.
+* **Connections.** Counted per client address and in all (:data:`CONNECTIONS_PER_ADDRESS`,
+  :data:`CONNECTIONS_IN_ALL`), and closed when a request's headers do not come within
+  :data:`HEADERS_WITHIN_S`: idle or half-sent connections from one address cannot fill the
+  server (:func:`server_config`). A closed tab's session is kept :data:`SESSION_KEEP_S`.
 * **Errors stay on the server.** The WebSocket's handler never sends a traceback: a failing
   session is logged here and the client is told "something went wrong". A connection whose
   messages the handler cannot read is closed, and never keeps the server from stopping.
@@ -47,7 +53,7 @@ import socket
 import sys
 import threading
 import time
-from collections import deque
+from collections import OrderedDict, deque
 from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -70,9 +76,32 @@ COOKIE = "chickenfoot_table"
 #: (:class:`Uploads`), so the socket carries only taps and typed text; a client cannot make the
 #: server buffer more than this per message.
 WS_MAX_BYTES = 4 * 2**20
-#: Wrong table codes allowed per client address, and from all clients together, per minute.
-TRIES_PER_CLIENT = 8
-TRIES_IN_ALL = 40
+#: Wrong table codes allowed per client address (an IPv6 client's /64), per minute and per hour.
+#: There is no limit for all clients together: wrong codes from one address never keep another
+#: from joining. Guessing is bounded by addresses instead: with every one of a /24's 254
+#: addresses, an attacker has 254 x 30 guesses an hour, a 0.8% chance of the six-digit code in
+#: an hour.
+TRIES_PER_MINUTE = 8
+TRIES_PER_HOUR = 30
+#: Client addresses the wrong-code limiter remembers at most (the least recently failing one is
+#: forgotten first): 6.4 MB at most, each with TRIES_PER_HOUR failures (measured with
+#: tracemalloc).
+TRIES_ADDRESSES = 4096
+#: Connections one client address (an IPv6 client's /64) may hold open at once, WebSockets
+#: included: a browser opens about 6 to a server, plus one WebSocket per tab. Past it a new
+#: connection from that address is closed at once, so no one address can fill the server.
+CONNECTIONS_PER_ADDRESS = 32
+#: Connections open at once from all addresses together.
+CONNECTIONS_IN_ALL = 1000
+#: Seconds a connection has to send a request's headers, from connecting or from the end of its
+#: previous answer: a connection that sends nothing, or its headers a byte at a time, is closed.
+HEADERS_WITHIN_S = 10.0
+#: Seconds an idle connection is kept open between two requests (uvicorn's keep-alive).
+KEEP_ALIVE_S = 5
+#: Seconds a closed tab's session is kept for the same tab to reconnect to (a network blip, a
+#: phone waking up); after that the tab starts a new one (a half-entered round is in its stored
+#: draft, so nothing is lost). Flet's own default is an hour.
+SESSION_KEEP_S = 60
 #: Seconds from SIGTERM to the process being gone at the latest.
 STOP_GRACE_S = 1.0
 STOP_HARD_S = 2.5
@@ -81,6 +110,18 @@ CRASH_MESSAGE = "Something went wrong on the server (it is logged there). Reload
 UPLOAD_PATH = "/upload/"
 #: Seconds a browser has to send a file once the app asked for it.
 UPLOAD_WAIT_S = 120.0
+#: Bytes all the uploads being received hold at once, at most (three files of the largest size
+#: the app takes): a further upload is answered 503 "busy" at once.
+UPLOADS_HELD_MAX = 120 * 2**20
+#: Files expected at once from all sessions (one at a time per session).
+UPLOADS_WAITING_MAX = 32
+#: A file's body must come at UPLOAD_MIN_RATE bytes a second on average, counted from
+#: UPLOAD_GRACE_S seconds after it starts, with no pause longer than UPLOAD_STALL_S, and be
+#: whole within UPLOAD_BODY_S: a body sent a byte at a time is cut off (408) within seconds.
+UPLOAD_MIN_RATE = 100 * 1024
+UPLOAD_GRACE_S = 5.0
+UPLOAD_STALL_S = 10.0
+UPLOAD_BODY_S = 120.0
 
 
 class ServeError(InputError):
@@ -182,25 +223,45 @@ def qr_png(url: str, scale: int = 8) -> bytes:
 
 
 # ------------------------------------------------------------------------------- gate
+def address_key(host: str) -> str:
+    """The one name a client's address counts under for the limits: the address itself, an
+    IPv4 address mapped into IPv6 as IPv4, and an IPv6 address as its /64 (one device can
+    use any address of its /64)."""
+    try:
+        ip = ipaddress.ip_address(host.strip("[]").split("%")[0])
+    except ValueError:
+        return host
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.ip_network(f"{ip}/64", strict=False))
+    return str(ip)
+
+
 @dataclass
 class _Tries:
-    """Wrong codes in the last minute, per client and in all."""
+    """Wrong codes per client address in the last hour, for :data:`TRIES_PER_MINUTE` and
+    :data:`TRIES_PER_HOUR`; at most :data:`TRIES_ADDRESSES` addresses are remembered."""
 
-    per_client: dict[str, deque[float]] = field(default_factory=dict)
-    everyone: deque[float] = field(default_factory=deque)
+    per_client: OrderedDict[str, deque[float]] = field(default_factory=OrderedDict)
+    most: int = TRIES_ADDRESSES
 
     def blocked(self, client: str, now: float) -> bool:
-        for q in (self.per_client.get(client, deque()), self.everyone):
-            while q and now - q[0] > 60:
-                q.popleft()
-        return (len(self.per_client.get(client, ())) >= TRIES_PER_CLIENT
-                or len(self.everyone) >= TRIES_IN_ALL)
+        q = self.per_client.get(address_key(client))
+        if not q:
+            return False
+        while q and now - q[0] > 3600:
+            q.popleft()
+        last_minute = sum(1 for t in q if now - t <= 60)
+        return last_minute >= TRIES_PER_MINUTE or len(q) >= TRIES_PER_HOUR
 
     def failed(self, client: str, now: float) -> None:
-        self.per_client.setdefault(client, deque()).append(now)
-        self.everyone.append(now)
-        if len(self.per_client) > 4096:  # never grows without bound
-            self.per_client.clear()
+        key = address_key(client)
+        q = self.per_client.pop(key, None) or deque(maxlen=TRIES_PER_HOUR)
+        q.append(now)
+        self.per_client[key] = q  # the most recent failure last
+        while len(self.per_client) > self.most:
+            self.per_client.popitem(last=False)
 
 
 def _headers(scope: Scope) -> dict[str, str]:
@@ -267,23 +328,39 @@ class Uploads:
     """Files the app asked a browser for (a photo, an export to import), each expected under a
     one-time random token: :meth:`expect` makes one and a future its bytes arrive in;
     ``PUT /upload/<token>`` (:meth:`TableGate`) delivers them, once, within
-    :data:`UPLOAD_WAIT_S`, at most ``max_bytes``. Kept in memory only."""
+    :data:`UPLOAD_WAIT_S`, at most ``max_bytes``. Kept in memory only, and bounded: one file
+    expected per session at a time, at most ``waiting_max`` in all, and the bodies being
+    received hold at most ``held_max`` bytes together."""
 
-    def __init__(self, max_bytes: int, wait_s: float = UPLOAD_WAIT_S) -> None:
+    def __init__(self, max_bytes: int, wait_s: float = UPLOAD_WAIT_S, *,
+                 held_max: int = UPLOADS_HELD_MAX, waiting_max: int = UPLOADS_WAITING_MAX,
+                 min_rate: float = UPLOAD_MIN_RATE, grace_s: float = UPLOAD_GRACE_S,
+                 stall_s: float = UPLOAD_STALL_S, body_s: float = UPLOAD_BODY_S) -> None:
         self.max_bytes = max_bytes
         self.wait_s = wait_s
+        self.held_max = held_max
+        self.waiting_max = waiting_max
+        self.min_rate, self.grace_s, self.stall_s, self.body_s = min_rate, grace_s, stall_s, body_s
+        #: Bytes the bodies being received hold now, and the most they ever held together.
+        self.held = 0
+        self.held_peak = 0
         self._lock = threading.Lock()
-        self._waiting: dict[str, tuple[float, concurrent.futures.Future[bytes]]] = {}
+        self._waiting: dict[str, tuple[float, concurrent.futures.Future[bytes], object]] = {}
 
-    def expect(self) -> tuple[str, concurrent.futures.Future[bytes]]:
-        """A new token and the future its file's bytes (or why it was refused) arrive in."""
+    def expect(self, owner: object = None) -> tuple[str, concurrent.futures.Future[bytes]]:
+        """A new token and the future its file's bytes (or why it was refused) arrive in. A
+        session (``owner``) waits for one file at a time: its earlier token is cancelled."""
         token = secrets.token_urlsafe(24)
         fut: concurrent.futures.Future[bytes] = concurrent.futures.Future()
         now = time.monotonic()
         with self._lock:
-            for old in [k for k, (until, _) in self._waiting.items() if until <= now]:
+            for old in [k for k, (until, f, w) in self._waiting.items()
+                        if until <= now or f.done() or (owner is not None and w is owner)]:
                 self._waiting.pop(old)[1].cancel()
-            self._waiting[token] = (now + self.wait_s, fut)
+            if len(self._waiting) >= self.waiting_max:
+                raise UploadRefused("the server is waiting for too many files at once; "
+                                    "try again in a moment")
+            self._waiting[token] = (now + self.wait_s, fut, owner)
         return token, fut
 
     def take(self, token: str) -> concurrent.futures.Future[bytes] | None:
@@ -299,6 +376,20 @@ class Uploads:
             entry = self._waiting.pop(token, None)
         if entry is not None:
             entry[1].cancel()
+
+    def hold(self, n: int) -> bool:
+        """Count ``n`` more bytes as held by a body being received; False (nothing counted)
+        when that would pass :attr:`held_max`."""
+        with self._lock:
+            if self.held + n > self.held_max:
+                return False
+            self.held += n
+            self.held_peak = max(self.held_peak, self.held)
+            return True
+
+    def release(self, n: int) -> None:
+        with self._lock:
+            self.held -= n
 
 
 def settle(fut: concurrent.futures.Future[bytes], data: bytes | None = None,
@@ -408,26 +499,63 @@ class TableGate:
         if fut is None:
             await _reply(send, 404, "No file is expected here (it was sent already, or too late).\n")
             return
-        limit = self.uploads.max_bytes
+        ups = self.uploads
+        limit = ups.max_bytes
         too_big = UploadRefused(f"the file is larger than {limit // 2**20} MB")
         declared = headers.get("content-length", "")
         if declared.isdigit() and int(declared) > limit:
             settle(fut, error=too_big)
             await _reply(send, 413, "Too large.\n")
             return
+        # What the body will hold is counted before it is read when the browser says its size
+        # (browsers do for files), else as it arrives.
+        held = int(declared) if declared.isdigit() else 0
+        if not ups.hold(held):
+            settle(fut, error=UploadRefused("the server is receiving other files; try again in a moment"))
+            await _reply(send, 503, "Busy receiving other files: try again in a moment.\n")
+            return
+        counted = [held]  # bytes counted as held for this body so far
+        try:
+            await self._receive_upload(fut, receive, send, counted)
+        finally:
+            ups.release(counted[0])
+
+    async def _receive_upload(self, fut: concurrent.futures.Future[bytes], receive: Receive,
+                              send: Send, counted: list[int]) -> None:
+        ups = self.uploads
+        assert ups is not None
+        limit = ups.max_bytes
         chunks: list[bytes] = []
         size = 0
+        start = time.monotonic()
         while True:
-            message = await receive()
-            if message["type"] == "http.disconnect":
+            now = time.monotonic()
+            left = min(ups.stall_s, start + ups.body_s - now)
+            try:
+                message = await asyncio.wait_for(receive(), max(left, 0.001))
+            except TimeoutError:
+                message = None
+            if message is not None and message["type"] == "http.disconnect":
                 settle(fut, error=UploadRefused("the browser stopped sending the file"))
                 return
-            body = message.get("body", b"")
+            body = b"" if message is None else message.get("body", b"")
             size += len(body)
+            elapsed = time.monotonic() - start
+            slow = elapsed > ups.grace_s and size < ups.min_rate * elapsed
+            if message is None or slow:
+                settle(fut, error=UploadRefused("the file came too slowly"))
+                await _reply(send, 408, "The file came too slowly.\n")
+                return
             if size > limit:
-                settle(fut, error=too_big)
+                settle(fut, error=UploadRefused(f"the file is larger than {limit // 2**20} MB"))
                 await _reply(send, 413, "Too large.\n")
                 return
+            if size > counted[0]:
+                if not ups.hold(size - counted[0]):
+                    settle(fut, error=UploadRefused("the server is receiving other files; try again in a moment"))
+                    await _reply(send, 503, "Busy receiving other files: try again in a moment.\n")
+                    return
+                counted[0] = size
             chunks.append(body)
             if not message.get("more_body"):
                 break
@@ -517,14 +645,38 @@ async def _read_body(receive: Receive, limit: int) -> bytes:
 
 
 # ------------------------------------------------------------------- Flet's handler
-def flet_app(main: Callable[[Any], Any]) -> ASGIApp:
+#: The WebSocket handlers running now (a closed connection's handler leaves within 2 s).
+HANDLERS: set[asyncio.Future[Any]] = set()
+
+
+def flet_app(main: Callable[[Any], Any], keep_s: int = SESSION_KEEP_S) -> ASGIApp:
     """Flet's web app (static files + ``/ws``) without its wildcard CORS, API docs, upload or
-    OAuth endpoints, whose sessions never send a traceback to the client."""
+    OAuth endpoints, whose sessions never send a traceback to the client, and whose closed
+    sessions are kept ``keep_s`` seconds for a reconnection."""
     from flet.messaging.protocol import Message as FletMessage
     from flet.messaging.protocol import MessageAction, RegisterClientResponseBody, SessionCrashedBody
     from flet_web.fastapi import FastAPI, FletApp, FletStaticFiles, app_manager
 
     class QuietFletApp(FletApp):
+        #: Set when Flet's receive loop has ended, for whatever reason: a client gone, or a
+        #: message it could not read (then, with no session started, Flet's handler would wait
+        #: for its send loop forever).
+        receive_ended: asyncio.Event
+
+        async def _FletApp__receive_loop(self) -> None:
+            try:
+                await FletApp._FletApp__receive_loop(self)  # type: ignore[attr-defined]
+            finally:
+                self.receive_ended.set()
+
+        #: The session this connection served, kept past :meth:`dispose` for
+        #: :func:`_forget_later`.
+        served: Any = None
+
+        def dispose(self) -> None:
+            self.served = getattr(self, "_FletApp__session", None)
+            super().dispose()
+
         def send_message(self, message: FletMessage) -> None:
             body = message.body
             if message.action == MessageAction.SESSION_CRASHED:
@@ -544,9 +696,11 @@ def flet_app(main: Callable[[Any], Any]) -> ASGIApp:
     async def ws(websocket: WebSocket) -> None:
         watched = _WatchedSocket(websocket)
         conn = QuietFletApp(loop=asyncio.get_running_loop(), executor=app_manager.executor,
-                            main=main, before_main=None)
+                            main=main, before_main=None, session_timeout_seconds=keep_s)
+        conn.receive_ended = watched.ended
         task = asyncio.ensure_future(conn.handle(watched))
         ended = asyncio.ensure_future(watched.ended.wait())
+        HANDLERS.add(task)
         try:
             await asyncio.wait({task, ended}, return_when=asyncio.FIRST_COMPLETED)
             if not task.done():
@@ -562,10 +716,42 @@ def flet_app(main: Callable[[Any], Any]) -> ASGIApp:
             ended.cancel()
             if not task.done():
                 task.cancel()
+            HANDLERS.discard(task)
+            _forget_later(conn, keep_s)
 
     app.mount("/", FletStaticFiles(app_name="Chicken Foot companion", no_cdn=True,
                                    websocket_endpoint_path="ws"))
     return app
+
+
+def _forget_later(conn: Any, keep_s: float) -> None:
+    """Delete the session of a closed connection ``keep_s`` seconds from now unless a tab has
+    reconnected to it: Flet's own sweep (every 10 s) would do it up to 10 s later, and an
+    hour later with its default timeout."""
+    from flet_web.fastapi import app_manager
+
+    try:  # Flet keeps both private; without them its own sweep frees the session
+        session = conn._FletApp__session or conn.served
+        key = conn._FletApp__get_unique_session_id(session.id) if session is not None else None
+    except AttributeError:
+        return
+    if key is None:
+        return
+
+    async def forget() -> None:
+        if session.connection is None and await app_manager.get_session(key) is session:
+            await app_manager.delete_session(key)
+
+    def start() -> None:
+        task = loop.create_task(forget())
+        _FORGETTING.add(task)  # referenced until done
+        task.add_done_callback(_FORGETTING.discard)
+
+    loop = asyncio.get_running_loop()
+    loop.call_later(keep_s, start)
+
+
+_FORGETTING: set[asyncio.Task[None]] = set()
 
 
 def _last_line(text: Any) -> str:
@@ -596,6 +782,146 @@ class _WatchedSocket:
 
 
 # ---------------------------------------------------------------------------- serving
+@dataclass(frozen=True)
+class Limits:
+    """What one server lets its connections hold (see the constants of the same names)."""
+
+    per_address: int = CONNECTIONS_PER_ADDRESS
+    in_all: int = CONNECTIONS_IN_ALL
+    headers_s: float = HEADERS_WITHIN_S
+    keep_alive_s: int = KEEP_ALIVE_S
+
+
+class _Connections:
+    """Open connections counted per client address (:func:`address_key`) and in all."""
+
+    def __init__(self, limits: Limits) -> None:
+        self.limits = limits
+        self.per_address: dict[str, int] = {}
+        self.total = 0
+        self.refused = 0
+
+    def admit(self, key: str) -> bool:
+        if (self.total >= self.limits.in_all
+                or self.per_address.get(key, 0) >= self.limits.per_address):
+            self.refused += 1
+            if self.refused in (1, 100) or self.refused % 10_000 == 0:
+                log.warning("refused a connection from %s: too many open (%d refused so far)",
+                            key, self.refused)
+            return False
+        self.per_address[key] = self.per_address.get(key, 0) + 1
+        self.total += 1
+        return True
+
+    def release(self, key: str) -> None:
+        self.total -= 1
+        left = self.per_address.get(key, 1) - 1
+        if left > 0:
+            self.per_address[key] = left
+        else:
+            self.per_address.pop(key, None)
+
+
+def _guarded_protocols(conns: _Connections, http: type, ws: type) -> tuple[type, type]:
+    """uvicorn's HTTP and WebSocket protocols, counting each connection under its address
+    from accepting it to closing it (an upgraded one hands its count to the WebSocket), and
+    closing one that has not sent a request's headers within ``headers_s`` of connecting or of
+    its previous answer."""
+
+    class GuardedHTTP(http):  # type: ignore[misc, valid-type]
+        _slot: str | None = None
+        _refused = False
+        _headers_timer: asyncio.TimerHandle | None = None
+
+        def connection_made(self, transport: Any) -> None:
+            peer = transport.get_extra_info("peername")
+            key = address_key(str(peer[0])) if isinstance(peer, tuple) and peer else "?"
+            if not conns.admit(key):
+                self._refused = True
+                transport.abort()
+                return
+            self._slot = key
+            super().connection_made(transport)
+            self._expect_headers()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            if self._refused:
+                return
+            if self._headers_timer is not None:
+                self._headers_timer.cancel()
+            if self._slot is not None:
+                conns.release(self._slot)
+                self._slot = None
+            super().connection_lost(exc)
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            if not self.transport.is_closing():
+                self._expect_headers()
+
+        def _expect_headers(self) -> None:
+            if self._headers_timer is not None:
+                self._headers_timer.cancel()
+            waited_for = self.cycle  # a new request's headers make a new cycle
+
+            def check() -> None:
+                t = self.transport
+                if (t.get_protocol() is self and not t.is_closing() and self.cycle is waited_for
+                        and (waited_for is None or waited_for.response_complete)):
+                    t.close()
+
+            self._headers_timer = self.loop.call_later(conns.limits.headers_s, check)
+
+    class GuardedWS(ws):  # type: ignore[misc, valid-type]
+        _slot: str | None = None
+
+        def connection_made(self, transport: Any) -> None:
+            upgraded = transport.get_protocol()  # the HTTP protocol, still set at this point
+            self._slot = getattr(upgraded, "_slot", None)
+            if self._slot is not None:
+                upgraded._slot = None
+                if upgraded._headers_timer is not None:
+                    upgraded._headers_timer.cancel()
+            super().connection_made(transport)
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            if self._slot is not None:
+                conns.release(self._slot)
+                self._slot = None
+            super().connection_lost(exc)
+
+    return GuardedHTTP, GuardedWS
+
+
+def server_config(app: ASGIApp, limits: Limits | None = None) -> Any:
+    """The ``uvicorn.Config`` the app is served with: connections limited per address and in
+    all, headers and idle connections timed out, WebSocket messages capped."""
+    import uvicorn
+    from uvicorn.protocols.http.auto import AutoHTTPProtocol
+    from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+
+    limits = limits or Limits()
+    http, ws = _guarded_protocols(_Connections(limits), AutoHTTPProtocol, WebSocketsSansIOProtocol)
+    return uvicorn.Config(
+        app, log_level="warning", access_log=False, proxy_headers=False, server_header=False,
+        http=http, ws=ws, ws_max_size=WS_MAX_BYTES, timeout_graceful_shutdown=STOP_GRACE_S,
+        timeout_keep_alive=limits.keep_alive_s, lifespan="on", limit_concurrency=limits.in_all + 1)
+
+
+def _room_for_connections(limits: Limits) -> None:
+    """Raise the open-file limit so :data:`CONNECTIONS_IN_ALL` sockets fit beside the rest."""
+    try:
+        import resource
+
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        want = limits.in_all + 512
+        if soft != resource.RLIM_INFINITY and soft < want:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (want if hard == resource.RLIM_INFINITY
+                                                        else min(want, hard), hard))
+    except (ImportError, ValueError, OSError):  # not on this system: the limit stays
+        pass
+
+
 def serve(app: ASGIApp, sock: socket.socket, *, on_stop: Callable[[], None] | None = None) -> None:
     """Serve ``app`` on the bound ``sock`` until SIGTERM/SIGINT; returns within 3 s of one."""
     import uvicorn
@@ -613,11 +939,8 @@ def serve(app: ASGIApp, sock: socket.socket, *, on_stop: Callable[[], None] | No
     if not os.environ.get("FLET_LOG_LEVEL"):
         for name in ("flet", "flet_web"):
             logging.getLogger(name).setLevel(logging.CRITICAL)
-    config = uvicorn.Config(
-        app, log_level="warning", access_log=False, proxy_headers=False, server_header=False,
-        ws="websockets-sansio", ws_max_size=WS_MAX_BYTES, timeout_graceful_shutdown=STOP_GRACE_S,
-        lifespan="on", limit_concurrency=256)
-    server = Server(config)
+    _room_for_connections(Limits())
+    server = Server(server_config(app))
     try:
         asyncio.run(server.serve(sockets=[sock]))
     finally:

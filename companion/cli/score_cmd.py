@@ -9,8 +9,12 @@ of one round, a tile the rules' set does not have) never change the exit code.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
+import os
+import sys
 from collections import defaultdict
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -160,7 +164,29 @@ def decode_photos(paths: list[str], models: Path) -> list[LoadedImage]:
 
     config_path = models / "reader.json"
     max_side = ReaderConfig.load(config_path).decode_max_side if config_path.exists() else 1600
-    return [load_image(p, max_side, name=p) for p in paths]
+    with c_libraries_quiet():
+        return [load_image(p, max_side, name=p) for p in paths]
+
+
+@contextlib.contextmanager
+def c_libraries_quiet() -> Iterator[None]:
+    """Standard error (file descriptor 2) sent nowhere meanwhile: the C decoders under Pillow
+    (libtiff: "tempfile.tif: Using code not yet in table.") write their own lines there, and a
+    bad photo must be told in one line, the ImageError's."""
+    try:
+        sys.stderr.flush()
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        saved = os.dup(2)
+    except OSError:  # no descriptor 2 to quiet
+        yield
+        return
+    try:
+        os.dup2(devnull, 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(devnull)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -1,0 +1,104 @@
+"""Memory a closed browser tab leaves on the served app, per session (Python allocations,
+``tracemalloc``), while its session is kept for a reconnection and once it is deleted.
+
+The real app (``make_main`` on a temporary scorekeeper file with one match) is served by uvicorn
+as ``chickenfoot app --web`` serves it, in this process on loopback; ``--sessions`` WebSocket
+clients register, wait for the home screen, and close.
+
+    python benchmarks/bench_web_sessions.py [--sessions 30] [--keep 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import gc
+import sys
+import tempfile
+import threading
+import time
+import tracemalloc
+from pathlib import Path
+
+import msgpack
+from websockets.sync.client import connect
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+REGISTER = [1, {"session_id": "", "page_name": "", "page": {"route": "/", "web": True, "width": 800,
+                                                              "height": 600}}]
+
+
+def _open_and_close(port: int) -> None:
+    own = {"Origin": f"http://127.0.0.1:{port}"}
+    with connect(f"ws://127.0.0.1:{port}/ws", additional_headers=own) as ws:
+        ws.send(b"\x00" + msgpack.packb(REGISTER))
+        got = b""
+        end = time.monotonic() + 20
+        while b"Zelda" not in got and time.monotonic() < end:
+            with contextlib.suppress(TimeoutError):
+                got += ws.recv(timeout=0.5)
+        if b"Zelda" not in got:
+            raise SystemExit("the home screen did not arrive")
+
+
+def _traced() -> int:
+    gc.collect()
+    return tracemalloc.get_traced_memory()[0]
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sessions", type=int, default=30)
+    ap.add_argument("--keep", type=float, default=10.0, help="seconds a closed session is kept")
+    args = ap.parse_args()
+
+    import uvicorn
+
+    from companion.app import web
+    from companion.app.shell import AppContext, make_main
+    from companion.storage import Repository
+
+    with tempfile.TemporaryDirectory() as tmp:
+        db = Path(tmp) / "matches.json"
+        with Repository.open(db) as repo:
+            repo.create_match(["Zelda", "Yann"], "double-chicken-foot")
+        ctx = AppContext(db, web=True)
+        sock = web.bind("127.0.0.1", 0)
+        port = sock.getsockname()[1]
+        gate = web.TableGate(web.flet_app(make_main(ctx), keep_s=args.keep), port=port,
+                             loopback_only=True, code=None, uploads=ctx.uploads)
+        server = uvicorn.Server(web.server_config(gate))
+        thread = threading.Thread(target=lambda: asyncio.run(server.serve(sockets=[sock])), daemon=True)
+        thread.start()
+        while not server.started:
+            time.sleep(0.05)
+        _open_and_close(port)  # the first session loads what every session shares
+        time.sleep(args.keep + 1)
+        tracemalloc.start()
+        base = _traced()
+        for _ in range(args.sessions):
+            _open_and_close(port)
+        time.sleep(1.0)
+        kept = _traced()
+        open_apps = len(ctx.sessions)
+        time.sleep(args.keep + 1.0)
+        after = _traced()
+        tracemalloc.stop()
+        left_apps = len(ctx.sessions)
+        server.should_exit = True
+        thread.join(10)
+        ctx.store.close()
+    n = args.sessions
+    print(f"{n} sessions opened and closed; each kept {args.keep:g} s for a reconnection")
+    print(f"  kept (closed, not yet deleted): {(kept - base) / n / 1024:.1f} KB per session "
+          f"({open_apps} App objects alive)")
+    print(f"  after deletion:                 {(after - base) / n / 1024:.1f} KB per session "
+          f"({left_apps} App objects alive)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,404 @@
+"""No stranger can block the served app, and a bad client costs the server little: connections
+per address, unfinished headers, WebSockets whose first message is garbage, wrong table codes
+from many addresses, uploads' bytes, number and pace. Every test speaks to a real uvicorn server
+on loopback over real sockets: the app itself (``chickenfoot app --web``) where the whole app is
+needed, else :func:`companion.app.web.server_config` served in this process with short limits.
+Other client addresses are other loopback addresses (127.0.0.2, ...), bound as the source."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import http.client
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import msgpack
+import pytest
+from app_e2e_helpers import Server
+from websockets.sync.client import connect
+
+from companion.app import web
+from companion.storage import Repository
+
+REGISTER = [1, {"session_id": "", "page_name": "", "page": {"route": "/", "web": True, "width": 800,
+                                                              "height": 600}}]
+
+
+def _db(tmp_path: Path) -> Path:
+    db = tmp_path / "matches.json"
+    with Repository.open(db) as repo:
+        repo.create_match(["Zelda", "Yann"], "double-chicken-foot")
+    return db
+
+
+def _request(port: int, path: str, *, source: str = "127.0.0.1", method: str = "GET",
+             headers: dict[str, str] | None = None, body: bytes | str | None = None,
+             timeout: float = 10) -> tuple[int, dict[str, str], bytes]:
+    c = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout, source_address=(source, 0))
+    try:
+        c.request(method, path, body=body, headers=headers or {})
+        r = c.getresponse()
+        return r.status, {k.lower(): v for k, v in r.getheaders()}, r.read()
+    finally:
+        c.close()
+
+
+async def _plain(scope: dict[str, Any], receive: Any, send: Any) -> None:
+    """An app that answers "ok" (and the lifespan): the gate in front of it is what is tested."""
+    if scope["type"] == "lifespan":
+        while True:
+            message = await receive()
+            await send({"type": message["type"] + ".complete"})
+            if message["type"] == "lifespan.shutdown":
+                return
+    await send({"type": "http.response.start", "status": 200, "headers": [(b"content-length", b"2")]})
+    await send({"type": "http.response.body", "body": b"ok"})
+
+
+@contextlib.contextmanager
+def _served(app: Any, limits: web.Limits | None = None) -> Iterator[int]:
+    """``app`` served by uvicorn as ``chickenfoot app --web`` serves it, in a thread; its port."""
+    import uvicorn
+
+    sock = web.bind("127.0.0.1", 0)
+    port = sock.getsockname()[1]
+    server = uvicorn.Server(web.server_config(app, limits))
+    thread = threading.Thread(target=lambda: asyncio.run(server.serve(sockets=[sock])), daemon=True)
+    thread.start()
+    try:
+        deadline = time.monotonic() + 20
+        while not server.started and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert server.started
+        yield port
+    finally:
+        server.should_exit = True
+        thread.join(10)
+        sock.close()
+
+
+def _closed_within(sock: socket.socket, seconds: float, trickle: bytes = b"") -> float | None:
+    """Seconds until the server closed ``sock`` (sending ``trickle`` a byte every 0.1 s
+    meanwhile); None if it was still open after ``seconds``."""
+    start = time.monotonic()
+    sock.settimeout(0.1)
+    sent = 0
+    while time.monotonic() - start < seconds:
+        try:
+            if sent < len(trickle):
+                sock.sendall(trickle[sent:sent + 1])
+                sent += 1
+            if sock.recv(1024) == b"":
+                return time.monotonic() - start
+        except TimeoutError:
+            continue
+        except OSError:  # reset: closed as well
+            return time.monotonic() - start
+    return None
+
+
+# --------------------------------------------------------------------------- connections
+@pytest.fixture
+def table(tmp_path: Path) -> Iterator[Server]:
+    srv = Server(_db(tmp_path), tmp_path / "app.log", host="0.0.0.0")
+    try:
+        yield srv
+    finally:
+        srv.stop()
+
+
+def _joined_cookie(srv: Server, source: str = "127.0.0.1") -> str:
+    status, headers, _ = _request(srv.port, f"/join?code={srv.code}", source=source)
+    assert status == 303
+    return headers["set-cookie"].split(";")[0]
+
+
+def test_a_thousand_idle_or_slow_connections_from_one_address_leave_a_phone_served(table: Server) -> None:
+    """Half the attacker's connections send nothing, half the start of a request's headers; its
+    address may hold CONNECTIONS_PER_ADDRESS of them, the rest are closed at once, and a joined
+    phone (another address) is answered within a second, the join page too."""
+    cookie = _joined_cookie(table)
+    held: list[socket.socket] = []
+    try:
+        for k in range(1000):
+            s = socket.socket()
+            s.settimeout(5)
+            s.bind(("127.0.0.2", 0))
+            s.connect(("127.0.0.1", table.port))
+            if k % 2:
+                s.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+            held.append(s)
+        start = time.monotonic()
+        status, _, body = _request(table.port, "/", headers={"Cookie": cookie}, timeout=5)
+        took = time.monotonic() - start
+        assert status == 200 and b"Join this table" not in body
+        assert took < 1.0, f"the phone waited {took:.2f} s"
+        start = time.monotonic()
+        status, _, body = _request(table.port, "/", source="127.0.0.3", timeout=5)
+        assert status == 403 and b"Join this table" in body and time.monotonic() - start < 1.0
+        # what the attacker keeps: at most its share, the rest closed by the server
+        time.sleep(0.5)
+        still_open = 0
+        for s in held:
+            s.setblocking(False)
+            try:
+                still_open += s.recv(1) != b""  # pragma: no cover - nothing is sent to them
+            except BlockingIOError:
+                still_open += 1
+            except OSError:
+                pass
+        assert still_open <= web.CONNECTIONS_PER_ADDRESS, still_open
+        print(f"1,000 connections from 127.0.0.2: {still_open} held, the phone answered in {took * 1e3:.0f} ms")
+    finally:
+        for s in held:
+            s.close()
+    assert "Traceback" not in table.log.read_text()
+
+
+def test_connections_that_send_no_request_in_time_are_closed() -> None:
+    """Nothing sent, headers sent a byte at a time, a keep-alive connection gone quiet: each is
+    closed once its time is up, and an answer in progress is not cut."""
+    limits = web.Limits(headers_s=0.6, keep_alive_s=1)
+    with _served(web.TableGate(_plain, port=0, loopback_only=True, code=None), limits) as port:
+        with socket.create_connection(("127.0.0.1", port)) as quiet:
+            took = _closed_within(quiet, 5)
+            assert took is not None and 0.5 < took < 1.5, took
+        with socket.create_connection(("127.0.0.1", port)) as slow:
+            took = _closed_within(slow, 5, b"GET / HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n" % port)
+            assert took is not None and 0.5 < took < 1.5, took
+        with socket.create_connection(("127.0.0.1", port)) as kept:
+            kept.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n\r\n" % port)
+            kept.settimeout(5)
+            assert kept.recv(4096).startswith(b"HTTP/1.1 421")  # port 0 is not this one's
+            took = _closed_within(kept, 5)
+            assert took is not None and took < 1.5, took
+
+
+def test_one_address_cannot_hold_more_than_its_share_nor_all_of_them_the_server() -> None:
+    limits = web.Limits(per_address=4, in_all=10)
+    with _served(_plain, limits) as port:
+        mine = [socket.create_connection(("127.0.0.1", port), source_address=("127.0.0.2", 0))
+                for _ in range(6)]
+        closed = sum(_closed_within(s, 0.2) is not None for s in mine)
+        assert closed == 2  # past its 4
+        others = [socket.create_connection(("127.0.0.1", port), source_address=(f"127.0.0.{k}", 0))
+                  for k in (3, 3, 4, 4, 5, 5, 6)]
+        closed = sum(_closed_within(s, 0.2) is not None for s in others)
+        assert closed == 1  # 4 + 6 fill the 10
+        for s in mine + others:
+            s.close()
+        time.sleep(0.3)
+        assert _request(port, "/", source="127.0.0.9")[0] == 200  # freed as they close
+
+
+def test_address_keys() -> None:
+    assert web.address_key("10.0.0.7") == "10.0.0.7"
+    assert web.address_key("::ffff:10.0.0.7") == "10.0.0.7"
+    assert web.address_key("2001:db8:1:2:aaaa::1") == web.address_key("2001:db8:1:2:bbbb::9") \
+        == "2001:db8:1:2::/64"
+    assert web.address_key("2001:db8:1:3::1") != web.address_key("2001:db8:1:2::1")
+
+
+# ------------------------------------------------------------------------------ WebSocket
+def test_a_websocket_handler_is_freed_within_5_s_whatever_its_first_message() -> None:
+    """Garbage first (then closed, or left open), a registration Flet cannot read, a text frame:
+    every handler ends within 5 s, and the server goes on serving sessions."""
+    import flet as ft
+
+    def main(page: ft.Page) -> None:
+        page.add(ft.Text("Zelda"))
+
+    before = len(web.HANDLERS)
+    gate = web.TableGate(web.flet_app(main), port=0, loopback_only=True, code=None)
+    with _served(gate) as port:
+        gate.port = port
+        own = {"Origin": f"http://127.0.0.1:{port}"}
+        url = f"ws://127.0.0.1:{port}/ws"
+        firsts = (b"\x00\xc1", b"\x00\xc1garbage", b"\x00" + msgpack.packb([1, {"x": 1}]),
+                  b"\x00" + msgpack.packb("not a message"), "text")
+        with contextlib.ExitStack() as left_open:
+            for first in firsts:
+                with connect(url, additional_headers=own) as ws:
+                    ws.send(first)
+                left_open.enter_context(connect(url, additional_headers=own)).send(first)
+            start = time.monotonic()
+            while len(web.HANDLERS) > before and time.monotonic() - start < 10:
+                time.sleep(0.1)
+            took = time.monotonic() - start
+            assert len(web.HANDLERS) == before, f"{len(web.HANDLERS) - before} handlers still running"
+            assert took < 5.0, f"handlers freed after {took:.1f} s"
+            print(f"{2 * len(firsts)} bad first messages: every handler freed {took:.1f} s after the last")
+        with connect(url, additional_headers=own) as ws:  # a real session still works
+            ws.send(b"\x00" + msgpack.packb(REGISTER))
+            got = b""
+            end = time.monotonic() + 10
+            while b"Zelda" not in got and time.monotonic() < end:
+                with contextlib.suppress(TimeoutError):
+                    got += ws.recv(timeout=0.5)
+            assert b"Zelda" in got
+
+
+# ------------------------------------------------------------------------------ table code
+def test_wrong_codes_from_many_addresses_never_refuse_the_right_code_from_a_new_one(table: Server) -> None:
+    wrong = "000000" if table.code != "000000" else "111111"
+    statuses = []
+    for k in range(2, 42):  # 40 addresses x 8 wrong codes: 320, eight times the old limit for all
+        for _ in range(web.TRIES_PER_MINUTE):
+            statuses.append(_request(table.port, f"/join?code={wrong}", source=f"127.0.0.{k}")[0])
+    assert set(statuses) == {403}
+    assert _request(table.port, f"/join?code={wrong}", source="127.0.0.2")[0] == 429  # that one is blocked
+    assert _request(table.port, f"/join?code={table.code}", source="127.0.0.2")[0] == 429
+    assert _request(table.port, f"/join?code={table.code}", source="127.0.0.99")[0] == 303  # a new phone
+
+
+def test_the_wrong_code_limiter_counts_per_address_and_remembers_a_bounded_number() -> None:
+    tries = web._Tries(most=100)
+    now = 1000.0
+    for k in range(1000):
+        tries.failed(f"10.0.{k // 250}.{k % 250}", now)
+    assert len(tries.per_client) == 100  # the least recently failing are forgotten first
+    assert not tries.blocked("10.0.0.0", now)
+    for _ in range(web.TRIES_PER_MINUTE):
+        tries.failed("2001:db8::1", now)
+    assert tries.blocked("2001:db8::2", now)  # the same /64: one device can use them all
+    assert not tries.blocked("2001:db8:0:1::1", now)
+    assert not tries.blocked("2001:db8::1", now + 61)  # a minute later, more tries...
+    for k in range(web.TRIES_PER_HOUR - web.TRIES_PER_MINUTE):
+        tries.failed("2001:db8::1", now + 61 + k * 9)
+    later = now + 61 + (web.TRIES_PER_HOUR - web.TRIES_PER_MINUTE) * 9 + 61
+    assert tries.blocked("2001:db8::1", later)  # ... up to TRIES_PER_HOUR in an hour
+    assert not tries.blocked("2001:db8::1", now + 3600 + 61 + 270)
+
+
+# ------------------------------------------------------------------------------ uploads
+def test_a_body_sent_a_byte_every_2_s_is_cut_off_within_seconds() -> None:
+    """With the served limits (UPLOAD_GRACE_S, UPLOAD_MIN_RATE): 408 once the grace is over."""
+    uploads = web.Uploads(max_bytes=1000)
+    gate = web.TableGate(_plain, port=0, loopback_only=True, code=None, uploads=uploads)
+    with _served(gate) as port:
+        gate.port = port
+        token, fut = uploads.expect()
+        s = socket.create_connection(("127.0.0.1", port))
+        with s:
+            s.sendall(b"PUT /upload/%s HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nOrigin: http://127.0.0.1:%d\r\n"
+                      b"Content-Length: 100\r\n\r\n" % (token.encode(), port, port))
+            start = time.monotonic()
+            s.settimeout(0.2)
+            answer = b""
+            while not answer and time.monotonic() - start < 30:
+                s.sendall(b"x")
+                end = time.monotonic() + 2
+                while time.monotonic() < end and not answer:
+                    with contextlib.suppress(TimeoutError):
+                        answer = s.recv(4096)
+            took = time.monotonic() - start
+        assert answer.startswith(b"HTTP/1.1 408"), answer
+        assert took < web.UPLOAD_GRACE_S + 3, took
+        print(f"a byte every 2 s: cut off (408) after {took:.1f} s")
+        with pytest.raises(web.UploadRefused, match="too slowly"):
+            fut.result(0)
+    assert uploads.held == 0
+
+
+def test_uploads_in_progress_hold_at_most_held_max_bytes_together() -> None:
+    """Six uploads of a full-size file start at once against room for three: three are taken,
+    three answered 503 at once; the bytes held never pass the cap, and are given back."""
+    mb = 2**20
+    uploads = web.Uploads(max_bytes=mb, held_max=3 * mb)
+    gate = web.TableGate(_plain, port=0, loopback_only=True, code=None, uploads=uploads)
+    with _served(gate) as port:
+        gate.port = port
+        started = []
+        sessions = [object() for _ in range(6)]
+        for who in sessions:
+            token, fut = uploads.expect(owner=who)
+            s = socket.create_connection(("127.0.0.1", port))
+            s.sendall(b"PUT /upload/%s HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nOrigin: http://127.0.0.1:%d\r\n"
+                      b"Content-Length: %d\r\n\r\n" % (token.encode(), port, port, mb) + b"x" * (mb // 2))
+            started.append((s, fut))
+        time.sleep(0.5)
+        busy = []
+        for s, _ in started:
+            s.settimeout(0.2)
+            with contextlib.suppress(TimeoutError):
+                busy.append(s.recv(4096).startswith(b"HTTP/1.1 503"))
+        assert busy == [True] * 3, busy
+        assert uploads.held == 3 * mb
+        answers = []
+        for s, fut in started:
+            if fut.done():
+                continue
+            s.sendall(b"y" * (mb // 2))
+            s.settimeout(10)
+            answers.append(s.recv(4096)[:15])
+            assert fut.result(5) == b"x" * (mb // 2) + b"y" * (mb // 2)
+        assert answers == [b"HTTP/1.1 200 OK"] * 3
+        for s, _ in started:
+            s.close()
+    assert uploads.held_peak == 3 * mb and uploads.held == 0
+
+
+def test_one_file_at_a_time_per_session_and_a_bounded_number_in_all() -> None:
+    uploads = web.Uploads(max_bytes=10, waiting_max=3)
+    sessions = [object() for _ in range(4)]
+    _, first = uploads.expect(owner=sessions[0])
+    _, second = uploads.expect(owner=sessions[0])
+    assert first.cancelled() and not second.done()  # a session's new file replaces its last
+    uploads.expect(owner=sessions[1])
+    uploads.expect(owner=sessions[2])
+    with pytest.raises(web.UploadRefused, match="too many files"):
+        uploads.expect(owner=sessions[3])
+
+
+# ------------------------------------------------------------------------------ sessions
+def test_a_closed_tab_s_session_is_deleted_once_its_keep_time_is_over(tmp_path: Path) -> None:
+    """The real app: tabs open the home screen and close; their sessions (and the screens' App
+    objects, about 90 KB each: benchmarks/bench_web_sessions.py) are gone within a second of
+    the keep time, not after Flet's hour. (The server's first session may outlive it: a task
+    started while it ran keeps a copy of its context.)"""
+    import gc
+    import weakref
+
+    from companion.app.shell import AppContext, make_main
+
+    ctx = AppContext(_db(tmp_path), web=True)
+    gate = web.TableGate(web.flet_app(make_main(ctx), keep_s=0.5), port=0, loopback_only=True,
+                         code=None, uploads=ctx.uploads)
+
+    def tab(port: int) -> None:
+        own = {"Origin": f"http://127.0.0.1:{port}"}
+        with connect(f"ws://127.0.0.1:{port}/ws", additional_headers=own) as ws:
+            ws.send(b"\x00" + msgpack.packb(REGISTER))
+            got = b""
+            end = time.monotonic() + 10
+            while b"Zelda" not in got and time.monotonic() < end:
+                with contextlib.suppress(TimeoutError):
+                    got += ws.recv(timeout=0.5)
+            assert b"Zelda" in got
+
+    try:
+        with _served(gate) as port:
+            gate.port = port
+            tab(port)
+            first = set(ctx.sessions)
+            seen: dict[int, weakref.ref[Any]] = {}
+            for _ in range(3):
+                tab(port)
+                seen.update((id(a), weakref.ref(a)) for a in ctx.sessions if a not in first)
+            del first
+            tabs = list(seen.values())
+            start = time.monotonic()
+            while time.monotonic() - start < 5:
+                gc.collect()
+                if not any(t() for t in tabs):
+                    break
+                time.sleep(0.1)
+            assert len(tabs) == 3 and not any(t() for t in tabs), "sessions left"
+            assert time.monotonic() - start < 1.5
+    finally:
+        ctx.store.close()
