@@ -30,6 +30,17 @@ def test_every_package_of_the_checkout_is_in_the_wheel_list():
     assert found | {"vision.models"} == declared
 
 
+def test_ci_runs_the_readme_test_command_with_the_cpu_torch():
+    readme = (ROOT / "README.md").read_text()
+    ci = (ROOT / ".ci" / "run").read_text()
+    (command,) = [line for line in ci.splitlines() if line.startswith("bash scripts/install-browser.sh")]
+    assert f"```sh\n{command}\n```" in readme
+    assert "--extra-index-url https://download.pytorch.org/whl/cpu" in command
+    train = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]["train"]
+    # one torch and its own torchvision: the CPU index has both builds of each
+    assert "torch==2.13.*" in train and "torchvision==0.28.*" in train
+
+
 def _run(cmd: list[str], cwd: Path, timeout: int = 300, **env: str) -> subprocess.CompletedProcess[str]:
     clean = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "CHICKENFOOT_MODELS", "VIRTUAL_ENV")}
     return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout, env=clean | env)

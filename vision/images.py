@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import io
 import os
+import stat
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
@@ -93,11 +94,15 @@ def _open(source: Source, name: str) -> tuple[Image.Image, bytes]:
     """Open lazily (header only) and return the image plus the file's first bytes."""
     if isinstance(source, str | os.PathLike):
         path = Path(source)
-        if not path.exists():
-            raise ImageError(f"{name}: no such file")
-        if path.is_dir():
+        try:
+            st = path.stat()
+        except FileNotFoundError:
+            raise ImageError(f"{name}: no such file") from None
+        except OSError as exc:  # a name too long, a folder that cannot be entered
+            raise ImageError(f"{name}: cannot read file ({_one_line(exc.strerror or exc)})") from None
+        if stat.S_ISDIR(st.st_mode):
             raise ImageError(f"{name}: is a folder, not an image")
-        size = path.stat().st_size
+        size = st.st_size
         if size == 0:
             raise ImageError(f"{name}: empty file, not an image")
         if size > MAX_BYTES:

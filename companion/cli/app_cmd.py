@@ -67,7 +67,8 @@ def check_models(models: str | None) -> None:
     config = ReaderConfig.load(base / "reader.json")
     missing = [f for f in config.model_files if not (base / f).is_file()]
     if missing:
-        raise InputError(f"--models {named}: model file(s) missing: {', '.join(missing)}")
+        files = "model file" if len(missing) == 1 else "model files"
+        raise InputError(f"--models {named}: {files} missing: {', '.join(missing)}")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from companion.rules.errors import ChickenFootError, InputError
+from companion.rules.errors import ChickenFootError, InputError, excerpt
 
 # Order is the order shown in --help.
 COMMAND_MODULES = (
@@ -34,12 +34,17 @@ COMMAND_MODULES = (
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 
 
+ERROR_PREFIX = "chickenfoot: error: "
+
+
 class UsageError(Exception):
     """A command line argparse cannot read (unknown option, missing argument)."""
 
     def __init__(self, prog: str, message: str) -> None:
-        super().__init__(f"{prog}: error: {message}")
-        self.message = message
+        # the subcommand goes in the message, so every error line starts with ERROR_PREFIX
+        sub = prog.removeprefix("chickenfoot").strip()
+        self.message = excerpt(message + (f" (see chickenfoot {sub} --help)" if sub else ""))
+        super().__init__(self.message)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -69,7 +74,7 @@ def add_option_arg(p: argparse.ArgumentParser) -> None:
     """``-o/--option KEY=VALUE``, the same on every command that takes rules."""
     p.add_argument("--option", "-o", action="append", default=[], metavar="KEY=VALUE",
                    help="change a rule option, e.g. zero-zero=25 or spokes=4 (repeatable; "
-                   "`chickenfoot rules NAME` lists them; zero_zero=25 is read the same)")
+                   "'chickenfoot rules NAME' lists them; zero_zero=25 is read the same)")
 
 
 def option_args(args: argparse.Namespace) -> dict[str, str] | None:
@@ -81,14 +86,19 @@ def option_args(args: argparse.Namespace) -> dict[str, str] | None:
 def output_file(text: str, flag: str, kinds: Sequence[str] = ()) -> Path:
     """Where ``flag FILE`` will be written, checked before any work is done: a file name (not a
     folder) in a folder that exists (no folder is ever made for it), of one of ``kinds``
-    (extensions such as ``.png``) when given, and not a read-only file. Every command checks
-    its outputs this way, so a bad one fails at once with nothing written."""
+    (extensions such as ``.png``) when given, and not a read-only file or folder. Every command
+    checks its outputs this way (and the scorekeeper file named by ``--db`` the same way), so a
+    bad one fails at once with nothing written."""
     path = Path(text).expanduser()
     if text.endswith(("/", os.sep)) or path.is_dir():
         raise InputError(f"{flag} {text} is a folder; give a file name in it, e.g. "
                          f"{path / ('out' + (kinds[0] if kinds else '.json'))}")
-    if not path.parent.is_dir():
-        raise InputError(f"{flag} {text}: there is no folder {path.parent} (it is not created)")
+    from companion.storage.safe_json import writable_folder
+
+    try:
+        writable_folder(path.parent)
+    except OSError as exc:
+        raise InputError(f"{flag} {text}: {exc.strerror}") from None
     if kinds and path.suffix.lower() not in kinds:
         raise InputError(f"{flag} {text}: unknown kind of file {path.suffix or '(no extension)'}; "
                          f"use {' or '.join(kinds)}")
@@ -124,8 +134,14 @@ def emit(data: Any, as_json: bool, text: str | None = None) -> None:
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
 
 
+def error_line(message: str) -> str:
+    """The one form of an error line, whatever the command: the prefix and a short excerpt."""
+    return ERROR_PREFIX + excerpt(message)
+
+
 def fail(message: str, as_json: bool = False, code: str = "error") -> int:
-    sys.stderr.write(f"chickenfoot: error: {message}\n")
+    message = excerpt(message)
+    sys.stderr.write(error_line(message) + "\n")
     if as_json:
         emit({"error": {"code": code, "message": message}, "exit": EXIT_USAGE}, True)
     return EXIT_USAGE
@@ -143,7 +159,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = parser.parse_args(argv)
     except UsageError as exc:
-        sys.stderr.write(f"{exc}\n")
+        sys.stderr.write(error_line(exc.message) + "\n")
         if "--json" in argv:
             emit({"error": {"code": "usage", "message": exc.message}, "exit": EXIT_USAGE}, True)
         raise SystemExit(EXIT_USAGE) from None  # as argparse itself exits

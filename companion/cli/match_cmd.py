@@ -14,6 +14,7 @@ from typing import Any
 
 from companion.cli.main import add_option_arg, emit, option_args, output_file, write_outputs
 from companion.rules.errors import InputError
+from companion.rules.words import count
 
 # The storage and match packages are imported inside the handlers: `chickenfoot --help` and the
 # other areas' commands should not pay for them.
@@ -58,7 +59,7 @@ def register(subparsers: Any) -> None:
                "and options; prints its id.")
     p.add_argument("--players", required=True, help="names in seating order, e.g. Ann,Bob,Cy")
     p.add_argument("--rules", default="double-chicken-foot",
-                   help="rules preset (default double-chicken-foot; `chickenfoot rules` lists them)")
+                   help="rules preset (default double-chicken-foot; 'chickenfoot rules' lists them)")
     add_option_arg(p)
     p.set_defaults(func=cmd_new)
 
@@ -105,7 +106,7 @@ def register(subparsers: Any) -> None:
         p.set_defaults(func=_simple(attr, name))
 
     p = action("export", "export one match or all history",
-               "Export one match or every match as JSON (which `match import` reads back) or CSV "
+               "Export one match or every match as JSON (which 'match import' reads back) or CSV "
                "(one row per player per round), to standard output or --out FILE.")
     p.add_argument("id", nargs="?", help="match id (omit, or --all, for every match)")
     p.add_argument("--all", action="store_true", help="export every match")
@@ -115,7 +116,7 @@ def register(subparsers: Any) -> None:
     p.set_defaults(func=cmd_export)
 
     p = action("import", "merge an exported JSON file",
-               "Merge a file written by `match export`: new matches are added, a copy with more "
+               "Merge a file written by 'match export': new matches are added, a copy with more "
                "changes replaces the stored one. Everything is checked before anything is written.")
     p.add_argument("file", help="the JSON export to read")
     p.set_defaults(func=cmd_import)
@@ -299,7 +300,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     if out is not None:
         write_outputs([(out, text.encode("utf-8"))])
         emit({"file": str(out), "matches": len(matches), "format": args.format}, args.json,
-             f"exported {len(matches)} match(es) to {out}")
+             f"exported {count(len(matches), 'match', 'matches')} to {out}")
     else:
         sys.stdout.write(text)
     return 0
@@ -360,7 +361,7 @@ def cmd_db_check(args: argparse.Namespace) -> int:
         problems = repo.check()
         n = len(repo)
     emit({"matches": n, "problems": problems}, args.json,
-         "\n".join(problems) if problems else f"ok: {n} match(es) read back fine")
+         "\n".join(problems) if problems else f"ok: {count(n, 'match', 'matches')} read back fine")
     return 1 if problems else 0
 
 
@@ -373,7 +374,7 @@ def cmd_db_restore(args: argparse.Namespace) -> int:
         n = len(repo)
     emit({"restored": str(path), "damaged_copy": str(kept) if kept else None, "matches": n},
          args.json,
-         f"restored {path} from its backup ({n} match(es))"
+         f"restored {path} from its backup ({count(n, 'match', 'matches')})"
          + (f"; the replaced file is kept as {kept}" if kept else ""))
     return 0
 

@@ -17,7 +17,15 @@ import re
 import sys
 from typing import Any
 
-from companion.cli.main import EXIT_FAIL, EXIT_OK, add_option_arg, emit, option_args, write_outputs
+from companion.cli.main import (
+    EXIT_FAIL,
+    EXIT_OK,
+    add_option_arg,
+    emit,
+    error_line,
+    option_args,
+    write_outputs,
+)
 from companion.rules.errors import IllegalPlayError, InputError
 
 _MOVE = re.compile(r"^\s*(?:play\s+)?(\S+)\s+(?:on\s+)?(\S+)\s*$", re.IGNORECASE)
@@ -27,7 +35,7 @@ def register(sub: Any) -> None:
     from companion.rules.ruleset import DEFAULT_PRESET
 
     p = sub.add_parser("practice", help="practise a round against bots",
-                       description=__doc__.split("\n\n")[1] if __doc__ else None)
+                       description=__doc__.split("\n\n")[1].replace("``", "") if __doc__ else None)
     p.add_argument("--rules", metavar="NAME", default=DEFAULT_PRESET, help=f"rules preset (default {DEFAULT_PRESET})")
     add_option_arg(p)
     p.add_argument("--players", "-n", type=int, default=4, metavar="N", help="seats, 2-8 (default 4)")
@@ -156,7 +164,7 @@ def cmd_practice(args: argparse.Namespace) -> int:
         except InputError as exc:
             if scripted:
                 raise
-            told.append(f"error: {exc}")
+            told.append(error_line(str(exc)))
         told += [e.text for e in practice.events[seen:]]
         seen = len(practice.events)
         if refused and scripted:

@@ -33,6 +33,10 @@ from companion.rules.ruleset import (
 )
 from companion.rules.tiles import Tile
 
+# companion.rules.bots.BOTS by name (that module is the round engine's, too slow to import for
+# every command's parser; tests/cli check the two agree)
+BOT_NAMES = ("random", "greedy", "lookahead")
+
 
 def register(sub: Any) -> None:
     p = sub.add_parser("rules", help="list the rule presets, or show one in full",
@@ -66,8 +70,8 @@ def register(sub: Any) -> None:
                    help="players (default 4, or the nearest count the rules allow)")
     s.add_argument("--seed", type=int, default=0, metavar="S", help="random seed (default 0)")
     s.add_argument("--matches", type=int, default=1, metavar="M", help="matches (default 1)")
-    s.add_argument("--bot", choices=("random", "greedy"), default="greedy",
-                   help="bot for every seat (default greedy)")
+    s.add_argument("--bot", choices=BOT_NAMES, default="greedy",
+                   help="bot for every seat: random, greedy or lookahead (default greedy)")
     add_option_arg(s)
     s.add_argument("--json", action="store_true", help="print JSON")
     s.set_defaults(func=cmd_simulate)
@@ -102,6 +106,10 @@ def cmd_rules(args: argparse.Namespace) -> int:
     if changed:
         lines.append("Options changed: " + ", ".join(f"{k}={v}" for k, v in changed.items()))
     lines = [x for x in lines if x] + [f"- {s}" for s in rules.describe()]
+    lines += ["", "Options (change one with -o KEY=VALUE; these are this preset's values):"]
+    values = _options_as_typed(rules)
+    lines += [f"  {o.name}={'none' if values[o.name] is None else str(values[o.name]).lower()}: {o.help} "
+              f"[{o.allowed()}]" for o in OPTIONS.values()]
     emit(data, args.json, "\n".join(lines))
     return EXIT_OK
 

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from companion.cli.main import EXIT_OK, add_option_arg, emit, option_args, output_file, write_outputs
 from companion.rules.ruleset import RuleSet, get_rules
 from companion.rules.tiles import SETS, Tile
+from companion.rules.words import count
 
 if TYPE_CHECKING:  # numpy and onnxruntime load only when a photo is scored, not for every command
     from vision.images import LoadedImage
@@ -130,7 +131,7 @@ def round_warnings(names: list[str], readings: list[Reading], rules: RuleSet,
 def _text(names: list[str], readings: list[Reading], warnings: list[str]) -> str:
     lines: list[str] = []
     for name, r in zip(names, readings, strict=True):
-        lines.append(f"{name}: {len(r.tiles)} tiles, {r.pips} pips, penalty {r.penalty}")
+        lines.append(f"{name}: {count(len(r.tiles), 'tile')}, {count(r.pips, 'pip')}, penalty {r.penalty}")
         for t in r.tiles:
             cx, cy, length, width, deg = t.box.to_list()
             flag = "  CHECK" if t.needs_review else ""
@@ -149,8 +150,8 @@ def _text(names: list[str], readings: list[Reading], warnings: list[str]) -> str
         lines += [f"  warning: {w}" for w in r.warnings]
     if len(readings) > 1:
         lines.append(
-            f"all photos: {sum(len(r.tiles) for r in readings)} tiles, "
-            f"{sum(r.pips for r in readings)} pips, penalty {sum(r.penalty for r in readings)}"
+            f"all photos: {count(sum(len(r.tiles) for r in readings), 'tile')}, "
+            f"{count(sum(r.pips for r in readings), 'pip')}, penalty {sum(r.penalty for r in readings)}"
         )
     lines += [f"warning: {w}" for w in warnings]
     return "\n".join(lines)

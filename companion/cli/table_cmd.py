@@ -17,6 +17,7 @@ from companion.cli.rules_cmd import drawing_file, play_line, report_drawing
 from companion.cli.score_cmd import _rules, decode_photos, picture_bytes, picture_file
 from companion.rules.errors import InputError
 from companion.rules.tiles import SETS, Tile
+from companion.rules.words import count
 
 
 def register(subparsers: Any) -> None:
@@ -91,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
         "warnings": warnings,
     }
     found = f" (+{len(table.found)} found in gaps)" if table.found else ""
-    lines = [f"{args.photo}: {len(reading.tiles)} tiles read{found}; hub {table.layout.hub}; "
+    lines = [f"{args.photo}: {count(len(reading.tiles), 'tile')} read{found}; hub {table.layout.hub}; "
              f"{len(table.layout.plays)} played on it"
              + (f" ({len(table.loose)} not in the layout)" if table.loose else "")]
     lines += report.summary_lines()

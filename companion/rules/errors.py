@@ -8,9 +8,38 @@ in their own modules; the rules core itself imports nothing of ours.
 
 from __future__ import annotations
 
+import re
+
+#: A word of an error line (a tile, a name, a path, an option) longer than this is cut.
+WORD_LIMIT = 100
+#: An error line longer than this (after cutting words) is cut.
+LINE_LIMIT = 1000
+_LONG_WORD = re.compile(rf"\S{{{WORD_LIMIT + 1},}}")
+
+
+def excerpt(text: str) -> str:
+    """``text`` with every overlong word cut to its start and end and its length, and the whole
+    cut to ``LINE_LIMIT`` characters: an error repeats what it was given, and a 5,000-digit tile
+    must not make a 5,000-byte line. Every error message goes through here (see
+    :class:`ChickenFootError`; the CLI passes argparse's own messages through it too)."""
+
+    def cut(m: re.Match[str]) -> str:
+        word = m.group()
+        stem = word.rstrip(";:,.")
+        return f"{stem[:WORD_LIMIT // 2]}...{stem[-10:]} ({len(stem):,} characters){word[len(stem):]}"
+
+    text = _LONG_WORD.sub(cut, text)
+    if len(text) > LINE_LIMIT:
+        text = f"{text[:LINE_LIMIT]}... ({len(text):,} characters in all)"
+    return text
+
 
 class ChickenFootError(Exception):
-    """Root of every deliberate error in the project."""
+    """Root of every deliberate error in the project. Its message is shown cut to a short
+    excerpt of any long input it repeats (:func:`excerpt`)."""
+
+    def __str__(self) -> str:
+        return excerpt(super().__str__())
 
 
 class InputError(ChickenFootError, ValueError):

@@ -271,11 +271,15 @@ class Option:
             raise InvalidOptionError(f"option {self.name!r}: {raw!r} is not allowed ({self._allowed()})")
         return value
 
+    def allowed(self) -> str:
+        """The values the option takes, in words: "one of 3, 4, 6", "a whole number 1-6"."""
+        return self._allowed()
+
     def _allowed(self) -> str:
         if issubclass(self.kind, StrEnum):
             return "one of " + ", ".join(m.value for m in self.kind)
         if self.choices is not None:
-            return "one of " + ", ".join(str(c) for c in self.choices)
+            return "one of " + ", ".join(str(c) for c in self.choices) + (" or none" if self.nullable else "")
         if self.kind is bool:
             return "true or false"
         rng = f"{self.low if self.low is not None else ''}-{self.high if self.high is not None else ''}"

@@ -166,9 +166,11 @@ class Repository:
     Open with :meth:`open`; close with :meth:`close` (or use it as a context manager).
     """
 
-    def __init__(self, path: str | os.PathLike[str], *, lock_timeout: float = 15.0) -> None:
+    def __init__(self, path: str | os.PathLike[str], *, lock_timeout: float = 15.0,
+                 make_folder: bool = False) -> None:
         self.path = Path(path).expanduser().absolute()
-        self._db = TinyDB(self.path, storage=SafeJSONStorage, lock_timeout=lock_timeout)
+        self._db = TinyDB(self.path, storage=SafeJSONStorage, lock_timeout=lock_timeout,
+                          make_folder=make_folder)
         self._storage: SafeJSONStorage = self._db.storage  # type: ignore[assignment]
         self._lock = threading.RLock()
         self._matches: Table = self._db.table("matches", cache_size=0)
@@ -190,7 +192,15 @@ class Repository:
         Raises :class:`StorageError` (damaged file, newer schema, unreadable) with a message
         that names the file and what to do.
         """
-        repo = cls(resolve_db_path(path), lock_timeout=lock_timeout)
+        where = resolve_db_path(path)
+        # The default place is the project's own and made on the first save; a file someone
+        # named (--db, $CHICKENFOOT_DB) must be in a folder that exists, as every output is.
+        named = bool(path or os.environ.get(ENV_VAR))
+        if named and not where.expanduser().parent.is_dir():
+            source = "--db" if path else f"${ENV_VAR}"
+            raise StorageError(f"{source} {where}: there is no folder {where.expanduser().parent} "
+                               "(it is not created)")
+        repo = cls(where, lock_timeout=lock_timeout, make_folder=not named)
         try:
             repo._migrate_if_needed()
         except BaseException:

@@ -106,6 +106,21 @@ def writable_target(path: Path) -> int:
     return stat.S_IMODE(st.st_mode)
 
 
+def writable_folder(folder: Path) -> None:
+    """Check that files can be made in ``folder``: ``FileNotFoundError`` when there is no such
+    folder (none is ever made for a file someone named), ``PermissionError`` when it is
+    read-only (by its permission bits too, which do not stop root)."""
+    try:
+        st = os.stat(folder)
+    except FileNotFoundError:
+        raise FileNotFoundError(errno.ENOENT, f"there is no folder {folder} (it is not created)",
+                                str(folder)) from None
+    if not stat.S_ISDIR(st.st_mode):
+        raise NotADirectoryError(errno.ENOTDIR, f"{folder} is not a folder", str(folder))
+    if not st.st_mode & 0o222 or not os.access(folder, os.W_OK | os.X_OK):
+        raise PermissionError(errno.EACCES, f"the folder {folder} is read-only", str(folder))
+
+
 def _write_temp(folder: Path, stem: str, data: bytes, mode: int | None = None) -> Path:
     fd, tmp = tempfile.mkstemp(prefix=f".{stem}.", suffix=".tmp", dir=folder)
     try:
@@ -153,8 +168,7 @@ def atomic_write(path: Path, data: bytes, *, keep_backup: bool = True, make_fold
     """
     if make_folder:
         path.parent.mkdir(parents=True, exist_ok=True)
-    elif not path.parent.is_dir():
-        raise FileNotFoundError(errno.ENOENT, f"there is no folder {path.parent}", str(path))
+    writable_folder(path.parent)
     mode = writable_target(path)
     tmp = _write_temp(path.parent, path.name, data, mode)
     try:
@@ -215,8 +229,12 @@ class SafeJSONStorage(Storage):
     ``write`` outside one takes the locks for itself.
     """
 
-    def __init__(self, path: str | os.PathLike[str], lock_timeout: float = LOCK_TIMEOUT_S) -> None:
+    def __init__(self, path: str | os.PathLike[str], lock_timeout: float = LOCK_TIMEOUT_S,
+                 make_folder: bool = False) -> None:
         self.path = Path(path).expanduser().absolute()
+        #: Whether the first write may make the file's folder: only for the default place, never
+        #: for a file someone named (a typo would otherwise become a new folder and history).
+        self.make_folder = make_folder
         self.backup_path = backup_path(self.path)
         self._lock_timeout = lock_timeout
         self._file_lock: Any = None  # created on the first write: reading needs no lock
@@ -307,7 +325,10 @@ class SafeJSONStorage(Storage):
                     self._file_lock = FileLock(str(lock_path(self.path)),
                                                timeout=self._lock_timeout)
                 try:
-                    self.path.parent.mkdir(parents=True, exist_ok=True)  # first run: no folder
+                    if self.make_folder:
+                        self.path.parent.mkdir(parents=True, exist_ok=True)  # first run: no folder
+                    # checked before the lock file is made in it: an error names the folder
+                    writable_folder(self.path.parent)
                     self._file_lock.acquire()
                 except Timeout:
                     raise StorageBusyError(
@@ -315,7 +336,8 @@ class SafeJSONStorage(Storage):
                         f"held {lock_path(self.path).name} for {self._lock_timeout:.0f} s); "
                         "try again") from None
                 except OSError as exc:
-                    raise StorageError(f"cannot lock {lock_path(self.path)}: {exc.strerror}") from None
+                    raise StorageError(f"cannot write the scorekeeper file {self.path}: {exc.strerror}; "
+                                       "nothing was changed") from None
             try:
                 if outer:
                     self._load()
@@ -340,7 +362,7 @@ class SafeJSONStorage(Storage):
         assert self._data is not None
         try:
             self.remove_stale_temp_files()
-            atomic_write(self.path, encode(self._data))
+            atomic_write(self.path, encode(self._data), make_folder=self.make_folder)
             self._sig = _signature(os.stat(self.path))
         except OSError as exc:
             self._forget()

@@ -16,6 +16,7 @@ from companion.storage import (
     MatchNotFoundError,
     Repository,
     SafeJSONStorage,
+    StorageError,
     default_db_path,
     resolve_db_path,
 )
@@ -29,13 +30,43 @@ def repo(tmp_path: Path):
 
 
 def test_open_does_not_create_the_file_until_the_first_save(tmp_path: Path) -> None:
-    db = tmp_path / "sub" / "m.json"
+    db = tmp_path / "m.json"
     with Repository.open(db) as repo:
         assert len(repo) == 0 and repo.list_matches() == [] and repo.version == 0
         assert not db.exists()
         repo.create_match(["Ann", "Bob"])
     assert db.exists()
     assert json.loads(db.read_text())["_meta"]["1"] == {"schema": 1, "changes": 1}
+
+
+def test_a_named_file_needs_its_folder_the_default_place_is_made(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    db = tmp_path / "missing" / "dir" / "games.json"
+    with pytest.raises(StorageError, match=r"--db .*games.json: there is no folder .*dir \(it is not created\)"):
+        Repository.open(db)
+    monkeypatch.setenv("CHICKENFOOT_DB", str(db))
+    with pytest.raises(StorageError, match=r"\$CHICKENFOOT_DB .*: there is no folder"):
+        Repository.open()
+    assert list(tmp_path.iterdir()) == []  # no folder, no lock file
+    # the default place is the project's own: made on the first save
+    monkeypatch.delenv("CHICKENFOOT_DB")
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    with Repository.open() as repo:
+        repo.create_match(["Ann", "Bob"])
+    assert (tmp_path / "data" / "chickenfoot" / "matches.json").is_file()
+
+
+def test_a_read_only_folder_is_named_not_the_lock_file(tmp_path: Path) -> None:
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    folder.chmod(0o555)  # read-only by its bits, which stop root too here
+    try:
+        with Repository.open(folder / "games.json") as repo, pytest.raises(StorageError) as err:
+            repo.create_match(["Ann", "Bob"])
+        assert str(folder / "games.json") in str(err.value) and "read-only" in str(err.value)
+        assert ".lock" not in str(err.value) and list(folder.iterdir()) == []
+    finally:
+        folder.chmod(0o755)
 
 
 def test_create_get_update_and_prefix_ids(repo: Repository) -> None:

@@ -69,6 +69,9 @@ def setup_offline(config_dir: Path) -> None:
     os.environ["YOLO_OFFLINE"] = "1"
     os.environ.setdefault("YOLO_CONFIG_DIR", str(config_dir))
     os.environ.setdefault("YOLO_VERBOSE", "True")
+    from vision.lab.train_torchvision import provide_missing_ops
+
+    provide_missing_ops()  # PyPI's torchvision beside the CPU torch (see that module)
 
 
 def _initializers(onnx_path: Path) -> tuple[dict[str, np.ndarray], Any]:
@@ -211,6 +214,10 @@ def calibration_inputs(task: str, imgsz: int, count: int, seed: int,
     images = images[:count]
     if task == "classify" and hyp is not None:
         import torch
+
+        from vision.lab.train_torchvision import provide_missing_ops
+
+        provide_missing_ops()  # the transforms below import torchvision
         from ultralytics.cfg import get_cfg
         from ultralytics.data.augment import classify_augmentations
 

@@ -16,6 +16,7 @@ from companion.app.views.board import available_width, board_view
 from companion.app.views.faces import face_button, face_row, suit_row
 from companion.rules import PRESETS, SETS, Tile
 from companion.rules.errors import ChickenFootError
+from companion.rules.words import count
 
 if TYPE_CHECKING:
     from companion.app.shell import App
@@ -255,7 +256,7 @@ def _photo_section(app: App, b: DisputeBuilder) -> list[Any]:
     it on a phone), and what the player should check."""
     ph = b.photo
     assert ph is not None and b.layout is not None
-    out: list[Any] = [app.text(f"Read from {ph.name}: {ph.tiles_read} tiles seen, hub {ph.table.layout.hub}, "
+    out: list[Any] = [app.text(f"Read from {ph.name}: {count(ph.tiles_read, 'tile')} seen, hub {ph.table.layout.hub}, "
                                f"{len(ph.table.layout.plays)} played on it", 16, bold=True)]
     jpeg = b.photo_jpeg()
     room = available_width(app)

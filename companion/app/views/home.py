@@ -10,6 +10,7 @@ from companion.app.brief import rules_sections
 from companion.app.settings import THEMES
 from companion.app.views import bind
 from companion.rules import PRESETS
+from companion.rules.words import count
 
 if TYPE_CHECKING:
     from companion.app.shell import App
@@ -82,7 +83,7 @@ def build_history(app: App) -> tuple[str, list[Any], str | None]:
         n = len(store.all())
         said = await app.deliver(f"chickenfoot-matches.{fmt}", data.encode("utf-8"), fmt)
         if said:
-            app.snack(f"Exported {n} matches: {said}")
+            app.snack(f"Exported {count(n, 'match', 'matches')}: {said}")
         app.page.update()
 
     async def do_import(_: Any) -> None:

@@ -16,6 +16,7 @@ from companion.app.views.board import available_width, board_view
 from companion.app.views.setup import options_tile
 from companion.rules import PRESETS
 from companion.rules.bots import BOTS
+from companion.rules.words import count
 
 if TYPE_CHECKING:
     from companion.app.shell import App
@@ -181,7 +182,7 @@ def _build_round(app: App, sess: PracticeSession) -> tuple[str, list[Any], str |
     rest: list[Any] = (_results(app, sess, again, next_round) if sess.over
                        else _hand(app, sess, choose, play_on, draw, pass_turn, hint))
     rest.append(app.card(*[app.text(line, 15) for line in sess.seats()]
-                         + [app.text(f"Boneyard: {p.boneyard} tiles", 15)]))
+                         + [app.text(f"Boneyard: {count(p.boneyard, 'tile')}", 15)]))
     rest.append(app.button("New practice (change the rules or seats)", new_practice, kind="text"))
     head = app.text(f"{p.rules.title} · deal number {p.seed}", 14, italic=True)
     if wide:  # the board on the left, the rest beside it
