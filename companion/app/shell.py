@@ -23,6 +23,7 @@ import flet as ft
 
 from companion.rules.errors import ChickenFootError, InputError
 
+from .routes import parse
 from .settings import Settings, SettingsStore
 from .store import MatchStore
 
@@ -157,6 +158,9 @@ class App:
         self.device = uuid.uuid4().hex[:12]
         self._shown: Any = None  # see _shown_data
         self._render_lock = threading.RLock()
+        self._screen_seq = 0
+        #: The scrolling part of the screen now drawn (see scroll_into_view).
+        self.scroller: ft.Column | None = None
         page.title = "Chicken Foot companion"
         page.padding = 0
         page.on_route_change = lambda e: self.render()
@@ -203,11 +207,12 @@ class App:
         A redraw replaces every control, and a tap landing during it is lost: so a screen is
         redrawn for a change in the file only when what it shows changed, not for every key
         typed into a round on another device."""
-        if route == "/" or route.startswith(("/history", "/stats")):
+        r = parse(route)
+        if r is not None and r.lists_matches:
             return tuple((m.id, m.revision) for m in self.ctx.store.all())
-        if route.startswith("/match/") and route.count("/") == 2:
+        if r is not None and r.screen == "scoreboard" and r.match_id:
             try:
-                return self.ctx.store.get(route.split("/")[2]).revision
+                return self.ctx.store.get(r.match_id).revision
             except ChickenFootError:
                 return None
         return None
@@ -237,12 +242,14 @@ class App:
         self._on_remote_change(topic, message)
 
     def _on_remote_change(self, topic: str, message: Any) -> None:
-        route = self.page.route or "/"
+        r = parse(self.page.route or "/")
+        if r is None:
+            return
         if isinstance(message, dict):  # someone typed into a shared round entry
-            if f"/match/{message.get('entry')}/round" in route:
+            if r.screen == "round" and r.match_id == message.get("entry"):
                 self.render()
             return
-        if route == "/" or route.startswith(("/history", "/stats")) or f"/match/{message}" in route:
+        if r.about(str(message)):
             self.render()
 
     @property
@@ -443,8 +450,10 @@ class App:
             options=[ft.DropdownOption(key=k, text=t) for k, t in options],
             on_select=self.guarded(on_select)))
 
-    def card(self, *controls: ft.Control, color: Any = None) -> ft.Control:
+    def card(self, *controls: ft.Control, color: Any = None, key: str | None = None) -> ft.Control:
+        """A card; ``key`` names it for ``scroll_into_view``."""
         return ft.Container(
+            key=ft.ScrollKey(key) if key else None,
             content=ft.Column(list(controls), spacing=8),
             padding=12, border_radius=12, bgcolor=color or ft.Colors.SURFACE_CONTAINER_LOW,
             border=ft.Border.all(1, ft.Colors.OUTLINE_VARIANT))
@@ -468,6 +477,7 @@ class App:
         if route != self._screen_route:
             self.screen.clear()
             self._screen_route = route
+            self._screen_seq += 1
         footer: ft.Control | None = None
         try:
             title, body, back, *rest = views.build(self, route)
@@ -485,24 +495,50 @@ class App:
                                                    lambda _: self.go("/settings"))],
         )
         banner = self._error_banner()
-        self.page.controls.clear()
+        # One scroll view per screen, keyed by the screen: a redraw of the same screen is
+        # reconciled with what the browser shows (Flet diffs a keyed tree by position), so the
+        # scroll position and the focus survive a tap; another screen gets a new key and opens
+        # at its top.
+        key = ft.ValueKey(f"screen-{self._screen_seq}")
+        self.page.scroll = None
         if footer is None:
-            self.page.controls.append(ft.SafeArea(ft.Container(
-                ft.Column([banner, *body] if banner else body, spacing=14, scroll=None),
-                padding=ft.Padding.all(14))))
-            self.page.scroll = ft.ScrollMode.AUTO
+            self.scroller = ft.Column([ft.Container(ft.Column([banner, *body] if banner else body, spacing=14),
+                                                    padding=ft.Padding.all(14))],
+                                      scroll=ft.ScrollMode.AUTO, expand=True, spacing=0)
+            root = ft.SafeArea(self.scroller, expand=True, key=key)
         else:
-            # The footer (a number pad, Save) stays at the bottom of the screen; the rest scrolls.
-            self.page.scroll = None
-            self.page.controls.append(ft.SafeArea(ft.Column([
-                ft.Container(ft.Column(body, spacing=14, scroll=ft.ScrollMode.AUTO, expand=True),
-                             padding=ft.Padding.only(left=14, right=14, top=14), expand=True),
+            # The footer (a number pad, Save) stays at the bottom of the screen; the rest scrolls
+            # above it, so nothing in the list is ever drawn under it.
+            self.scroller = ft.Column(body, spacing=14, scroll=ft.ScrollMode.AUTO, expand=True)
+            root = ft.SafeArea(ft.Column([
+                ft.Container(self.scroller, padding=ft.Padding.only(left=14, right=14, top=14), expand=True),
                 ft.Container(ft.Column([banner, footer] if banner else [footer], spacing=8),
-                             padding=ft.Padding.symmetric(horizontal=14, vertical=10),
+                             padding=ft.Padding.symmetric(horizontal=14, vertical=8),
                              bgcolor=ft.Colors.SURFACE_CONTAINER,
                              border=ft.Border.only(top=ft.BorderSide(1, ft.Colors.OUTLINE_VARIANT))),
-            ], spacing=0, expand=True), expand=True))
+            ], spacing=0, expand=True), expand=True, key=key)
+        self.page.controls[:] = [root]
         self.page.update()
+
+    def new_screen(self) -> None:
+        """Show the current route as a screen opened afresh (its state emptied, at its top)."""
+        self.screen.clear()
+        self._screen_seq += 1
+        self.render()
+
+    def scroll_into_view(self, key: str) -> None:
+        """Scroll the screen so the control with ``ft.ScrollKey(key)`` is at the top of the
+        scrolling part (above a fixed number pad)."""
+        scroller = self.scroller
+        if scroller is None:
+            return
+
+        async def go() -> None:
+            try:
+                await scroller.scroll_to(scroll_key=key, duration=200)
+            except Exception:  # the screen was redrawn meanwhile: nothing to scroll
+                log.debug("scroll_to %s failed", key, exc_info=True)
+        self.page.run_task(go)
 
 
 def make_main(ctx: AppContext) -> Callable[[ft.Page], Any]:

@@ -103,8 +103,7 @@ def _saved_elsewhere(app: App, ms: MatchSession, d: RoundDraft) -> tuple[str, li
                              *[app.text(line, 17) for line in lines]))
 
     def enter_next(_: Any) -> None:
-        app.screen.clear()
-        app.render()
+        app.new_screen()
 
     buttons = [app.button("Scoreboard", lambda _: app.go(f"/match/{mid}"), icon=ft.Icons.LEADERBOARD)]
     if not d.edit and not ms.over and not ms.match.abandoned:
@@ -170,6 +169,8 @@ class _Screen:
     def open_pad(self, i: int | None) -> None:
         self.app.screen.update({PAD: i, FRESH: True, PANEL: None})
         self.app.render()
+        if i is not None:
+            self.app.scroll_into_view(seat_key(i))
 
     def went_out(self, i: int) -> None:
         self.change(lambda c: c.entry.went_out(i), redraw=None)
@@ -195,6 +196,7 @@ class _Screen:
     def open_panel(self, i: int, kind: str) -> None:
         self.app.screen.update({PAD: None, PANEL: (i, kind)})
         self.app.render()
+        self.app.scroll_into_view(seat_key(i))
 
     def close_panel(self, i: int) -> None:
         self.open_pad(self.entry.next_open(i))
@@ -402,7 +404,7 @@ def _entry_screen(app: App, ms: MatchSession, d: RoundDraft) -> tuple[str, list[
             parts.append(s.tile_picker(i))
         elif panel == (i, "photo"):
             parts.append(_photo_panel(app, s, i))
-        body.append(app.card(*parts, color=ft.Colors.SECONDARY_CONTAINER if active else None))
+        body.append(app.card(*parts, color=ft.Colors.SECONDARY_CONTAINER if active else None, key=seat_key(i)))
 
     choices = ms.opening_choices(n if d.edit else None)
     if choices:
@@ -425,6 +427,11 @@ def _entry_screen(app: App, ms: MatchSession, d: RoundDraft) -> tuple[str, list[
     footer = ft.Column(footer_parts, spacing=8)
     title = f"Edit round {n}" if d.edit else f"Round {n} results"
     return title, body, f"/match/{mid}", footer
+
+
+def seat_key(i: int) -> str:
+    """The scroll key of seat ``i``'s card (the pad brings the card it types for into view)."""
+    return f"seat-{i}"
 
 
 def _on_table(app: App, entry: RoundEntry) -> ft.Control:
