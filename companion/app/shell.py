@@ -184,8 +184,11 @@ class App:
     def apply_settings(self) -> None:
         self.page.theme_mode = {"light": ft.ThemeMode.LIGHT, "dark": ft.ThemeMode.DARK}.get(
             self.settings.theme, ft.ThemeMode.SYSTEM)
-        self.page.theme = ft.Theme(color_scheme_seed=ft.Colors.GREEN)
-        self.page.dark_theme = ft.Theme(color_scheme_seed=ft.Colors.GREEN)
+        # Standard density everywhere (a desktop browser would get the compact one): buttons keep
+        # their padding, so every target is at least a thumb's 48 px.
+        self.page.theme = ft.Theme(color_scheme_seed=ft.Colors.GREEN, visual_density=ft.VisualDensity.STANDARD)
+        self.page.dark_theme = ft.Theme(color_scheme_seed=ft.Colors.GREEN,
+                                        visual_density=ft.VisualDensity.STANDARD)
 
     def _resized(self, e: Any) -> None:
         # Widths are laid out for the page (dropdowns, photos, the chart): redraw when the width
@@ -421,13 +424,14 @@ class App:
 
     def button(self, label: str, on_click: Callable[..., Any], *, kind: str = "filled",
                icon: Any = None, disabled: bool = False, tooltip: str | None = None,
-               compact: bool = False) -> ft.Control:
-        """A labelled button; ``compact`` for rows of several on a phone (still 40 px high)."""
+               compact: bool = False, size: float | None = None) -> ft.Control:
+        """A labelled button at least 48 px high (a thumb's size); ``compact`` for rows of several
+        short ones on a phone (narrower padding)."""
         cls = {"filled": ft.FilledButton, "outlined": ft.OutlinedButton, "text": ft.TextButton,
                "tonal": ft.FilledTonalButton}[kind]
-        pad = ft.Padding.symmetric(horizontal=10, vertical=8) if compact else \
-            ft.Padding.symmetric(horizontal=16, vertical=12)
-        return cls(content=ft.Text(label, size=self.fs(15 if compact else 16)), icon=icon,
+        pad = ft.Padding.symmetric(horizontal=12, vertical=14) if compact else \
+            ft.Padding.symmetric(horizontal=16, vertical=14)
+        return cls(content=ft.Text(label, size=size or self.fs(15 if compact else 16)), icon=icon,
                    on_click=self.aguarded(on_click) if inspect.iscoroutinefunction(on_click)
                    else self.guarded(on_click), disabled=disabled, tooltip=tooltip,
                    style=ft.ButtonStyle(padding=pad))
@@ -436,7 +440,7 @@ class App:
                     disabled: bool = False) -> ft.Control:
         """An icon button whose name screen readers (and the tests) can read."""
         return ft.IconButton(ft.Icon(icon, semantics_label=label), tooltip=label, disabled=disabled,
-                             on_click=self.guarded(on_click))
+                             on_click=self.guarded(on_click), width=48, height=48)
 
     def dropdown(self, label: str, value: str | None, options: list[tuple[str, str]],
                  on_select: Callable[..., Any], size: float = 16, inset: float = 0) -> ft.Control:

@@ -25,6 +25,7 @@ from app_e2e_helpers import (
 )
 
 from companion.app.dispute import DisputeBuilder
+from companion.app.views.board import end_label
 from companion.rules.layout import Verdict
 from companion.rules.tiles import Tile
 
@@ -56,10 +57,10 @@ def type_tile(ui: Ui, text: str) -> None:
 
 def add(ui: Ui, b: DisputeBuilder, tile: str, on: str) -> None:
     """Type a tile on an open end chosen with its chip (the way a screen-reader user does)."""
-    chip = next(e.describe() + ("" if e.playable else " (not now)") for e in b.open_ends()
+    chip = next(end_label(e) for e in b.open_ends()
                 if e.target == Tile.parse(on))
     ui.click(chip)
-    ui.button(f"Can it go here? on the {Tile.parse(on)}").first.wait_for(timeout=20_000)  # redrawn
+    ui.button(f"Can it go on the {b.end_name(Tile.parse(on))}?").first.wait_for(timeout=20_000)  # redrawn
     type_tile(ui, tile)
     ui.click("Add to table")
     b.add(tile, on)
@@ -69,9 +70,10 @@ def ask_on_drawing(ui: Ui, b: DisputeBuilder, end: str, tile: str) -> Verdict:
     """Choose the open end on ``end`` by a tap on the drawing, ask about ``tile`` there; the
     rules core's verdict on the same question (``b`` follows along)."""
     tap_end(ui, b, end)
-    ui.see(f"Can it go here? on the {end}")
+    question = f"Can it go on the {b.end_name(Tile.parse(end))}?"
+    ui.see(question)
     type_tile(ui, tile)
-    ui.click(f"Can it go here? on the {end}")
+    ui.click(question)
     b.select(end)
     return b.ask(tile)
 
@@ -136,7 +138,7 @@ def test_a_table_photo_is_shown_as_a_board_beside_the_photo(server: Server, brow
     ui.open(server.url)
     ui.click("Dispute checker")
     ui.choose_file("Read the table from a photo", photo)
-    ui.see(re.compile(r"^Read from table\.jpg: .*hub 3-3, 14 played on it$"), timeout=60_000)
+    ui.see(re.compile(r"^From the photo: .*the hub is 3-3 with 14 tiles played on it$"), timeout=60_000)
     label = page.locator(BOARD_LABEL).first.get_attribute("aria-label") or ""
     assert label.startswith("The table drawn as a board: 3-3 (hub) · ") and label.count(" on ") >= 14, label
     photo_box = page.locator('flt-semantics[aria-label^="Photo of the table"], '

@@ -18,6 +18,7 @@ from app_e2e_helpers import BOARD, Server, Ui, board_box, reveal, shots_dir
 
 from companion.app.practice_session import PracticeSession, PracticeSetup
 from companion.app.settings import Settings
+from companion.app.views.board import end_label
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -38,10 +39,10 @@ def _hint(ui: Ui) -> list[str]:
 
 
 def _end_chip(ui: Ui, shadow: PracticeSession, target: str) -> None:
-    """Tap the chip of the open end on ``target`` ("4 on 9-4", "9 on 9-9 (4 spokes to go)";
+    """Tap the chip of the open end on ``target`` ("4 on 9-4", "9 on 9-9, 4 spokes to go";
     the tile named as it lies, "7-2")."""
     end = next(e for e in shadow.open_ends() if str(e.target) == target)
-    ui.click(end.describe() + ("" if end.playable else " (not now)"))
+    ui.click(end_label(end))
 
 
 def _move(ui: Ui, shadow: PracticeSession, tap: bool = False) -> str:

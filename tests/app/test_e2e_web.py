@@ -256,10 +256,10 @@ def test_dispute_rules_settings_history_at_phone_and_desktop_width(server: Serve
     page.keyboard.press("Enter")
     ui.click("9-9")
     ui.see("The 9-9 still needs 6 spokes before anything else.")
-    ui.click("9 on 9-9 (6 spokes to go)")
-    ui.scroll_to("Can it go here? on the 9-9", top=0.4)  # below the board on a phone
+    ui.click("9 on 9-9, 6 spokes to go")
+    ui.scroll_to("Can it go on the 9-9?", top=0.4)  # below the board on a phone
     ui.type_into("Tile, e.g. 4-7", "4-7", submit=False)
-    ui.click("Can it go here? on the 9-9")
+    ui.click("Can it go on the 9-9?")
     ui.see("No. 4-7 has no 9, so it cannot go on the 9-9.")
     ui.shot("dispute-verdict-360px")
     ui.type_into("Tile, e.g. 4-7", "9-4", submit=False, clear=True)
@@ -319,7 +319,7 @@ def test_dispute_reads_the_table_from_a_photo(server: Server, browser, tmp_path:
     ui.open(server.url)
     ui.click("Dispute checker")
     ui.choose_file("Read the table from a photo", photo)
-    ui.see(re.compile(r"^Read from table\.jpg: .*hub 3-3, 14 played on it$"), timeout=60_000)
+    ui.see(re.compile(r"^From the photo: .*the hub is 3-3 with 14 tiles played on it$"), timeout=60_000)
     ui.see("The hub has its spokes and no foot is open: any matching open end is fine.")
     ui.see("On the table (order of play unknown)")
     ui.shot("dispute-photo-read")
@@ -329,5 +329,5 @@ def test_dispute_reads_the_table_from_a_photo(server: Server, browser, tmp_path:
     ui.choose_file("Read the table from a photo", broken)
     ui.see(re.compile(r"^Could not read the photo: broken\.jpg: .*The table below is unchanged\.$"),
            timeout=30_000)
-    ui.see(re.compile(r"^Read from table\.jpg: "))
+    ui.see(re.compile(r"^From the photo: "))
     ui.shot("dispute-photo-broken-file")

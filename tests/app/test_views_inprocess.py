@@ -540,7 +540,8 @@ def test_dispute_reads_the_table_from_a_photo(app: App) -> None:
     _picks(app, ("table.jpg", photo))
     _aclick(app, "Read the table from a photo")
     texts = _texts(app.page.controls)
-    assert any(t.startswith("Read from table.jpg:") and t.endswith("hub 3-3, 14 played on it") for t in texts)
+    assert any(t.startswith("From the photo:") and t.endswith("the hub is 3-3 with 14 tiles played on it")
+               for t in texts)
     assert "The hub has its spokes and no foot is open: any matching open end is fine." in texts
     assert "On the table (order of play unknown)" in texts
     assert not any("Problems with this table" in t for t in texts)
@@ -563,11 +564,11 @@ def test_dispute_reads_the_table_from_a_photo(app: App) -> None:
     assert "Problems with this table" in texts
     assert any(t == "Removed by hand: 3-8" for t in texts)
     # the existing flow on the photo's table: open end, ask, add, take back that tile
-    _click(app, "8 on 5-8 (not now)")  # the 3-3 is a spoke short now
+    _click(app, "8 on 5-8, closed for now")  # the 3-3 is a spoke short now
     tile = _find(app.page.controls, ft.TextField, lambda c: c.label == "Tile, e.g. 4-7")[0]
     tile.value = "8-8"
     tile.on_change(_event("8-8"))  # what typing does: the screen keeps it across redraws
-    _click(app, "Can it go here? on the 5-8")
+    _click(app, "Can it go on the 5-8?")
     assert any(t.startswith("No. ") for t in _texts(app.page.controls))
     _click(app, "It is on the table anyway: add it")
     _click(app, "Take back 8-8")
@@ -642,7 +643,7 @@ def test_dispute_draws_the_table_and_a_tap_on_the_drawing_chooses_the_open_end(a
     _go(app, "/dispute")
     sem = _find(app.page.controls, ft.Semantics, lambda c: str(c.label).startswith("The table drawn as a board"))
     assert len(sem) == 1
-    assert "9-9 (hub) · 4-9 on 9-9 · 1-9 on 9-9" in sem[0].label and "Open ends: 9 on 9-9 (4 spokes to go)" in sem[0].label
+    assert "9-9 (hub) · 4-9 on 9-9 · 1-9 on 9-9" in sem[0].label and "Open ends: 9 on 9-9, 4 spokes to go" in sem[0].label
     img = _find(sem, ft.Image)[0]
     assert isinstance(img.src, bytes) and img.src.startswith(b"\x89PNG")
     pic = b.picture()
@@ -655,7 +656,8 @@ def test_dispute_draws_the_table_and_a_tap_on_the_drawing_chooses_the_open_end(a
     x, y = pic.to_pixels(m.spot.x, m.spot.y)
     gesture.on_tap_up(SimpleNamespace(local_position=SimpleNamespace(x=x * k, y=y * k)))
     assert b.selected == Tile(1, 9)
-    assert "Can it go here? on the 1-9" in _texts(app.page.controls)
+    # the question names the end as its chip and the drawing do (as it lies: "9-1")
+    assert f"Can it go on the {b.end_name(Tile(1, 9))}?" in _texts(app.page.controls)
     gesture = _find(app.page.controls, ft.GestureDetector)[0]
     gesture.on_tap_up(SimpleNamespace(local_position=SimpleNamespace(x=1, y=1)))  # a corner
     assert any(t.startswith("That is not an open end") for t in _texts(app.page.controls))

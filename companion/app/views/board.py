@@ -26,6 +26,13 @@ MAX_HEIGHT = 520
 TAP_REACH = 14.0
 
 
+def end_label(e: Any) -> str:
+    """An open end's chip: "9 on 9-9, 5 spokes to go" (the same words the board's hint uses)."""
+    from companion.rules.words import open_end
+
+    return open_end(e.value, e.label or str(e.target), e.slots, e.kind, e.playable)
+
+
 def fit(pic: Picture, width: float, max_height: float = MAX_HEIGHT) -> float:
     """The factor the drawing is shown at in ``width`` pixels: never enlarged, never taller
     than ``max_height``."""
@@ -85,7 +92,8 @@ def board_view(app: App, pic: Picture, png: bytes, *, label: str,
         await viewer.reset()
 
     def zoom_button(icon: Any, name: str, fn: Callable[..., Any]) -> ft.Control:
-        return ft.IconButton(ft.Icon(icon, semantics_label=name), tooltip=name, on_click=app.aguarded(fn))
+        return ft.IconButton(ft.Icon(icon, semantics_label=name), tooltip=name, on_click=app.aguarded(fn),
+                             width=48, height=48)
 
     tools = ft.Row([zoom_button(ft.Icons.ZOOM_IN, "Zoom in on the board", zoom_in),
                     zoom_button(ft.Icons.ZOOM_OUT, "Zoom out", zoom_out),

@@ -34,6 +34,9 @@ log = logging.getLogger(__name__)
 
 #: ``app.screen`` keys of this screen.
 DRAFT, SEEN, PAD, FRESH, PANEL, SUIT, NOTICE = "draft", "seen", "pad", "fresh", "panel", "suit", "notice"
+#: Height of a number pad key: a thumb's size, the same in large text (a taller pad would hide
+#: the players' rows on a phone; the key's label grows inside it).
+PAD_KEY = 48
 #: ``app.screen`` key: (seat, tile) of a taken tile tapped in the picker, refused.
 REFUSED = "refused"
 
@@ -166,7 +169,22 @@ class _Screen:
         if PANEL in self.app.screen and self.app.screen[PANEL] and self.app.screen[PANEL][1] == "tiles":
             self._refresh_picker()
 
+    def settle_zero(self) -> None:
+        """The pad leaves a hand typed as 0 with nobody out: that player went out (see
+        ``RoundEntry.settle_zero``), said so on the screen."""
+        i = self.app.screen.get(PAD)
+        if i is None or not self.d.open:
+            return
+        h = self.entry.hands[i]
+        if h.mode is Mode.PIPS and h.pips == 0:
+            marked: list[bool] = []
+            self.change(lambda c: marked.append(c.entry.settle_zero(i)), redraw=None)
+            if marked and marked[0]:
+                self.app.snack(f"{h.player}: 0 points, so {h.player} went out (marked so)")
+
     def open_pad(self, i: int | None) -> None:
+        if i != self.app.screen.get(PAD):
+            self.settle_zero()
         self.app.screen.update({PAD: i, FRESH: True, PANEL: None})
         self.app.render()
         if i is not None:
@@ -191,9 +209,11 @@ class _Screen:
 
     def next_hand(self, _: Any = None) -> None:
         i = self.app.screen.get(PAD)
+        self.settle_zero()
         self.open_pad(self.entry.next_open(i))
 
     def open_panel(self, i: int, kind: str) -> None:
+        self.settle_zero()
         self.app.screen.update({PAD: None, PANEL: (i, kind)})
         self.app.render()
         self.app.scroll_into_view(seat_key(i))
@@ -210,6 +230,11 @@ class _Screen:
 
     def save(self, _: Any = None) -> None:
         app, ms, n = self.app, self.ms, self.d.number
+        if any(h.mode is Mode.PIPS and h.pips == 0 for h in self.entry.hands):
+            marked: list[str] = []
+            self.change(lambda c: marked.extend(c.entry.settle_zeros()), redraw=None)
+            if marked:
+                app.snack(f"{marked[0]}: 0 points, so {marked[0]} went out (marked so)")
         result = ms.save_draft(self.d.id, app.device)
         log.info("save of round %d (draft %s) by device %s: %s", n, self.d.id[:8], app.device,
                  result.outcome.value)
@@ -340,14 +365,17 @@ class _Screen:
 
         def key(label: str, k: str, name: str | None = None) -> ft.Control:
             return ft.Container(app.button(label, bind(self.press, k), kind="tonal", tooltip=name),
-                                expand=True, height=max(44, app.fs(44)))
+                                expand=True, height=PAD_KEY)
 
         nxt = self.entry.next_open(i)
         who = self.entry.hands[nxt].player if nxt is not None and nxt != i else None
-        self.next_key = ft.Container(app.button(f"Next: {who}" if who else "Done", self.next_hand,
-                                                kind="filled", tooltip="Next player's hand" if who
-                                                else "Close the number pad"),
-                                     expand=True, height=max(44, app.fs(44)))
+        label = f"Next: {who}" if who else "Done"
+        # Half the last row, its label small enough to fit whole (never clipped in large text).
+        room = ((app.page.width or 360) - 28 - 12) / 2 - 24
+        size = max(11.0, min(app.fs(16), room / (0.56 * len(label))))
+        self.next_key = ft.Container(app.button(label, self.next_hand, kind="filled", size=size,
+                                                tooltip="Next player's hand" if who else "Close the number pad"),
+                                     expand=2, height=PAD_KEY)
         self.refresh()
         rows = [ft.Row([key(str(n), str(n)) for n in trio], spacing=6)
                 for trio in ((1, 2, 3), (4, 5, 6), (7, 8, 9))]
@@ -459,6 +487,8 @@ def _status(entry: RoundEntry, i: int) -> str:
         return "not entered"
     if h.mode in (Mode.TILES, Mode.PHOTO):
         return f"{pen} points ({', '.join(str(t) for t in h.tiles) or 'no tiles'})"
+    if pen == 0 and not any(x.mode is Mode.OUT for x in entry.hands):
+        return f"0 points (if {h.player} went out, tap Went out)"
     return f"{pen} points"
 
 
