@@ -38,6 +38,10 @@ POLL_S = 2.0
 WARM_DELAY_S = 2.0
 #: Seconds a screen waits before redrawing for another device's change (see App._remote_change).
 REMOTE_REDRAW_DELAY_S = 0.15
+#: Seconds between a redraw and scrolling a card into view (see App.scroll_into_view).
+SCROLL_DELAY_S = 0.12
+#: What screen readers call the part fixed at the bottom of a screen (the number pad, Save).
+FOOTER_LABEL = "Number pad and Save"
 
 
 class UploadError(InputError):
@@ -513,13 +517,17 @@ class App:
         else:
             # The footer (a number pad, Save) stays at the bottom of the screen; the rest scrolls
             # above it, so nothing in the list is ever drawn under it.
-            self.scroller = ft.Column(body, spacing=14, scroll=ft.ScrollMode.AUTO, expand=True)
+            self.scroller = ft.Column([ft.Container(ft.Column(body, spacing=14), padding=ft.Padding.all(14))],
+                                      scroll=ft.ScrollMode.AUTO, expand=True, spacing=0)
             root = ft.SafeArea(ft.Column([
-                ft.Container(self.scroller, padding=ft.Padding.only(left=14, right=14, top=14), expand=True),
-                ft.Container(ft.Column([banner, footer] if banner else [footer], spacing=8),
-                             padding=ft.Padding.symmetric(horizontal=14, vertical=8),
-                             bgcolor=ft.Colors.SURFACE_CONTAINER,
-                             border=ft.Border.only(top=ft.BorderSide(1, ft.Colors.OUTLINE_VARIANT))),
+                self.scroller,
+                ft.Container(ft.Column([
+                    # a thin named edge: where the fixed part begins, for screen readers and tests
+                    ft.Semantics(label=FOOTER_LABEL, content=ft.Container(height=1)),
+                    ft.Container(ft.Column([banner, footer] if banner else [footer], spacing=8),
+                                 padding=ft.Padding.only(left=14, right=14, bottom=8, top=7)),
+                ], spacing=0), bgcolor=ft.Colors.SURFACE_CONTAINER,
+                    border=ft.Border.only(top=ft.BorderSide(1, ft.Colors.OUTLINE_VARIANT))),
             ], spacing=0, expand=True), expand=True, key=key)
         self.page.controls[:] = [root]
         self.page.update()
@@ -538,6 +546,9 @@ class App:
             return
 
         async def go() -> None:
+            # after the browser has laid out the redraw sent just before (a panel that closed
+            # changes where the card is)
+            await asyncio.sleep(SCROLL_DELAY_S)
             try:
                 await scroller.scroll_to(scroll_key=key, duration=200)
             except Exception:  # the screen was redrawn meanwhile: nothing to scroll

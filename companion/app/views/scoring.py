@@ -142,20 +142,19 @@ class _Screen:
     # ------------------------------------------------------------ changes
     def change(self, fn: Any, redraw: bool | None) -> None:
         """Store ``fn`` applied to the draft and tell the other devices; then redraw the screen
-        (True), only the parts a key changes (False), or nothing yet (None: the caller does)."""
+        (True or False), or nothing yet (None: the caller does). A redraw is reconciled with the
+        controls shown (see ``App.render``): only what changed is sent, and a fast tap lands on
+        the control it was aimed at."""
         d, content = self.ms.change(self.d.id, fn)
         self.app.screen[SEEN] = d.revision
         self.app.notify_entry(self.ms.id)
         self.d, self.content = d, content
-        if not d.open or redraw:
+        if not d.open or redraw is not None:
             self.app.render()
-        elif redraw is False:
-            self.refresh()
-            self.app.page.update()
 
     def refresh(self) -> None:
-        """Update only what a key press or a tile tap changes, so fast taps are never lost to a
-        whole-screen rebuild."""
+        """Fill the controls that show the entry (statuses, pad, summary, Save) while the screen
+        is built: once shown, controls are redrawn, not changed in place."""
         for k, st in enumerate(self.statuses):
             st.value = _status(self.entry, k)
         pad = self.app.screen.get(PAD)
@@ -203,9 +202,7 @@ class _Screen:
             return
         fresh = bool(self.app.screen.get(FRESH))
         self.app.screen[FRESH] = False
-        before = self.entry.hands[i].mode
-        # The first key changes that hand's mode buttons too: redraw it all then.
-        self.change(lambda c: c.entry.press(i, key, fresh), redraw=before is not Mode.PIPS)
+        self.change(lambda c: c.entry.press(i, key, fresh), redraw=True)
 
     def next_hand(self, _: Any = None) -> None:
         i = self.app.screen.get(PAD)
@@ -217,6 +214,15 @@ class _Screen:
         self.app.screen.update({PAD: None, PANEL: (i, kind)})
         self.app.render()
         self.app.scroll_into_view(seat_key(i))
+
+    async def open_photo(self, i: int) -> None:
+        """Photo: the panel opens and, for a hand with no photo yet, the picker (the camera on a
+        phone) at once: one tap, not two."""
+        self.open_panel(i, "photo")
+        ui = self.app.screen.get(f"photo:{i}") or {}
+        choose = ui.get("choose")
+        if choose is not None and i not in self.content.reviews and not ui.get("busy"):
+            await choose(None)
 
     def close_panel(self, i: int) -> None:
         self.open_pad(self.entry.next_open(i))
@@ -266,7 +272,6 @@ class _Screen:
         against the stored round."""
         h = self.entry.hands[i]
         have = h.mode in (Mode.TILES, Mode.PHOTO) and tile in h.tiles
-        before = h.mode
         refused: list[TakenError] = []
         if not have:
             try:
@@ -287,11 +292,7 @@ class _Screen:
             if not self.d.open:
                 return  # saved meanwhile: change() drew the round as saved
         self.app.screen[REFUSED] = (i, str(tile)) if refused else None
-        if refused or before in (Mode.TILES, Mode.PHOTO):
-            self.refresh()
-            self.app.page.update()
-        else:
-            self.app.render()
+        self.app.render()
 
     def move(self, i: int, tile: Any) -> None:
         """Move a taken tile to hand ``i`` (a correction: it is really this player's)."""
@@ -425,7 +426,7 @@ def _entry_screen(app: App, ms: MatchSession, d: RoundDraft) -> tuple[str, list[
             mode_button("Tiles", h.mode is Mode.TILES or (panel == (i, "tiles")),
                         bind(s.open_panel, i, "tiles"), f"Pick {h.player}'s tiles"),
             mode_button("Photo", h.mode is Mode.PHOTO or (panel == (i, "photo")),
-                        bind(s.open_panel, i, "photo"), f"Photo of {h.player}'s hand"),
+                        _photo_tap(s, i), f"Photo of {h.player}'s hand"),
         ], wrap=True, spacing=4, run_spacing=4)
         parts: list[Any] = [head, modes]
         if panel == (i, "tiles"):
@@ -455,6 +456,12 @@ def _entry_screen(app: App, ms: MatchSession, d: RoundDraft) -> tuple[str, list[
     footer = ft.Column(footer_parts, spacing=8)
     title = f"Edit round {n}" if d.edit else f"Round {n} results"
     return title, body, f"/match/{mid}", footer
+
+
+def _photo_tap(s: _Screen, i: int) -> Any:
+    async def tap(_: Any) -> None:
+        await s.open_photo(i)
+    return tap
 
 
 def seat_key(i: int) -> str:
@@ -553,6 +560,8 @@ def _photo_panel(app: App, s: _Screen, i: int) -> ft.Control:
     async def as_match_set(_: Any) -> None:
         if review is not None and review.image is not None:
             await read(review.image, as_match_set=True)
+
+    ui["choose"] = choose  # the Photo button opens the picker at once (see _Screen.open_photo)
 
     parts: list[Any] = [app.button("Choose photo" if review is None else "Choose another photo",
                                    choose, icon=ft.Icons.PHOTO_CAMERA, kind="tonal", disabled=bool(ui["busy"]))]
