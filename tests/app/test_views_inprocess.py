@@ -3,6 +3,8 @@ shows what the state objects say, and its handlers work when called directly."""
 
 from __future__ import annotations
 
+import asyncio
+import inspect
 from collections.abc import Iterator
 from typing import Any
 
@@ -35,6 +37,7 @@ class FakePage:
         self.updates = 0
         self.dialogs: list[Any] = []
         self.pushed: list[str] = []
+        self.tasks: list[Any] = []
 
     def update(self, *_: Any) -> None:
         self.updates += 1
@@ -47,9 +50,12 @@ class FakePage:
         self.route = route
 
     def run_task(self, fn: Any, *args: Any) -> None:  # navigation: follow it at once
-        import asyncio
-
-        asyncio.run(fn(*args))
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            asyncio.run(fn(*args))
+            return
+        self.tasks.append(loop.create_task(fn(*args)))  # from an async handler: run beside it
 
 
 def _texts(c: Any, out: list[str] | None = None) -> list[str]:
@@ -114,7 +120,9 @@ def _go(app: App, route: str) -> list[str]:
 def _click(app: App, caption: str, nth: int = 0) -> None:
     hits = [b for b in _buttons(app.page.controls) if _caption(b) == caption]
     assert len(hits) > nth, f"no button {caption!r}"
-    hits[nth].on_click(None)
+    result = hits[nth].on_click(None)
+    if inspect.iscoroutine(result):  # an async handler (Photo, file dialogs): run it to its end
+        asyncio.run(result)
 
 
 
