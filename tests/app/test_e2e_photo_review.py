@@ -48,9 +48,9 @@ def _photos(tmp_path: Path) -> tuple[Path, Path, Path]:
 def _choose(ui: Ui, page, photo: Path, seat: int) -> float:  # type: ignore[no-untyped-def]
     """Tap Photo on seat ``seat``'s row (a hand with no photo yet: the file dialog opens at once)
     and choose ``photo``; seconds until its penalty is on screen."""
-    assert ui.count(re.compile(r"^Penalty from this photo: ")) == 0
     with page.expect_file_chooser(timeout=20_000) as fc:
         ui.click("Photo", nth=seat)
+    assert ui.count(re.compile(r"^Penalty from this photo: ")) == 0  # another hand's photo closed
     t0 = time.perf_counter()
     fc.value.set_files(str(photo))
     page.get_by_text(re.compile(r"^Penalty from this photo: \d+$")).first.wait_for(state="attached",

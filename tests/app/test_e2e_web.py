@@ -157,7 +157,7 @@ def test_four_player_match_two_rounds_edit_and_reload(server: Server, browser) -
     ui.shot("history")
     ui.click("Home")
     ui.click("Statistics")
-    ui.see(re.compile(r"^Matches, wins and best match count finished matches"))
+    ui.see(re.compile(r"^Wins and best match count finished matches"))
     ui.shot("statistics")
 
 

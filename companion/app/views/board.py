@@ -22,8 +22,9 @@ if TYPE_CHECKING:
 
 #: Tallest the board is shown before zooming (pixels).
 MAX_HEIGHT = 520
-#: How far a tap may miss an open end, in screen pixels.
-TAP_REACH = 14.0
+#: How far a tap may miss an open end, in screen pixels: a 44 px target around each one (the
+#: nearest end within reach is chosen).
+TAP_REACH = 22.0
 
 
 def end_label(e: Any) -> str:

@@ -126,7 +126,7 @@ class _Screen:
         self.statuses: list[ft.Text] = []
         self.pad_display = app.text("", 22, bold=True)
         self.next_key: ft.Control | None = None
-        self.summary = app.text("", 15)
+        self.summary = app.text("", 14)
         self.errors = ft.Column(spacing=4)
         self.save_button = ft.Container(app.button(f"Save round {d.number}", self.save, icon=ft.Icons.CHECK),
                                         height=max(48, app.fs(48)))
@@ -364,23 +364,23 @@ class _Screen:
     def number_pad(self, i: int) -> ft.Control:
         app = self.app
 
-        def key(label: str, k: str, name: str | None = None) -> ft.Control:
-            return ft.Container(app.button(label, bind(self.press, k), kind="tonal", tooltip=name),
-                                expand=True, height=PAD_KEY)
+        def key(label: str, k: str, name: str | None = None, expand: int = 1) -> ft.Control:
+            return ft.Container(app.button(label, bind(self.press, k), kind="tonal", tooltip=name, dense=True),
+                                expand=expand, height=PAD_KEY)
 
         nxt = self.entry.next_open(i)
         who = self.entry.hands[nxt].player if nxt is not None and nxt != i else None
         label = f"Next: {who}" if who else "Done"
-        # Half the last row, its label small enough to fit whole (never clipped in large text).
-        room = ((app.page.width or 360) - 28 - 12) / 2 - 24
+        # Most of the last row, its label small enough to fit whole (never clipped in large text).
+        room = ((app.page.width or 360) - 28 - 24) * 0.75 - 16
         size = max(11.0, min(app.fs(16), room / (0.56 * len(label))))
-        self.next_key = ft.Container(app.button(label, self.next_hand, kind="filled", size=size,
+        self.next_key = ft.Container(app.button(label, self.next_hand, kind="filled", size=size, dense=True,
                                                 tooltip="Next player's hand" if who else "Close the number pad"),
-                                     expand=2, height=PAD_KEY)
+                                     expand=3, height=PAD_KEY)
         self.refresh()
-        rows = [ft.Row([key(str(n), str(n)) for n in trio], spacing=6)
-                for trio in ((1, 2, 3), (4, 5, 6), (7, 8, 9))]
-        rows.append(ft.Row([key("Del", "back", "Delete the last digit"), key("0", "0"), self.next_key], spacing=6))
+        # Three rows of keys, not four: in large text on a phone the players' rows keep room above.
+        rows = [ft.Row([key(str(n), str(n)) for n in five], spacing=6) for five in ((1, 2, 3, 4, 5), (6, 7, 8, 9, 0))]
+        rows.append(ft.Row([key("Del", "back", "Delete the last digit"), self.next_key], spacing=6))
         return ft.Column([self.pad_display, *rows], spacing=6)
 
 
