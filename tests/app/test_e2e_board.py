@@ -19,6 +19,7 @@ from app_e2e_helpers import (
     Server,
     Ui,
     board_box,
+    board_point,
     reveal,
     shots_dir,
     wheel,
@@ -42,9 +43,8 @@ def tap_end(ui: Ui, b: DisputeBuilder, target: str, nth: int = 0) -> None:
     assert marks, f"no open end on {target}"
     m = marks[nth]
     px, py = pic.to_pixels(m.spot.x, m.spot.y)
-    box = board_box(ui, pic)
-    k = (box["width"] - 2) / pic.size[0]  # the frame is 1 px on each side
-    ui.page.mouse.click(box["x"] + 1 + px * k, box["y"] + 1 + py * k)
+    box = board_box(ui, pic, b.selected)
+    ui.page.mouse.click(*board_point(box, px, py))
     ui.page.wait_for_timeout(400)
     ui.shot(f"tapped-{target}")
 
@@ -90,8 +90,16 @@ def test_a_typed_layout_is_drawn_as_a_board_at_phone_and_desktop_width(server: S
         add(ui, b, tile, "9-9")
     add(ui, b, "7-7", "9-7")
     ui.see("Open foot: the 7-7 needs 3 more toes; every play must go there.")
-    box = board_box(ui, b.picture())
+    box = board_box(ui, b.picture(), b.selected)
     assert box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"], box
+    # readable at its first zoom: the smallest writing 12 px or more, an open end a 44 px target
+    from companion.app.views.board import SMALLEST_TEXT_UNITS, TAP_REACH
+
+    pic = b.picture()
+    assert box["framing"].k * SMALLEST_TEXT_UNITS * pic.scale >= 12 and 2 * TAP_REACH >= 44
+    print(f"board at 360 px: {pic.size} px drawn at {box['framing'].k:.2f} in a "
+          f"{box['framing'].width}x{box['framing'].height} window, smallest text "
+          f"{box['framing'].k * SMALLEST_TEXT_UNITS * pic.scale:.1f} px")
     label = page.locator(BOARD_LABEL).first.get_attribute("aria-label") or ""
     assert "9-9 (hub) · 4-9 on 9-9" in label and "7-7 on 7-9" in label, label
     board_box(ui, b.picture())

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from app_e2e_helpers import BOARD, Server, Ui, board_box, reveal, shots_dir
+from app_e2e_helpers import BOARD, Server, Ui, board_box, board_point, reveal, shots_dir
 
 from companion.app.practice_session import PracticeSession, PracticeSetup
 from companion.app.settings import Settings
@@ -64,9 +64,8 @@ def _move(ui: Ui, shadow: PracticeSession, tap: bool = False) -> str:
             mark = next(m for m in pic.board.ends if str(m.end.target) == target)
             px, py = pic.to_pixels(mark.spot.x, mark.spot.y)
             box = board_box(ui, pic)
-            k = (box["width"] - 2) / pic.size[0]
             ui.shot("tile-chosen")
-            ui.page.mouse.click(box["x"] + 1 + px * k, box["y"] + 1 + py * k)
+            ui.page.mouse.click(*board_point(box, px, py))
         else:
             _end_chip(ui, shadow, target)
         assert shadow.play_on(target), shadow.refusal
