@@ -1,14 +1,14 @@
 """The Flet front end: one :class:`AppContext` per server process, one :class:`App` per session.
 
 Screens are thin functions in :mod:`companion.app.views` that read the state objects and call
-them; nothing here scores or decides a rule. Routes live in the URL, so a reload (or a second
+them, drawn with the widget kit (:mod:`companion.app.kit`) and found through the route table
+(:mod:`companion.app.routes`); nothing here scores or decides a rule. Routes live in the URL, so a reload (or a second
 phone opening the same address) lands on the same screen with the same data.
 """
 
 from __future__ import annotations
 
 import asyncio
-import inspect
 import logging
 import os
 import threading
@@ -23,6 +23,7 @@ import flet as ft
 
 from companion.rules.errors import ChickenFootError, InputError
 
+from .kit import Kit
 from .routes import parse
 from .settings import Settings, SettingsStore
 from .store import MatchStore
@@ -146,7 +147,7 @@ class AppContext:
         log.info("tile reader loaded and warmed in %.0f ms", (time.perf_counter() - t0) * 1e3)
 
 
-class App:
+class App(Kit):
     """One browser tab / desktop window."""
 
     def __init__(self, page: ft.Page, ctx: AppContext) -> None:
@@ -406,67 +407,6 @@ class App:
             self.icon_button(ft.Icons.CLOSE, "Dismiss the message", dismiss),
         ], vertical_alignment=ft.CrossAxisAlignment.START), bgcolor=ft.Colors.ERROR_CONTAINER,
             border_radius=10, padding=ft.Padding.only(left=12, top=6, bottom=6, right=4))
-
-    # ------------------------------------------------------- text helpers
-    def fs(self, size: float) -> float:
-        return round(size * self.scale, 1)
-
-    def text(self, value: str, size: float = 16, bold: bool = False, color: Any = None,
-             italic: bool = False, selectable: bool = False) -> ft.Text:
-        return ft.Text(value, size=self.fs(size), weight=ft.FontWeight.BOLD if bold else None,
-                       color=color, italic=italic, selectable=selectable)
-
-    def warning(self, value: str) -> ft.Control:
-        # An icon, not a "⚠" character: the offline fonts have no such glyph.
-        return ft.Row([ft.Icon(ft.Icons.WARNING_AMBER, color=ft.Colors.ERROR, size=self.fs(20),
-                               semantics_label="Warning"),
-                       ft.Container(self.text(value, 16, color=ft.Colors.ERROR), expand=True)],
-                      vertical_alignment=ft.CrossAxisAlignment.START)
-
-    def heading(self, value: str) -> ft.Text:
-        return self.text(value, 22, bold=True)
-
-    def button(self, label: str, on_click: Callable[..., Any], *, kind: str = "filled",
-               icon: Any = None, disabled: bool = False, tooltip: str | None = None,
-               compact: bool = False, size: float | None = None, dense: bool = False) -> ft.Control:
-        """A labelled button at least 48 px high (a thumb's size); ``compact`` for rows of several
-        short ones on a phone (narrower padding); ``dense`` for a key whose place gives its size."""
-        cls = {"filled": ft.FilledButton, "outlined": ft.OutlinedButton, "text": ft.TextButton,
-               "tonal": ft.FilledTonalButton}[kind]
-        pad = ft.Padding.symmetric(horizontal=12, vertical=14) if compact else \
-            ft.Padding.symmetric(horizontal=16, vertical=14)
-        if dense:  # a key sized by its place (the number pad): its label needs the whole height
-            pad = ft.Padding.symmetric(horizontal=4, vertical=0)
-        return cls(content=ft.Text(label, size=size or self.fs(15 if compact else 16)), icon=icon,
-                   on_click=self.aguarded(on_click) if inspect.iscoroutinefunction(on_click)
-                   else self.guarded(on_click), disabled=disabled, tooltip=tooltip,
-                   style=ft.ButtonStyle(padding=pad))
-
-    def icon_button(self, icon: Any, label: str, on_click: Callable[..., Any], *,
-                    disabled: bool = False) -> ft.Control:
-        """An icon button whose name screen readers (and the tests) can read."""
-        return ft.IconButton(ft.Icon(icon, semantics_label=label), tooltip=label, disabled=disabled,
-                             on_click=self.guarded(on_click), width=48, height=48)
-
-    def dropdown(self, label: str, value: str | None, options: list[tuple[str, str]],
-                 on_select: Callable[..., Any], size: float = 16, inset: float = 0) -> ft.Control:
-        """A dropdown as wide as the screen allows (``inset``: what its place is narrower by), so
-        large text is never cut off, with a name screen readers say (Flutter's menu button has
-        none of its own): "Rules preset: Pagat"."""
-        shown = dict(options).get(value or "", value or "")
-        width = max(200, min((self.page.width or 360) - 28 - inset, 520))
-        return ft.Semantics(label=f"{label}: {shown}", content=ft.Dropdown(
-            value=value, label=label, text_size=self.fs(size), width=width,
-            options=[ft.DropdownOption(key=k, text=t) for k, t in options],
-            on_select=self.guarded(on_select)))
-
-    def card(self, *controls: ft.Control, color: Any = None, key: str | None = None) -> ft.Control:
-        """A card; ``key`` names it for ``scroll_into_view``."""
-        return ft.Container(
-            key=ft.ScrollKey(key) if key else None,
-            content=ft.Column(list(controls), spacing=8),
-            padding=12, border_radius=12, bgcolor=color or ft.Colors.SURFACE_CONTAINER_LOW,
-            border=ft.Border.all(1, ft.Colors.OUTLINE_VARIANT))
 
     # --------------------------------------------------------------- render
     def render(self) -> None:
