@@ -19,6 +19,7 @@ from app_e2e_helpers import BOARD, Server, Ui, board_box, board_point, reveal, s
 from companion.app.practice_session import PracticeSession, PracticeSetup
 from companion.app.settings import Settings
 from companion.app.views.board import end_label
+from companion.rules.tiles import Tile
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -54,7 +55,8 @@ def _move(ui: Ui, shadow: PracticeSession, tap: bool = False) -> str:
     hint = _hint(ui)
     assert hint == shadow.hint(), (hint, shadow.hint())
     if hint:
-        tile, target = hint[0].split(" on ")
+        # the hint names tiles as they lie ("9-4"); buttons and the shadow by their value ("4-9")
+        tile, target = (str(Tile.parse(x)) for x in hint[0].split(" on "))
         if str(shadow.selected) != tile:
             ui.click(tile)
             shadow.choose(tile)

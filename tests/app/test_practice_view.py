@@ -64,7 +64,7 @@ def test_practice_from_home_to_the_end_of_a_round_and_on(app: App) -> None:
 
     # Hint, then a play the rules refuse (a tile with no 9 on the hub): their reason, in words
     _click(app, "Hint")
-    assert "You can play: 3-9 on 9-9, 6-9 on 9-9" in _texts(app.page.controls)
+    assert "You can play: 9-3 on 9-9, 9-6 on 9-9" in _texts(app.page.controls)
     bad = next(t for t in sess.hand() if not t.has(9))
     _tile_buttons(app)[str(bad)].on_click(None)
     _click(app, "9 on 9-9, 4 spokes to go")
