@@ -778,3 +778,18 @@ def test_a_photo_correction_to_a_taken_tile_is_refused_and_can_move_it(app: App)
     assert "Penalty from this photo: 11" in texts and texts.count("not entered") == 3
     assert not any("already in Eve's hand" in t for t in texts)
     assert not next(x for x in _buttons(app.page.controls) if _caption(x) == "Use these tiles (11 points)").disabled
+
+
+def test_a_table_photo_asks_before_replacing_a_typed_table(app: App) -> None:
+    _go(app, "/dispute")
+    _click(app, "9-9")
+    b = app.drafts["dispute"]
+    b.add("9-4", "9-9")
+    _go(app, "/dispute")
+    _click(app, "Read the table from a photo")  # no file dialog yet: it asks first
+    question = "Reading a photo replaces the table typed here. Replace it?"
+    assert question in _texts(app.page.controls)
+    _click(app, "Keep this table")
+    texts = _texts(app.page.controls)
+    assert question not in texts and "9-9 (hub) · 4-9 on 9-9" in " ".join(texts)
+    assert b.layout is not None and len(b.layout.plays) == 1  # the typed table is untouched
