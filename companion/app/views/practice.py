@@ -78,7 +78,7 @@ def _build_setup(app: App) -> tuple[str, list[Any], str | None]:
     def deal(_: Any) -> None:
         s.set_seed(seed.value or "")
         app.drafts["practice"] = s.start()
-        app.render()
+        app.new_screen()  # the round opens at its top: what happened, whose turn
 
     names = s.names()
     seats = [ft.Switch(label=f"Seat {i + 1}: {names[i]}" + (" (bot)" if i in s.bots else " (a person)"),
@@ -150,15 +150,15 @@ def _build_round(app: App, sess: PracticeSession) -> tuple[str, list[Any], str |
 
     def again(_: Any) -> None:
         app.drafts["practice"] = sess.again()
-        redraw()
+        app.new_screen()
 
     def next_round(_: Any) -> None:
         app.drafts["practice"] = sess.next_round()
-        redraw()
+        app.new_screen()
 
     def new_practice(_: Any) -> None:
         app.drafts.pop("practice", None)
-        redraw()
+        app.new_screen()
 
     title = f"Practice · round {p.round_index + 1}"
     info: list[Any] = []
