@@ -211,10 +211,9 @@ class App(Kit):
         self.page.pubsub.send_others_on_topic(TOPIC, match_id)
 
     def _shown_data(self, route: str) -> Any:
-        """What a data-only screen shows, in brief (match revisions), or None for other screens.
-        A redraw replaces every control, and a tap landing during it is lost: so a screen is
-        redrawn for a change in the file only when what it shows changed, not for every key
-        typed into a round on another device."""
+        """What a data-only screen shows, in brief (match revisions), or None for other screens:
+        a screen is redrawn for a change in the file only when what it shows changed, not for
+        every key typed into a round on another device."""
         r = parse(route)
         if r is not None and r.lists_matches:
             return tuple((m.id, m.revision) for m in self.ctx.store.all())
