@@ -23,7 +23,7 @@ def test_a_big_table_on_a_phone_is_shown_readable_in_a_window_centred_on_the_pla
     assert f.k * SMALLEST_TEXT_UNITS * pic.scale >= READABLE_PX  # 12 px writing at first sight
     assert f.panned and f.width <= 240 and f.height <= 520 and f.whole < f.k
     dw, dh = pic.size[0] * f.k, pic.size[1] * f.k
-    assert 0 <= f.x <= dw - f.width and 0 <= f.y <= dh - f.height
+    assert 0 <= f.x <= dw - f.width + 1 and 0 <= f.y <= dh - f.height + 1  # (the window in whole pixels)
     fx, fy = focus_of(pic, Tile(7, 7))
     # the 7-7's open end in the window (in its middle unless the drawing's edge is nearer)
     assert f.x <= fx * f.k <= f.x + f.width and f.y <= fy * f.k <= f.y + f.height
