@@ -328,10 +328,22 @@ class DisputeBuilder:
         if not verdict.tile.has(self.report().table.value.get(verdict.on, -1)):
             raise DisputeError(f"{verdict.tile} cannot touch the {verdict.on}: no matching number")
         self.layout = self._layout().with_play(verdict.tile, verdict.on)
-        self.selected = verdict.tile  # keep building along the same line / foot
-        if self.selected not in {e.target for e in self.open_ends()}:
-            self.selected = None
+        # Where the next tile most likely goes: around the same double while it still needs
+        # spokes or toes (a hub is built spoke after spoke), else along the line just extended.
+        ends = {e.target: e for e in self.open_ends()}
+        same = ends.get(verdict.on)
+        if same is not None and same.kind != "line" and same.slots > 0:
+            self.selected = verdict.on
+        else:
+            self.selected = verdict.tile if verdict.tile in ends else None
         return verdict
+
+    def end_name(self, target: Tile) -> str:
+        """How the chips and the board name the open end on ``target`` ("5-1" as it lies)."""
+        for e in self.open_ends():
+            if e.target == target:
+                return e.label or str(e.target)
+        return str(target)
 
     @property
     def undoable(self) -> Tile | None:

@@ -170,7 +170,10 @@ class PracticeSession:
         return [self._play_words(p) for p in self.practice.hint()]
 
     def _play_words(self, p: Play) -> str:
-        return f"{p.tile} on {p.target}"
+        """As the chips and the drawing name it: the tile turned to the end it goes on, the end
+        as it lies ("1-3 on 5-1", beside the chip "1 on 5-1")."""
+        table = self.practice.state.table
+        return f"{table.show(p.tile, table.value.get(p.target))} on {table.show(p.target)}"
 
     def open_ends(self) -> list[Any]:
         return self.practice.state.table.open_ends()

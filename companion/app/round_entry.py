@@ -177,6 +177,24 @@ class RoundEntry:
         h = self.hands[i]
         h.mode, h.pips, h.tiles, h.pad = Mode.OUT, 0, [], ""
 
+    def settle_zero(self, i: int) -> bool:
+        """A hand typed as 0 points when nobody is marked out is the player who went out: under
+        rules where the 0-0 counts, no hand left at the end holds 0 points. Marks it so and
+        returns True; a round is never saved as blocked because the out player's 0 was typed."""
+        h = self.hands[i]
+        if (h.mode is Mode.PIPS and h.pips == 0 and self.zero_zero > 0
+                and not any(x.mode is Mode.OUT for x in self.hands)):
+            self.went_out(i)
+            return True
+        return False
+
+    def settle_zeros(self) -> list[str]:
+        """``settle_zero`` for the first hand it applies to; the players so marked."""
+        for i, h in enumerate(self.hands):
+            if self.settle_zero(i):
+                return [h.player]
+        return []
+
     def set_pips(self, i: int, pips: int) -> None:
         if isinstance(pips, bool) or not isinstance(pips, int) or pips < 0 or pips > MAX_PIPS:
             raise EntryError(f"a penalty is a whole number 0-{MAX_PIPS}, got {pips!r}")
@@ -304,6 +322,10 @@ class RoundEntry:
         outs = [h.player for h in self.hands if h.mode is Mode.OUT]
         if len(outs) > 1:
             out.append(f"only one player can go out in a round ({', '.join(outs)} are marked)")
+        if outs and self.zero_zero > 0:
+            out.extend(f"{h.player}: 0 points, but {outs[0]} went out: a hand left at the end of a round "
+                       f"has points (type them, or tap Went out for {h.player})"
+                       for h in self.hands if h.mode is Mode.PIPS and h.pips == 0)
         out.extend(self.duplicates())
         out.extend(self.on_table_warnings())
         return out

@@ -1,14 +1,14 @@
 """The Flet front end: one :class:`AppContext` per server process, one :class:`App` per session.
 
 Screens are thin functions in :mod:`companion.app.views` that read the state objects and call
-them; nothing here scores or decides a rule. Routes live in the URL, so a reload (or a second
+them, drawn with the widget kit (:mod:`companion.app.kit`) and found through the route table
+(:mod:`companion.app.routes`); nothing here scores or decides a rule. Routes live in the URL, so a reload (or a second
 phone opening the same address) lands on the same screen with the same data.
 """
 
 from __future__ import annotations
 
 import asyncio
-import inspect
 import logging
 import os
 import threading
@@ -23,6 +23,8 @@ import flet as ft
 
 from companion.rules.errors import ChickenFootError, InputError
 
+from .kit import Kit
+from .routes import parse
 from .settings import Settings, SettingsStore
 from .store import MatchStore
 
@@ -37,6 +39,10 @@ POLL_S = 2.0
 WARM_DELAY_S = 2.0
 #: Seconds a screen waits before redrawing for another device's change (see App._remote_change).
 REMOTE_REDRAW_DELAY_S = 0.15
+#: Seconds between a redraw and scrolling a card into view (see App.scroll_into_view).
+SCROLL_DELAY_S = 0.12
+#: What screen readers call the part fixed at the bottom of a screen (the number pad, Save).
+FOOTER_LABEL = "Number pad and Save"
 
 
 class UploadError(InputError):
@@ -141,7 +147,7 @@ class AppContext:
         log.info("tile reader loaded and warmed in %.0f ms", (time.perf_counter() - t0) * 1e3)
 
 
-class App:
+class App(Kit):
     """One browser tab / desktop window."""
 
     def __init__(self, page: ft.Page, ctx: AppContext) -> None:
@@ -157,6 +163,9 @@ class App:
         self.device = uuid.uuid4().hex[:12]
         self._shown: Any = None  # see _shown_data
         self._render_lock = threading.RLock()
+        self._screen_seq = 0
+        #: The scrolling part of the screen now drawn (see scroll_into_view).
+        self.scroller: ft.Column | None = None
         page.title = "Chicken Foot companion"
         page.padding = 0
         page.on_route_change = lambda e: self.render()
@@ -180,8 +189,11 @@ class App:
     def apply_settings(self) -> None:
         self.page.theme_mode = {"light": ft.ThemeMode.LIGHT, "dark": ft.ThemeMode.DARK}.get(
             self.settings.theme, ft.ThemeMode.SYSTEM)
-        self.page.theme = ft.Theme(color_scheme_seed=ft.Colors.GREEN)
-        self.page.dark_theme = ft.Theme(color_scheme_seed=ft.Colors.GREEN)
+        # Standard density everywhere (a desktop browser would get the compact one): buttons keep
+        # their padding, so every target is at least a thumb's 48 px.
+        self.page.theme = ft.Theme(color_scheme_seed=ft.Colors.GREEN, visual_density=ft.VisualDensity.STANDARD)
+        self.page.dark_theme = ft.Theme(color_scheme_seed=ft.Colors.GREEN,
+                                        visual_density=ft.VisualDensity.STANDARD)
 
     def _resized(self, e: Any) -> None:
         # Widths are laid out for the page (dropdowns, photos, the chart): redraw when the width
@@ -199,15 +211,15 @@ class App:
         self.page.pubsub.send_others_on_topic(TOPIC, match_id)
 
     def _shown_data(self, route: str) -> Any:
-        """What a data-only screen shows, in brief (match revisions), or None for other screens.
-        A redraw replaces every control, and a tap landing during it is lost: so a screen is
-        redrawn for a change in the file only when what it shows changed, not for every key
-        typed into a round on another device."""
-        if route == "/" or route.startswith(("/history", "/stats")):
+        """What a data-only screen shows, in brief (match revisions), or None for other screens:
+        a screen is redrawn for a change in the file only when what it shows changed, not for
+        every key typed into a round on another device."""
+        r = parse(route)
+        if r is not None and r.lists_matches:
             return tuple((m.id, m.revision) for m in self.ctx.store.all())
-        if route.startswith("/match/") and route.count("/") == 2:
+        if r is not None and r.screen == "scoreboard" and r.match_id:
             try:
-                return self.ctx.store.get(route.split("/")[2]).revision
+                return self.ctx.store.get(r.match_id).revision
             except ChickenFootError:
                 return None
         return None
@@ -237,12 +249,14 @@ class App:
         self._on_remote_change(topic, message)
 
     def _on_remote_change(self, topic: str, message: Any) -> None:
-        route = self.page.route or "/"
+        r = parse(self.page.route or "/")
+        if r is None:
+            return
         if isinstance(message, dict):  # someone typed into a shared round entry
-            if f"/match/{message.get('entry')}/round" in route:
+            if r.screen == "round" and r.match_id == message.get("entry"):
                 self.render()
             return
-        if route == "/" or route.startswith(("/history", "/stats")) or f"/match/{message}" in route:
+        if r.about(str(message)):
             self.render()
 
     @property
@@ -396,62 +410,6 @@ class App:
         ], vertical_alignment=ft.CrossAxisAlignment.START), bgcolor=ft.Colors.ERROR_CONTAINER,
             border_radius=10, padding=ft.Padding.only(left=12, top=6, bottom=6, right=4))
 
-    # ------------------------------------------------------- text helpers
-    def fs(self, size: float) -> float:
-        return round(size * self.scale, 1)
-
-    def text(self, value: str, size: float = 16, bold: bool = False, color: Any = None,
-             italic: bool = False, selectable: bool = False) -> ft.Text:
-        return ft.Text(value, size=self.fs(size), weight=ft.FontWeight.BOLD if bold else None,
-                       color=color, italic=italic, selectable=selectable)
-
-    def warning(self, value: str) -> ft.Control:
-        # An icon, not a "⚠" character: the offline fonts have no such glyph.
-        return ft.Row([ft.Icon(ft.Icons.WARNING_AMBER, color=ft.Colors.ERROR, size=self.fs(20),
-                               semantics_label="Warning"),
-                       ft.Container(self.text(value, 16, color=ft.Colors.ERROR), expand=True)],
-                      vertical_alignment=ft.CrossAxisAlignment.START)
-
-    def heading(self, value: str) -> ft.Text:
-        return self.text(value, 22, bold=True)
-
-    def button(self, label: str, on_click: Callable[..., Any], *, kind: str = "filled",
-               icon: Any = None, disabled: bool = False, tooltip: str | None = None,
-               compact: bool = False) -> ft.Control:
-        """A labelled button; ``compact`` for rows of several on a phone (still 40 px high)."""
-        cls = {"filled": ft.FilledButton, "outlined": ft.OutlinedButton, "text": ft.TextButton,
-               "tonal": ft.FilledTonalButton}[kind]
-        pad = ft.Padding.symmetric(horizontal=10, vertical=8) if compact else \
-            ft.Padding.symmetric(horizontal=16, vertical=12)
-        return cls(content=ft.Text(label, size=self.fs(15 if compact else 16)), icon=icon,
-                   on_click=self.aguarded(on_click) if inspect.iscoroutinefunction(on_click)
-                   else self.guarded(on_click), disabled=disabled, tooltip=tooltip,
-                   style=ft.ButtonStyle(padding=pad))
-
-    def icon_button(self, icon: Any, label: str, on_click: Callable[..., Any], *,
-                    disabled: bool = False) -> ft.Control:
-        """An icon button whose name screen readers (and the tests) can read."""
-        return ft.IconButton(ft.Icon(icon, semantics_label=label), tooltip=label, disabled=disabled,
-                             on_click=self.guarded(on_click))
-
-    def dropdown(self, label: str, value: str | None, options: list[tuple[str, str]],
-                 on_select: Callable[..., Any], size: float = 16, inset: float = 0) -> ft.Control:
-        """A dropdown as wide as the screen allows (``inset``: what its place is narrower by), so
-        large text is never cut off, with a name screen readers say (Flutter's menu button has
-        none of its own): "Rules preset: Pagat"."""
-        shown = dict(options).get(value or "", value or "")
-        width = max(200, min((self.page.width or 360) - 28 - inset, 520))
-        return ft.Semantics(label=f"{label}: {shown}", content=ft.Dropdown(
-            value=value, label=label, text_size=self.fs(size), width=width,
-            options=[ft.DropdownOption(key=k, text=t) for k, t in options],
-            on_select=self.guarded(on_select)))
-
-    def card(self, *controls: ft.Control, color: Any = None) -> ft.Control:
-        return ft.Container(
-            content=ft.Column(list(controls), spacing=8),
-            padding=12, border_radius=12, bgcolor=color or ft.Colors.SURFACE_CONTAINER_LOW,
-            border=ft.Border.all(1, ft.Colors.OUTLINE_VARIANT))
-
     # --------------------------------------------------------------- render
     def render(self) -> None:
         # Handlers, pub/sub messages from other devices and the file poller can all ask for a
@@ -471,6 +429,7 @@ class App:
         if route != self._screen_route:
             self.screen.clear()
             self._screen_route = route
+            self._screen_seq += 1
         footer: ft.Control | None = None
         try:
             title, body, back, *rest = views.build(self, route)
@@ -488,24 +447,57 @@ class App:
                                                    lambda _: self.go("/settings"))],
         )
         banner = self._error_banner()
-        self.page.controls.clear()
+        # One scroll view per screen, keyed by the screen: a redraw of the same screen is
+        # reconciled with what the browser shows (Flet diffs a keyed tree by position), so the
+        # scroll position and the focus survive a tap; another screen gets a new key and opens
+        # at its top.
+        key = ft.ValueKey(f"screen-{self._screen_seq}")
+        self.page.scroll = None
         if footer is None:
-            self.page.controls.append(ft.SafeArea(ft.Container(
-                ft.Column([banner, *body] if banner else body, spacing=14, scroll=None),
-                padding=ft.Padding.all(14))))
-            self.page.scroll = ft.ScrollMode.AUTO
+            self.scroller = ft.Column([ft.Container(ft.Column([banner, *body] if banner else body, spacing=14),
+                                                    padding=ft.Padding.all(14))],
+                                      scroll=ft.ScrollMode.AUTO, expand=True, spacing=0)
+            root = ft.SafeArea(self.scroller, expand=True, key=key)
         else:
-            # The footer (a number pad, Save) stays at the bottom of the screen; the rest scrolls.
-            self.page.scroll = None
-            self.page.controls.append(ft.SafeArea(ft.Column([
-                ft.Container(ft.Column(body, spacing=14, scroll=ft.ScrollMode.AUTO, expand=True),
-                             padding=ft.Padding.only(left=14, right=14, top=14), expand=True),
-                ft.Container(ft.Column([banner, footer] if banner else [footer], spacing=8),
-                             padding=ft.Padding.symmetric(horizontal=14, vertical=10),
-                             bgcolor=ft.Colors.SURFACE_CONTAINER,
-                             border=ft.Border.only(top=ft.BorderSide(1, ft.Colors.OUTLINE_VARIANT))),
-            ], spacing=0, expand=True), expand=True))
+            # The footer (a number pad, Save) stays at the bottom of the screen; the rest scrolls
+            # above it, so nothing in the list is ever drawn under it.
+            self.scroller = ft.Column([ft.Container(ft.Column(body, spacing=14), padding=ft.Padding.all(14))],
+                                      scroll=ft.ScrollMode.AUTO, expand=True, spacing=0)
+            root = ft.SafeArea(ft.Column([
+                self.scroller,
+                ft.Container(ft.Column([
+                    # a thin named edge: where the fixed part begins, for screen readers and tests
+                    ft.Semantics(label=FOOTER_LABEL, content=ft.Container(height=1)),
+                    ft.Container(ft.Column([banner, footer] if banner else [footer], spacing=8),
+                                 padding=ft.Padding.only(left=14, right=14, bottom=8, top=7)),
+                ], spacing=0), bgcolor=ft.Colors.SURFACE_CONTAINER,
+                    border=ft.Border.only(top=ft.BorderSide(1, ft.Colors.OUTLINE_VARIANT))),
+            ], spacing=0, expand=True), expand=True, key=key)
+        self.page.controls[:] = [root]
         self.page.update()
+
+    def new_screen(self) -> None:
+        """Show the current route as a screen opened afresh (its state emptied, at its top)."""
+        self.screen.clear()
+        self._screen_seq += 1
+        self.render()
+
+    def scroll_into_view(self, key: str) -> None:
+        """Scroll the screen so the control with ``ft.ScrollKey(key)`` is at the top of the
+        scrolling part (above a fixed number pad)."""
+        scroller = self.scroller
+        if scroller is None:
+            return
+
+        async def go() -> None:
+            # after the browser has laid out the redraw sent just before (a panel that closed
+            # changes where the card is)
+            await asyncio.sleep(SCROLL_DELAY_S)
+            try:
+                await scroller.scroll_to(scroll_key=key, duration=200)
+            except Exception:  # the screen was redrawn meanwhile: nothing to scroll
+                log.debug("scroll_to %s failed", key, exc_info=True)
+        self.page.run_task(go)
 
 
 def make_main(ctx: AppContext) -> Callable[[ft.Page], Any]:

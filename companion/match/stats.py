@@ -1,6 +1,7 @@
 """Statistics per player across many matches (names compared without regard to case).
 
-Matches *played*, *won* and *best match total* count finished matches only; the round figures
+Matches *played*, *won* and *best match total* count finished matches only (matches *in
+progress* are counted apart: unfinished, not abandoned, at least one round); the round figures
 (rounds played and gone out, 0-0 catches, average and worst penalty) count every recorded round
 of matches that were not abandoned. "Caught with 0-0" is only known for rounds entered as tiles.
 """
@@ -31,6 +32,7 @@ class PlayerStats:
     average_penalty: float | None
     worst_penalty: int | None
     best_match_total: int | None
+    matches_in_progress: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -47,7 +49,7 @@ def player_stats(matches: Iterable[Match]) -> list[PlayerStats]:
         for seat, name in enumerate(m.players):
             a = acc.setdefault(name.casefold(), {
                 "player": name, "played": 0, "won": 0, "drawn": 0, "rounds": 0, "out": 0,
-                "blank": 0, "pen_sum": 0, "worst": None, "best": None})
+                "blank": 0, "pen_sum": 0, "worst": None, "best": None, "going": 0})
             for rnd in m.rounds:
                 p = rnd.penalties[seat]
                 a["rounds"] += 1
@@ -56,6 +58,8 @@ def player_stats(matches: Iterable[Match]) -> list[PlayerStats]:
                 a["out"] += rnd.out == seat
                 hand = rnd.tiles[seat]
                 a["blank"] += bool(hand and _BLANK in hand)
+            if outcome is None and m.rounds:
+                a["going"] += 1
             if outcome is not None:
                 a["played"] += 1
                 if name in outcome.winners:
@@ -71,7 +75,7 @@ def player_stats(matches: Iterable[Match]) -> list[PlayerStats]:
             matches_drawn=a["drawn"], rounds_played=a["rounds"], rounds_out=a["out"],
             caught_with_double_blank=a["blank"],
             average_penalty=round(a["pen_sum"] / a["rounds"], 2) if a["rounds"] else None,
-            worst_penalty=a["worst"], best_match_total=a["best"])
+            worst_penalty=a["worst"], best_match_total=a["best"], matches_in_progress=a["going"])
         for a in acc.values()
     ]
     out.sort(key=lambda s: (-s.matches_won, s.player.casefold()))

@@ -224,25 +224,41 @@ def wheel(ui: Ui, dy: float) -> None:
     ui.page.wait_for_timeout(600)
 
 
-def board_box(ui: Ui, pic: Any) -> dict[str, float]:
-    """The drawing's box on the screen, scrolled wholly into view first (the browser gives the
-    visible part only: a box shorter than the drawing is cut off by the app bar or the bottom)."""
+def board_box(ui: Ui, pic: Any, selected: Any = None, max_height: float | None = None) -> dict[str, Any]:
+    """The drawing's window on the screen, scrolled wholly into view first (the browser gives the
+    visible part only: a box shorter than the window is cut off by the app bar or the bottom).
+    ``box["framing"]`` says how the drawing is shown in it (the window is as wide as the drawing
+    or as the screen allows: the framing follows from its width), ``selected`` the open end
+    the window is centred on."""
+    from companion.app.views.board import MAX_HEIGHT, focus_of, framing
+
     loc = ui.page.locator(BOARD).first
     loc.wait_for(state="attached", timeout=20_000)
     vp = ui.page.viewport_size
     for _ in range(6):
         box = loc.bounding_box()
         assert box and box["width"] > 100, box
-        full = pic.size[1] * (box["width"] - 2) / pic.size[0] + 2
+        f = framing(pic, box["width"] - 2, max_height or MAX_HEIGHT, focus_of(pic, selected))
+        full = f.height + 2
         whole = box["height"] >= full - 2
         if whole and box["y"] >= 55 and box["y"] + box["height"] <= vp["height"] + 1:
-            return box
+            return {**box, "framing": f}
         if whole:  # wholly drawn but off the screen: bring its top below the app bar
             wheel(ui, box["y"] - 70)
         else:  # cut off at the top or at the bottom
             cut = full - box["height"] + 30
             wheel(ui, -cut if box["y"] < vp["height"] / 2 else cut)
     raise AssertionError(f"the board does not come wholly into view: {box}, {full} px high")
+
+
+def board_point(box: dict[str, Any], px: float, py: float) -> tuple[float, float]:
+    """Where the drawing's pixel (``px``, ``py``) is on the screen, in ``box`` (see board_box);
+    it must be inside the window."""
+    f = box["framing"]
+    x, y = box["x"] + 1 + px * f.k - f.x, box["y"] + 1 + py * f.k - f.y
+    assert box["x"] < x < box["x"] + box["width"] and box["y"] < y < box["y"] + box["height"], \
+        f"({px}, {py}) of the drawing is outside its window: {x}, {y} in {box}"
+    return x, y
 
 
 def reveal(ui: Ui, loc: Any) -> None:

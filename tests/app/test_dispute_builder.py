@@ -96,3 +96,19 @@ def test_the_table_drawn_a_tap_on_an_open_end_selects_it_and_a_question_is_drawn
     d.ask("4-7")
     d.add("4-7")
     assert d.picture().board.ghost is None and d.picture().board.piece("4-7") is not None
+
+
+def test_after_add_the_selection_stays_on_a_double_still_needing_tiles():
+    d = DisputeBuilder("double-chicken-foot", 9, hub=9)
+    d.select("9-9")
+    for t in ("9-4", "9-1", "9-2"):
+        assert d.add(t).legal
+        assert d.selected == Tile(9, 9)  # the next spoke goes on the hub too: no re-picking it
+    for t in ("9-3", "9-5", "9-6"):
+        d.add(t)
+    assert d.selected == Tile(6, 9)  # the hub is complete: along the spoke just laid
+    d.add("6-6")
+    assert d.selected == Tile(6, 6)  # a double on the line: its toes go on it
+    d.add("6-1")
+    assert d.selected == Tile(6, 6)
+    assert next(e for e in d.open_ends() if e.target == Tile(6, 6)).slots == 2

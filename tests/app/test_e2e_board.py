@@ -19,12 +19,14 @@ from app_e2e_helpers import (
     Server,
     Ui,
     board_box,
+    board_point,
     reveal,
     shots_dir,
     wheel,
 )
 
 from companion.app.dispute import DisputeBuilder
+from companion.app.views.board import end_label
 from companion.rules.layout import Verdict
 from companion.rules.tiles import Tile
 
@@ -41,9 +43,8 @@ def tap_end(ui: Ui, b: DisputeBuilder, target: str, nth: int = 0) -> None:
     assert marks, f"no open end on {target}"
     m = marks[nth]
     px, py = pic.to_pixels(m.spot.x, m.spot.y)
-    box = board_box(ui, pic)
-    k = (box["width"] - 2) / pic.size[0]  # the frame is 1 px on each side
-    ui.page.mouse.click(box["x"] + 1 + px * k, box["y"] + 1 + py * k)
+    box = board_box(ui, pic, b.selected)
+    ui.page.mouse.click(*board_point(box, px, py))
     ui.page.wait_for_timeout(400)
     ui.shot(f"tapped-{target}")
 
@@ -56,10 +57,10 @@ def type_tile(ui: Ui, text: str) -> None:
 
 def add(ui: Ui, b: DisputeBuilder, tile: str, on: str) -> None:
     """Type a tile on an open end chosen with its chip (the way a screen-reader user does)."""
-    chip = next(e.describe() + ("" if e.playable else " (not now)") for e in b.open_ends()
+    chip = next(end_label(e) for e in b.open_ends()
                 if e.target == Tile.parse(on))
     ui.click(chip)
-    ui.button(f"Can it go here? on the {Tile.parse(on)}").first.wait_for(timeout=20_000)  # redrawn
+    ui.button(f"Can it go on the {b.end_name(Tile.parse(on))}?").first.wait_for(timeout=20_000)  # redrawn
     type_tile(ui, tile)
     ui.click("Add to table")
     b.add(tile, on)
@@ -69,9 +70,10 @@ def ask_on_drawing(ui: Ui, b: DisputeBuilder, end: str, tile: str) -> Verdict:
     """Choose the open end on ``end`` by a tap on the drawing, ask about ``tile`` there; the
     rules core's verdict on the same question (``b`` follows along)."""
     tap_end(ui, b, end)
-    ui.see(f"Can it go here? on the {end}")
+    question = f"Can it go on the {b.end_name(Tile.parse(end))}?"
+    ui.see(question)
     type_tile(ui, tile)
-    ui.click(f"Can it go here? on the {end}")
+    ui.click(question)
     b.select(end)
     return b.ask(tile)
 
@@ -88,8 +90,16 @@ def test_a_typed_layout_is_drawn_as_a_board_at_phone_and_desktop_width(server: S
         add(ui, b, tile, "9-9")
     add(ui, b, "7-7", "9-7")
     ui.see("Open foot: the 7-7 needs 3 more toes; every play must go there.")
-    box = board_box(ui, b.picture())
+    box = board_box(ui, b.picture(), b.selected)
     assert box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"], box
+    # readable at its first zoom: the smallest writing 12 px or more, an open end a 44 px target
+    from companion.app.views.board import SMALLEST_TEXT_UNITS, TAP_REACH
+
+    pic = b.picture()
+    assert box["framing"].k * SMALLEST_TEXT_UNITS * pic.scale >= 12 and 2 * TAP_REACH >= 44
+    print(f"board at 360 px: {pic.size} px drawn at {box['framing'].k:.2f} in a "
+          f"{box['framing'].width}x{box['framing'].height} window, smallest text "
+          f"{box['framing'].k * SMALLEST_TEXT_UNITS * pic.scale:.1f} px")
     label = page.locator(BOARD_LABEL).first.get_attribute("aria-label") or ""
     assert "9-9 (hub) · 4-9 on 9-9" in label and "7-7 on 7-9" in label, label
     board_box(ui, b.picture())
@@ -136,7 +146,7 @@ def test_a_table_photo_is_shown_as_a_board_beside_the_photo(server: Server, brow
     ui.open(server.url)
     ui.click("Dispute checker")
     ui.choose_file("Read the table from a photo", photo)
-    ui.see(re.compile(r"^Read from table\.jpg: .*hub 3-3, 14 played on it$"), timeout=60_000)
+    ui.see(re.compile(r"^From the photo: .*the hub is 3-3 with 14 tiles played on it$"), timeout=60_000)
     label = page.locator(BOARD_LABEL).first.get_attribute("aria-label") or ""
     assert label.startswith("The table drawn as a board: 3-3 (hub) · ") and label.count(" on ") >= 14, label
     photo_box = page.locator('flt-semantics[aria-label^="Photo of the table"], '

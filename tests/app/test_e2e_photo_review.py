@@ -45,12 +45,12 @@ def _photos(tmp_path: Path) -> tuple[Path, Path, Path]:
     return REALDATA / UNSURE_FINDS, REALDATA / BIG_SET, big
 
 
-def _choose(ui: Ui, page, photo: Path) -> float:  # type: ignore[no-untyped-def]
-    """Choose ``photo`` in the browser's file dialog of a hand with no photo yet; seconds until
-    its penalty is on screen."""
-    assert ui.count(re.compile(r"^Penalty from this photo: ")) == 0
+def _choose(ui: Ui, page, photo: Path, seat: int) -> float:  # type: ignore[no-untyped-def]
+    """Tap Photo on seat ``seat``'s row (a hand with no photo yet: the file dialog opens at once)
+    and choose ``photo``; seconds until its penalty is on screen."""
     with page.expect_file_chooser(timeout=20_000) as fc:
-        ui.click("Choose photo")
+        ui.click("Photo", nth=seat)
+    assert ui.count(re.compile(r"^Penalty from this photo: ")) == 0  # another hand's photo closed
     t0 = time.perf_counter()
     fc.value.set_files(str(photo))
     page.get_by_text(re.compile(r"^Penalty from this photo: \d+$")).first.wait_for(state="attached",
@@ -88,8 +88,7 @@ def test_photo_review_at_phone_width(tmp_path: Path, browser) -> None:  # type: 
         ui.click("Went out", nth=0)
 
         # Bob: a photo with unsure finds; they wait behind one line, shown on a tap
-        ui.click("Photo", nth=1)
-        timings[f"{finds_photo.name} (real, 8 MP)"] = _choose(ui, page, finds_photo)
+        timings[f"{finds_photo.name} (real, 8 MP)"] = _choose(ui, page, finds_photo, 1)
         ui.see(f"Penalty from this photo: {finds.penalty}")
         n = len(finds.unsure_finds)
         ui.see(f"{n} unsure finds: show")
@@ -114,8 +113,7 @@ def test_photo_review_at_phone_width(tmp_path: Path, browser) -> None:  # type: 
         ui.see(f"{finds.penalty} points (")
 
         # Cy: double-12 tiles in a double-9 match: said so, the set they fit named, read again as double-9
-        ui.click("Photo", nth=2)
-        timings[f"{big_set_photo.name} (real, 8 MP)"] = _choose(ui, page, big_set_photo)
+        timings[f"{big_set_photo.name} (real, 8 MP)"] = _choose(ui, page, big_set_photo, 2)
         ui.see(f"Penalty from this photo: {big.penalty}")
         ui.see(re.compile(r"are not in the double-9 set this match plays; the tiles read fit a double-12 set\."))
         assert ui.button(f"Use these tiles ({big.penalty} points)").is_disabled()
@@ -128,8 +126,7 @@ def test_photo_review_at_phone_width(tmp_path: Path, browser) -> None:  # type: 
         ui.shot("read-as-double-9-360px")
 
         # Dee: a 12-megapixel photo, timed from the choice to its penalty on screen
-        ui.click("Photo", nth=3)
-        timings["phone-12mp.jpg (rendered, 4000x3000, 2.2 MB)"] = _choose(ui, page, phone_photo)
+        timings["phone-12mp.jpg (rendered, 4000x3000, 2.2 MB)"] = _choose(ui, page, phone_photo, 3)
         ui.see(f"Penalty from this photo: {phone.penalty}")
         ui.scroll_to(f"Penalty from this photo: {phone.penalty}", 0.4)
         ui.shot("12mp-photo-360px")

@@ -14,10 +14,12 @@ from __future__ import annotations
 import re
 
 import pytest
-from app_e2e_helpers import BOARD, Server, Ui, board_box, reveal, shots_dir
+from app_e2e_helpers import BOARD, Server, Ui, board_box, board_point, reveal, shots_dir
 
 from companion.app.practice_session import PracticeSession, PracticeSetup
 from companion.app.settings import Settings
+from companion.app.views.board import end_label
+from companion.rules.tiles import Tile
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -38,10 +40,10 @@ def _hint(ui: Ui) -> list[str]:
 
 
 def _end_chip(ui: Ui, shadow: PracticeSession, target: str) -> None:
-    """Tap the chip of the open end on ``target`` ("4 on 9-4", "9 on 9-9 (4 spokes to go)";
+    """Tap the chip of the open end on ``target`` ("4 on 9-4", "9 on 9-9, 4 spokes to go";
     the tile named as it lies, "7-2")."""
     end = next(e for e in shadow.open_ends() if str(e.target) == target)
-    ui.click(end.describe() + ("" if end.playable else " (not now)"))
+    ui.click(end_label(end))
 
 
 def _move(ui: Ui, shadow: PracticeSession, tap: bool = False) -> str:
@@ -53,7 +55,8 @@ def _move(ui: Ui, shadow: PracticeSession, tap: bool = False) -> str:
     hint = _hint(ui)
     assert hint == shadow.hint(), (hint, shadow.hint())
     if hint:
-        tile, target = hint[0].split(" on ")
+        # the hint names tiles as they lie ("9-4"); buttons and the shadow by their value ("4-9")
+        tile, target = (str(Tile.parse(x)) for x in hint[0].split(" on "))
         if str(shadow.selected) != tile:
             ui.click(tile)
             shadow.choose(tile)
@@ -63,9 +66,8 @@ def _move(ui: Ui, shadow: PracticeSession, tap: bool = False) -> str:
             mark = next(m for m in pic.board.ends if str(m.end.target) == target)
             px, py = pic.to_pixels(mark.spot.x, mark.spot.y)
             box = board_box(ui, pic)
-            k = (box["width"] - 2) / pic.size[0]
             ui.shot("tile-chosen")
-            ui.page.mouse.click(box["x"] + 1 + px * k, box["y"] + 1 + py * k)
+            ui.page.mouse.click(*board_point(box, px, py))
         else:
             _end_chip(ui, shadow, target)
         assert shadow.play_on(target), shadow.refusal

@@ -108,7 +108,7 @@ def _play_round(sess: PracticeSession, use_tap: bool = True) -> int:
 def test_a_round_against_three_bots_is_played_to_the_end_and_scored_like_a_match():
     sess = _deal(5)
     sess.show_hint()
-    assert sess.hint_shown and sess.hint() == ["3-9 on 9-9", "6-9 on 9-9"]
+    assert sess.hint_shown and sess.hint() == ["9-3 on 9-9", "9-6 on 9-9"]
     assert sess.status() == "Your turn: choose a tile, then an open end."
     assert sess.needs() == ["The 9-9 still needs 4 spokes before anything else."]
     moves = _play_round(sess)

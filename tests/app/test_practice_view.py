@@ -13,6 +13,7 @@ import pytest
 from test_views_inprocess import FakePage, _buttons, _click, _find, _go, _texts
 
 from companion.app.shell import App, AppContext
+from companion.app.views.board import end_label
 
 
 @pytest.fixture
@@ -58,15 +59,15 @@ def test_practice_from_home_to_the_end_of_a_round_and_on(app: App) -> None:
     texts = _texts(app.page.controls)
     assert "Your turn: choose a tile, then an open end." in texts
     sem = _find(app.page.controls, ft.Semantics, lambda c: str(c.label).startswith("The table drawn as a board"))
-    assert sem and "Open ends: 9 on 9-9 (4 spokes to go)" in sem[0].label
+    assert sem and "Open ends: 9 on 9-9, 4 spokes to go" in sem[0].label
     assert set(_tile_buttons(app)) == {str(t) for t in sess.hand()}
 
     # Hint, then a play the rules refuse (a tile with no 9 on the hub): their reason, in words
     _click(app, "Hint")
-    assert "You can play: 3-9 on 9-9, 6-9 on 9-9" in _texts(app.page.controls)
+    assert "You can play: 9-3 on 9-9, 9-6 on 9-9" in _texts(app.page.controls)
     bad = next(t for t in sess.hand() if not t.has(9))
     _tile_buttons(app)[str(bad)].on_click(None)
-    _click(app, "9 on 9-9 (4 spokes to go)")
+    _click(app, "9 on 9-9, 4 spokes to go")
     verdict = sess.practice.state.table.judge(bad, sess.practice.state.hub)
     assert f"Not allowed: {verdict.message}" in _texts(app.page.controls)
 
@@ -91,7 +92,7 @@ def test_practice_from_home_to_the_end_of_a_round_and_on(app: App) -> None:
                 tapped = True
             else:
                 end = next(e for e in sess.open_ends() if e.target == play.target)
-                _click(app, end.describe() + ("" if end.playable else " (not now)"))
+                _click(app, end_label(end))
             assert sess.refusal is None
         elif _enabled(app, "Draw"):
             _click(app, "Draw")

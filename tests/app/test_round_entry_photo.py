@@ -381,3 +381,24 @@ def test_a_real_photo_read_for_the_review_once_decoded(tmp_path):
     assert capped.read_as == 9 and capped.outside == [] and all(t.high <= 9 for t in capped.tiles)
     finds, _ = read_photo(reader, _real("20210227_190416.jpg"), get_rules(), 9, Preview(), 280)
     assert len(finds.unsure_finds) >= 5 and not any("possible tile" in w for w in finds.notes)
+
+
+def test_a_zero_typed_for_the_player_who_went_out_marks_them_out() -> None:
+    from companion.app.round_entry import Mode, RoundEntry
+    from companion.rules import PRESETS
+
+    rules = PRESETS["double-chicken-foot"]
+    e = RoundEntry(rules, ["Ann", "Bob", "Cy"], 9)
+    assert e.zero_zero > 0
+    e.press(0, "0", fresh=True)
+    assert e.hands[0].mode is Mode.PIPS and e.penalty(0) == 0
+    assert e.settle_zero(0) and e.hands[0].mode is Mode.OUT  # never a blocked round by mistake
+    e.press(1, "0", fresh=True)
+    assert not e.settle_zero(1)  # Ann is out already: Bob's 0 is a mistake, said so
+    assert any("Bob: 0 points, but Ann went out" in w for w in e.errors())
+    e.press(1, "7", fresh=True)
+    assert not any("0 points" in w for w in e.errors())
+    e.press(2, "0", fresh=True)
+    e.hands[0].mode = Mode.PIPS
+    e.hands[0].pips = 4
+    assert e.settle_zeros() == ["Cy"] and e.hands[2].mode is Mode.OUT

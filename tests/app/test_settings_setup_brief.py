@@ -103,3 +103,14 @@ def test_rules_page_is_generated_from_every_preset():
     for s in sections:
         assert list(s.lines) == PRESETS[s.name].describe()
     assert json.dumps([s.title for s in sections])
+
+
+def test_every_option_value_the_new_match_form_offers_is_in_words() -> None:
+    """No "may-play", "false" or "none" on the form: each written value has its words."""
+    from companion.app.setup import FORM_OPTIONS, _choices
+    from companion.rules.words import option_choice
+
+    for key in FORM_OPTIONS:
+        for value in _choices(key):
+            words = option_choice(key, value)
+            assert words and (words != value or value.isdigit()), (key, value, words)

@@ -3,6 +3,8 @@ shows what the state objects say, and its handlers work when called directly."""
 
 from __future__ import annotations
 
+import asyncio
+import inspect
 from collections.abc import Iterator
 from typing import Any
 
@@ -35,6 +37,7 @@ class FakePage:
         self.updates = 0
         self.dialogs: list[Any] = []
         self.pushed: list[str] = []
+        self.tasks: list[Any] = []
 
     def update(self, *_: Any) -> None:
         self.updates += 1
@@ -47,9 +50,12 @@ class FakePage:
         self.route = route
 
     def run_task(self, fn: Any, *args: Any) -> None:  # navigation: follow it at once
-        import asyncio
-
-        asyncio.run(fn(*args))
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            asyncio.run(fn(*args))
+            return
+        self.tasks.append(loop.create_task(fn(*args)))  # from an async handler: run beside it
 
 
 def _texts(c: Any, out: list[str] | None = None) -> list[str]:
@@ -114,7 +120,9 @@ def _go(app: App, route: str) -> list[str]:
 def _click(app: App, caption: str, nth: int = 0) -> None:
     hits = [b for b in _buttons(app.page.controls) if _caption(b) == caption]
     assert len(hits) > nth, f"no button {caption!r}"
-    hits[nth].on_click(None)
+    result = hits[nth].on_click(None)
+    if inspect.iscoroutine(result):  # an async handler (Photo, file dialogs): run it to its end
+        asyncio.run(result)
 
 
 
@@ -540,7 +548,8 @@ def test_dispute_reads_the_table_from_a_photo(app: App) -> None:
     _picks(app, ("table.jpg", photo))
     _aclick(app, "Read the table from a photo")
     texts = _texts(app.page.controls)
-    assert any(t.startswith("Read from table.jpg:") and t.endswith("hub 3-3, 14 played on it") for t in texts)
+    assert any(t.startswith("From the photo:") and t.endswith("the hub is 3-3 with 14 tiles played on it")
+               for t in texts)
     assert "The hub has its spokes and no foot is open: any matching open end is fine." in texts
     assert "On the table (order of play unknown)" in texts
     assert not any("Problems with this table" in t for t in texts)
@@ -563,11 +572,11 @@ def test_dispute_reads_the_table_from_a_photo(app: App) -> None:
     assert "Problems with this table" in texts
     assert any(t == "Removed by hand: 3-8" for t in texts)
     # the existing flow on the photo's table: open end, ask, add, take back that tile
-    _click(app, "8 on 5-8 (not now)")  # the 3-3 is a spoke short now
+    _click(app, "8 on 5-8, closed for now")  # the 3-3 is a spoke short now
     tile = _find(app.page.controls, ft.TextField, lambda c: c.label == "Tile, e.g. 4-7")[0]
     tile.value = "8-8"
     tile.on_change(_event("8-8"))  # what typing does: the screen keeps it across redraws
-    _click(app, "Can it go here? on the 5-8")
+    _click(app, "Can it go on the 5-8?")
     assert any(t.startswith("No. ") for t in _texts(app.page.controls))
     _click(app, "It is on the table anyway: add it")
     _click(app, "Take back 8-8")
@@ -642,7 +651,7 @@ def test_dispute_draws_the_table_and_a_tap_on_the_drawing_chooses_the_open_end(a
     _go(app, "/dispute")
     sem = _find(app.page.controls, ft.Semantics, lambda c: str(c.label).startswith("The table drawn as a board"))
     assert len(sem) == 1
-    assert "9-9 (hub) · 4-9 on 9-9 · 1-9 on 9-9" in sem[0].label and "Open ends: 9 on 9-9 (4 spokes to go)" in sem[0].label
+    assert "9-9 (hub) · 4-9 on 9-9 · 1-9 on 9-9" in sem[0].label and "Open ends: 9 on 9-9, 4 spokes to go" in sem[0].label
     img = _find(sem, ft.Image)[0]
     assert isinstance(img.src, bytes) and img.src.startswith(b"\x89PNG")
     pic = b.picture()
@@ -655,7 +664,8 @@ def test_dispute_draws_the_table_and_a_tap_on_the_drawing_chooses_the_open_end(a
     x, y = pic.to_pixels(m.spot.x, m.spot.y)
     gesture.on_tap_up(SimpleNamespace(local_position=SimpleNamespace(x=x * k, y=y * k)))
     assert b.selected == Tile(1, 9)
-    assert "Can it go here? on the 1-9" in _texts(app.page.controls)
+    # the question names the end as its chip and the drawing do (as it lies: "9-1")
+    assert f"Can it go on the {b.end_name(Tile(1, 9))}?" in _texts(app.page.controls)
     gesture = _find(app.page.controls, ft.GestureDetector)[0]
     gesture.on_tap_up(SimpleNamespace(local_position=SimpleNamespace(x=1, y=1)))  # a corner
     assert any(t.startswith("That is not an open end") for t in _texts(app.page.controls))
@@ -768,3 +778,18 @@ def test_a_photo_correction_to_a_taken_tile_is_refused_and_can_move_it(app: App)
     assert "Penalty from this photo: 11" in texts and texts.count("not entered") == 3
     assert not any("already in Eve's hand" in t for t in texts)
     assert not next(x for x in _buttons(app.page.controls) if _caption(x) == "Use these tiles (11 points)").disabled
+
+
+def test_a_table_photo_asks_before_replacing_a_typed_table(app: App) -> None:
+    _go(app, "/dispute")
+    _click(app, "9-9")
+    b = app.drafts["dispute"]
+    b.add("9-4", "9-9")
+    _go(app, "/dispute")
+    _click(app, "Read the table from a photo")  # no file dialog yet: it asks first
+    question = "Reading a photo replaces the table typed here. Replace it?"
+    assert question in _texts(app.page.controls)
+    _click(app, "Keep this table")
+    texts = _texts(app.page.controls)
+    assert question not in texts and "9-9 (hub) · 4-9 on 9-9" in " ".join(texts)
+    assert b.layout is not None and len(b.layout.plays) == 1  # the typed table is untouched

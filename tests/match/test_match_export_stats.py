@@ -100,6 +100,8 @@ def test_player_stats_across_matches() -> None:
     assert ann.best_match_total == 0 and bob.best_match_total == 15
     assert cy.matches_played == 1 and cy.average_penalty == 1.0
     assert bob.rounds_out == 1
+    # the match still being played counts as one in progress (the abandoned one does not)
+    assert (ann.matches_in_progress, bob.matches_in_progress, cy.matches_in_progress) == (1, 1, 0)
 
 
 def test_draws_counted_apart_from_wins() -> None:

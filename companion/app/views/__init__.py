@@ -27,35 +27,21 @@ def bind_event(fn: Callable[..., Any], *args: Any) -> Callable[[Any], Any]:
 
 def build(app: App, route: str) -> tuple[Any, ...]:
     """(title, controls, back route) or, for screens with a fixed bottom part, (..., footer)."""
+    from companion.app.routes import parse
+
     from . import dispute, home, match, practice, scoring, setup
 
-    parts = [p for p in route.split("?")[0].split("/") if p]
-    if not parts:
-        return home.build_home(app)
-    head = parts[0]
-    if head == "new":
-        return setup.build_new(app)
-    if head == "match" and len(parts) >= 2:
-        mid = parts[1]
-        if len(parts) == 2:
-            return match.build_scoreboard(app, mid)
-        if parts[2] == "round":
-            number = int(parts[3]) if len(parts) > 3 and parts[3].isdigit() else None
-            return scoring.build_round_entry(app, mid, number)
-        if parts[2] == "brief":
-            return match.build_brief(app, mid)
-    if head == "history":
-        return home.build_history(app)
-    if head == "stats":
-        return home.build_stats(app)
-    if head == "rules":
-        return home.build_rules(app)
-    if head == "settings":
-        return home.build_settings(app)
-    if head == "dispute":
-        return dispute.build_dispute(app)
-    if head == "practice":
-        return practice.build_practice(app)
-    if head == "invite" and app.ctx.invite_url:
-        return home.build_invite(app)
-    raise NotFound(f"nothing at {route}")
+    screens: dict[str, Callable[..., tuple[Any, ...]]] = {
+        "home": home.build_home, "new": setup.build_new, "history": home.build_history,
+        "stats": home.build_stats, "rules": home.build_rules, "settings": home.build_settings,
+        "dispute": dispute.build_dispute, "practice": practice.build_practice,
+        "invite": home.build_invite,
+        "scoreboard": lambda a, r: match.build_scoreboard(a, r.match_id),
+        "brief": lambda a, r: match.build_brief(a, r.match_id),
+        "round": lambda a, r: scoring.build_round_entry(a, r.match_id, r.number),
+    }
+    r = parse(route)
+    if r is None or (r.screen == "invite" and not app.ctx.invite_url):
+        raise NotFound(f"nothing at {route}")
+    fn = screens[r.screen]
+    return fn(app, r) if r.match_id is not None else fn(app)

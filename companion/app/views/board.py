@@ -10,7 +10,10 @@ words as its semantics label: a screen reader reads the layout, not "image".
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import flet as ft
@@ -20,10 +23,27 @@ if TYPE_CHECKING:
     from companion.board import Picture
     from companion.rules.tiles import Tile
 
+log = logging.getLogger(__name__)
+
+#: The smallest writing on a board (a verdict, the tray of loose tiles), in board units, and how
+#: many screen pixels it needs to be read: a board is never shown smaller than that.
+SMALLEST_TEXT_UNITS = 0.5
+READABLE_PX = 12.0
+#: Seconds between drawing the board and moving its view onto the play (the browser lays it
+#: out first).
+CENTRE_DELAY_S = 0.15
 #: Tallest the board is shown before zooming (pixels).
 MAX_HEIGHT = 520
-#: How far a tap may miss an open end, in screen pixels.
-TAP_REACH = 14.0
+#: How far a tap may miss an open end, in screen pixels: a 44 px target around each one (the
+#: nearest end within reach is chosen).
+TAP_REACH = 22.0
+
+
+def end_label(e: Any) -> str:
+    """An open end's chip: "9 on 9-9, 5 spokes to go" (the same words the board's hint uses)."""
+    from companion.rules.words import open_end
+
+    return open_end(e.value, e.label or str(e.target), e.slots, e.kind, e.playable)
 
 
 def fit(pic: Picture, width: float, max_height: float = MAX_HEIGHT) -> float:
@@ -31,6 +51,58 @@ def fit(pic: Picture, width: float, max_height: float = MAX_HEIGHT) -> float:
     than ``max_height``."""
     pw, ph = pic.size
     return min(1.0, width / max(pw, 1), max_height / max(ph, 1))
+
+
+@dataclass(frozen=True)
+class Framing:
+    """How a board is shown: the drawing at ``k`` screen pixels per drawing pixel, in a window
+    ``width`` x ``height`` on the screen whose top-left corner shows the drawing's point
+    (``x``, ``y``) (screen pixels from the drawing's corner; 0, 0 when the whole drawing fits)."""
+
+    k: float
+    width: int
+    height: int
+    x: float
+    y: float
+    #: The factor that would show the whole drawing (zooming out goes down to it).
+    whole: float
+
+    @property
+    def panned(self) -> bool:
+        return self.k > self.whole + 1e-9
+
+
+def framing(pic: Picture, width: float, max_height: float = MAX_HEIGHT,
+            focus: tuple[float, float] | None = None) -> Framing:
+    """Fit the drawing into ``width`` x ``max_height``, but never so small that its writing is
+    under :data:`READABLE_PX`: a big table on a phone is shown readable, in a window centred on
+    ``focus`` (a point in the drawing's pixels: the play; default its middle)."""
+    whole = fit(pic, width, max_height)
+    k = max(whole, min(1.0, READABLE_PX / (SMALLEST_TEXT_UNITS * pic.scale)))
+    pw, ph = pic.size
+    dw, dh = pw * k, ph * k
+    vw, vh = min(width, dw), min(max_height, dh)
+    fx, fy = (dw / 2, dh / 2) if focus is None else (focus[0] * k, focus[1] * k)
+    x = min(max(fx - vw / 2, 0.0), dw - vw)
+    y = min(max(fy - vh / 2, 0.0), dh - vh)
+    return Framing(k, round(vw), round(vh), round(x, 1), round(y, 1), whole)
+
+
+def focus_of(pic: Picture, selected: Tile | None = None) -> tuple[float, float] | None:
+    """Where the play is on the drawing (its pixels): the open end chosen, else the question
+    drawn in place, else the hub."""
+    board = pic.board
+    if board is None:
+        return None
+    spot = None
+    if selected is not None:
+        spot = next((m.spot for m in board.ends if m.end.target == selected), None)
+    if spot is None and board.ghost is not None:
+        spot = board.ghost.spot
+    if spot is None:
+        hub = board.piece(board.hub)
+        spot = hub.spot if hub is not None else None
+    return None if spot is None else pic.to_pixels(spot.x, spot.y)
 
 
 def available_width(app: App) -> float:
@@ -46,7 +118,8 @@ def board_view(app: App, pic: Picture, png: bytes, *, label: str,
 
     ``on_tap(px, py, reach_px)`` gets a tap in the drawing's pixels; ``selected``: the open end
     (its tile) to ring on the drawing."""
-    k = fit(pic, width or available_width(app), max_height)
+    f = framing(pic, width or available_width(app), max_height, focus_of(pic, selected))
+    k = f.k
     pw, ph = pic.size
     dw, dh = round(pw * k), round(ph * k)
     layers: list[ft.Control] = [ft.Image(src=png, width=dw, height=dh, fit=ft.BoxFit.FILL,
@@ -72,25 +145,55 @@ def board_view(app: App, pic: Picture, png: bytes, *, label: str,
         # end must not play a tile there.
         content = ft.GestureDetector(content=content, on_tap_up=app.guarded(tapped),
                                      mouse_cursor=ft.MouseCursor.CLICK, exclude_from_semantics=True)
-    viewer = ft.InteractiveViewer(content=content, min_scale=1.0, max_scale=8.0, width=dw, height=dh,
+    # A drawing bigger than its window (readable on a phone) pans; zooming out shows it whole.
+    viewer = ft.InteractiveViewer(content=content, min_scale=f.whole / k, max_scale=8.0, width=f.width,
+                                  height=f.height, constrained=not f.panned,
                                   boundary_margin=ft.Margin.all(0), clip_behavior=ft.ClipBehavior.HARD_EDGE)
+    zoom = {"z": 1.0}
+
+    async def show(z: float) -> None:
+        """Zoom ``z`` times the drawing as shown first, the play in the middle of the window."""
+        zoom["z"] = z
+        fx, fy = focus_of(pic, selected) or (pw / 2, ph / 2)
+        x = fx * k * z - f.width / 2
+        y = fy * k * z - f.height / 2
+        x = min(max(x, 0.0), dw * z - f.width) if dw * z > f.width else (dw * z - f.width) / 2
+        y = min(max(y, 0.0), dh * z - f.height) if dh * z > f.height else (dh * z - f.height) / 2
+        await viewer.reset()
+        if z != 1.0:
+            await viewer.zoom(z)
+        if x or y:
+            await viewer.pan(-x / z, -y / z)
 
     async def zoom_in(_: Any) -> None:
-        await viewer.zoom(1.6)
+        await show(min(zoom["z"] * 1.6, 8.0))
 
     async def zoom_out(_: Any) -> None:
-        await viewer.zoom(1 / 1.6)
+        await show(max(zoom["z"] / 1.6, f.whole / k))
 
     async def reset(_: Any) -> None:
+        zoom["z"] = 1.0
         await viewer.reset()
+        if f.panned:
+            await show(f.whole / k)
+
+    if f.panned:
+        async def centre() -> None:
+            await asyncio.sleep(CENTRE_DELAY_S)
+            try:
+                await show(1.0)
+            except Exception:  # redrawn meanwhile, or not in a browser: nothing to move
+                log.debug("board not centred", exc_info=True)
+        app.page.run_task(centre)
 
     def zoom_button(icon: Any, name: str, fn: Callable[..., Any]) -> ft.Control:
-        return ft.IconButton(ft.Icon(icon, semantics_label=name), tooltip=name, on_click=app.aguarded(fn))
+        return ft.IconButton(ft.Icon(icon, semantics_label=name), tooltip=name, on_click=app.aguarded(fn),
+                             width=48, height=48)
 
     tools = ft.Row([zoom_button(ft.Icons.ZOOM_IN, "Zoom in on the board", zoom_in),
                     zoom_button(ft.Icons.ZOOM_OUT, "Zoom out", zoom_out),
                     zoom_button(ft.Icons.FIT_SCREEN, "Show the whole board", reset)], spacing=0)
     framed = ft.Container(viewer, border=ft.Border.all(1, ft.Colors.OUTLINE_VARIANT), border_radius=8,
-                          bgcolor="#f3efe6", width=dw + 2, height=dh + 2)
+                          bgcolor="#f3efe6", width=f.width + 2, height=f.height + 2)
     return ft.Column([ft.Semantics(label=label, image=True, content=framed), tools], spacing=2,
                      horizontal_alignment=ft.CrossAxisAlignment.START)

@@ -12,7 +12,7 @@ import flet as ft
 
 from companion.app.dispute import DisputeBuilder
 from companion.app.views import bind
-from companion.app.views.board import available_width, board_view
+from companion.app.views.board import available_width, board_view, end_label
 from companion.app.views.faces import face_button, face_row, suit_row
 from companion.rules import PRESETS, SETS, Tile
 from companion.rules.errors import ChickenFootError
@@ -96,6 +96,12 @@ def build_dispute(app: App) -> tuple[str, list[Any], str | None]:
     photo = app.drafts.setdefault("dispute-photo", {"busy": False, "error": None})
 
     async def read_photo(_: Any) -> None:
+        if b.layout is not None and b.layout.plays and b.photo is None and not photo.get("replace"):
+            # A table typed tile by tile is not thrown away by a photo without asking.
+            photo["ask"] = True
+            app.render()
+            return
+        photo.update(ask=False, replace=False)
         picked = await app.pick_one("Photo of the table")
         if picked is None:
             return
@@ -138,6 +144,21 @@ def build_dispute(app: App) -> tuple[str, list[Any], str | None]:
         ], wrap=True, spacing=8, run_spacing=8)]
     if photo["busy"]:
         body.append(ft.Row([ft.ProgressRing(width=28, height=28), app.text("Reading the table…", 16)]))
+    if photo.get("ask"):
+        async def replace_it(_: Any) -> None:
+            photo.update(ask=False, replace=True)
+            await read_photo(None)
+
+        def keep_it(_: Any) -> None:
+            photo["ask"] = False
+            app.render()
+
+        body.append(app.card(
+            ft.Semantics(live_region=True, content=app.text(
+                "Reading a photo replaces the table typed here. Replace it?", 16, bold=True)),
+            ft.Row([app.button("Replace it with the photo", replace_it, icon=ft.Icons.PHOTO_CAMERA),
+                    app.button("Keep this table", keep_it, kind="outlined")], wrap=True, spacing=8, run_spacing=8),
+            color=ft.Colors.TERTIARY_CONTAINER))
 
     if b.layout is None:
         body.append(app.text("Which double is in the centre (the hub)?", 18, bold=True))
@@ -157,15 +178,15 @@ def build_dispute(app: App) -> tuple[str, list[Any], str | None]:
     body.append(app.text("Open ends: tap one (on the board or here), then type a tile", 18, bold=True))
     ends = []
     for e in b.open_ends():
-        label = e.describe() + ("" if e.playable else " (not now)")
+        label = end_label(e)
         ends.append(app.button(label, bind(select, e.target),
                                kind="filled" if b.selected == e.target else "outlined",
                                tooltip=f"Open end: {label}"))
     body.append(ft.Row(ends, wrap=True, spacing=6, run_spacing=6))
-    where = f"on the {b.selected}" if b.selected else "(tap an open end first)"
+    question = f"Can it go on the {b.end_name(b.selected)}?" if b.selected else "Can it go here? (tap an open end first)"
     body.append(ft.Row([
         tile_field,
-        app.button(f"Can it go here? {where}", ask, icon=ft.Icons.HELP_OUTLINE, disabled=b.selected is None),
+        app.button(question, ask, icon=ft.Icons.HELP_OUTLINE, disabled=b.selected is None),
         app.button("Add to table", add, kind="tonal", icon=ft.Icons.ADD, disabled=b.selected is None),
     ], wrap=True, spacing=8, run_spacing=8))
     # The verdict right under the question, above the faces: a phone shows it without scrolling.
@@ -176,7 +197,7 @@ def build_dispute(app: App) -> tuple[str, list[Any], str | None]:
         if not v.legal:
             others = b.where_can(v.tile)
             extra.append(app.text(
-                f"{v.tile} could go on: " + ", ".join(str(o.on) for o in others) if others
+                f"{v.tile} could go on the " + ", ".join(b.end_name(o.on) for o in others) if others
                 else f"{v.tile} has no legal place on this table right now.", 15))
             extra.append(app.button("It is on the table anyway: add it", add_anyway, kind="text"))
         body.append(app.card(app.text(("Yes. " if v.legal else "No. ") + v.message, 19, bold=True, color=colour),
@@ -214,7 +235,7 @@ def _board(app: App, b: DisputeBuilder, width: float | None = None) -> ft.Contro
         app.render()
 
     words = " · ".join(b.lines())
-    ends = ", ".join(e.describe() for e in b.open_ends())
+    ends = ", ".join(end_label(e) for e in b.open_ends())
     verdict = "" if b.last is None else f" Judged: {b.last.tile} on {b.last.on}: " \
         f"{'legal' if b.last.legal else 'not legal'}. {b.last.message}"
     pic = b.picture()
@@ -256,8 +277,9 @@ def _photo_section(app: App, b: DisputeBuilder) -> list[Any]:
     it on a phone), and what the player should check."""
     ph = b.photo
     assert ph is not None and b.layout is not None
-    out: list[Any] = [app.text(f"Read from {ph.name}: {count(ph.tiles_read, 'tile')} seen, hub {ph.table.layout.hub}, "
-                               f"{len(ph.table.layout.plays)} played on it", 16, bold=True)]
+    out: list[Any] = [app.text(f"From the photo: {count(ph.tiles_read, 'tile')} seen, the hub is "
+                               f"{ph.table.layout.hub} with {count(len(ph.table.layout.plays), 'tile')} played on it",
+                               16, bold=True)]
     jpeg = b.photo_jpeg()
     room = available_width(app)
     side_by_side = room >= 900

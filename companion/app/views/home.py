@@ -26,34 +26,35 @@ def build_home(app: App) -> tuple[str, list[Any], str | None]:
     body: list[Any] = [app.text("Keep the score of your Chicken Foot games, count a hand from a photo, "
                                 "and settle arguments about a play.", 16)]
     unfinished = app.ctx.store.unfinished()
+    # One clear first action (resume the match in progress, else start one); the rest is a list
+    # of full-width rows, each a thumb's height. Settings is the app bar's gear, not repeated here.
     if unfinished:
         m = unfinished[0]
         body.append(app.card(
             app.text("Unfinished match", 18, bold=True),
             app.text(_match_line(app, m)),
-            app.button("Resume match", lambda _: app.go(f"/match/{m.id}"), icon=ft.Icons.PLAY_ARROW),
+            ft.Column([app.button("Resume match", lambda _: app.go(f"/match/{m.id}"), icon=ft.Icons.PLAY_ARROW)],
+                      horizontal_alignment=ft.CrossAxisAlignment.STRETCH),
         ))
+    body.append(ft.Column([app.button("New match", bind(app.go, "/new"), icon=ft.Icons.ADD,
+                                      kind="tonal" if unfinished else "filled")],
+                          horizontal_alignment=ft.CrossAxisAlignment.STRETCH))
     items = [
-        ("New match", "/new", ft.Icons.ADD),
-        ("History", "/history", ft.Icons.HISTORY),
-        ("Statistics", "/stats", ft.Icons.BAR_CHART),
         ("Dispute checker", "/dispute", ft.Icons.GAVEL),
         ("Practise a round", "/practice", ft.Icons.SPORTS_ESPORTS),
+        ("History", "/history", ft.Icons.HISTORY),
+        ("Statistics", "/stats", ft.Icons.BAR_CHART),
         ("Rules", "/rules", ft.Icons.MENU_BOOK),
-        ("Settings", "/settings", ft.Icons.SETTINGS),
     ]
     if app.ctx.invite_url:
         items.append(("Invite a phone", "/invite", ft.Icons.QR_CODE))
-    body.append(ft.Row([
-        app.button(label, bind(app.go, route), icon=icon,
-                   kind="filled" if label == "New match" else "tonal")
-        for label, route, icon in items
-    ], wrap=True, spacing=10, run_spacing=10))
+    body.append(ft.Column([app.button(label, bind(app.go, route), icon=icon, kind="outlined")
+                           for label, route, icon in items],
+                          spacing=8, horizontal_alignment=ft.CrossAxisAlignment.STRETCH))
     if len(unfinished) > 1:
         body.append(app.text("Other unfinished matches", 18, bold=True))
         for m in unfinished[1:]:
-            body.append(ft.TextButton(content=ft.Text(_match_line(app, m), size=app.fs(15)),
-                                      on_click=bind(app.go, f"/match/{m.id}")))
+            body.append(app.button(_match_line(app, m), bind(app.go, f"/match/{m.id}"), kind="text"))
     return "Chicken Foot", body, None
 
 
@@ -135,7 +136,8 @@ def build_stats(app: App) -> tuple[str, list[Any], str | None]:
     cards = []
     for s in stats:
         avg = "-" if s.average_penalty is None else f"{s.average_penalty:.1f}"
-        facts = (("Matches", s.matches_played), ("Won", s.matches_won), ("Drawn", s.matches_drawn),
+        facts = (("Matches finished", s.matches_played), ("In progress", s.matches_in_progress),
+                 ("Won", s.matches_won), ("Drawn", s.matches_drawn),
                  ("Rounds", s.rounds_played), ("Went out", s.rounds_out), ("Avg", avg),
                  ("Worst", "-" if s.worst_penalty is None else s.worst_penalty),
                  ("Best match", "-" if s.best_match_total is None else s.best_match_total),
@@ -143,15 +145,15 @@ def build_stats(app: App) -> tuple[str, list[Any], str | None]:
         # One card per player whose figures wrap: no table wider than a phone.
         cards.append(app.card(app.text(s.player, 18, bold=True), ft.Row(
             [app.text(f"{label}: {value}", 15) for label, value in facts], wrap=True, spacing=16, run_spacing=4)))
-    note = app.text("Matches, wins and best match count finished matches; round figures count every "
-                    "round of matches not abandoned. 0-0 catches are known only for hands entered "
+    note = app.text("Wins and best match count finished matches; round figures count every round of "
+                    "matches not abandoned, those in progress included. 0-0 catches are known only for hands entered "
                     "as tiles.", 14, italic=True)
     return "Statistics", [*cards, note], "/"
 
 
 def build_rules(app: App) -> tuple[str, list[Any], str | None]:
-    body: list[Any] = [app.text("Generated from the rules presets the scorekeeper and the dispute "
-                                "checker use, so this page always matches them.", 15, italic=True)]
+    body: list[Any] = [app.text("These are the rules the scorekeeper and the dispute checker follow, "
+                                "so this page always agrees with them.", 15, italic=True)]
     for sec in rules_sections():
         body.append(app.card(
             app.text(sec.title, 20, bold=True),
@@ -179,10 +181,11 @@ def build_settings(app: App) -> tuple[str, list[Any], str | None]:
         app.render()
 
     theme = ft.RadioGroup(value=s.theme, on_change=app.guarded(set_theme), content=ft.Row(
-        [ft.Radio(value=t, label=t.capitalize()) for t in THEMES], wrap=True))
+        [ft.Radio(value=t, label=t.capitalize(), height=48, label_style=ft.TextStyle(size=app.fs(16)))
+         for t in THEMES], wrap=True))
     body = [
         app.text("Theme", 18, bold=True), theme,
-        ft.Switch(label="Large text", value=s.large_text, on_change=app.guarded(set_large),
+        ft.Switch(label="Large text", value=s.large_text, on_change=app.guarded(set_large), height=48,
                   label_text_style=ft.TextStyle(size=app.fs(16))),
         app.text("Default rules for new matches", 18, bold=True),
         app.dropdown("Preset", s.default_preset, [(k, r.title) for k, r in PRESETS.items()], set_preset),

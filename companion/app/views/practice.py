@@ -12,7 +12,7 @@ import flet as ft
 
 from companion.app.practice_session import BOT_WORDS, MAX_SEATS, MIN_SEATS, PracticeSession, PracticeSetup
 from companion.app.views import bind, bind_event
-from companion.app.views.board import available_width, board_view
+from companion.app.views.board import available_width, board_view, end_label
 from companion.app.views.setup import options_tile
 from companion.rules import PRESETS
 from companion.rules.bots import BOTS
@@ -79,17 +79,17 @@ def _build_setup(app: App) -> tuple[str, list[Any], str | None]:
     def deal(_: Any) -> None:
         s.set_seed(seed.value or "")
         app.drafts["practice"] = s.start()
-        app.render()
+        app.new_screen()  # the round opens at its top: what happened, whose turn
 
     names = s.names()
     seats = [ft.Switch(label=f"Seat {i + 1}: {names[i]}" + (" (bot)" if i in s.bots else " (a person)"),
-                       value=i in s.bots, on_change=app.guarded(bind_event(toggle, i)),
+                       value=i in s.bots, on_change=app.guarded(bind_event(toggle, i)), height=48,
                        label_text_style=ft.TextStyle(size=app.fs(15)))
              for i in range(s.seats)]
     problems = s.problems()
     body: list[Any] = [
         app.text("Play a round against bots, by the rules your table uses: the bots play by the same "
-                 "rules core that judges disputes, and the round is scored like a real match.", 16),
+                 "rules as the dispute checker, and the round is scored like a real match.", 16),
         app.heading("Rules"),
         app.dropdown("Rules preset", s.form.preset, [(k, r.title) for k, r in PRESETS.items()], pick_preset),
         *[app.text(line, 15) for line in s.summary()],
@@ -151,15 +151,15 @@ def _build_round(app: App, sess: PracticeSession) -> tuple[str, list[Any], str |
 
     def again(_: Any) -> None:
         app.drafts["practice"] = sess.again()
-        redraw()
+        app.new_screen()
 
     def next_round(_: Any) -> None:
         app.drafts["practice"] = sess.next_round()
-        redraw()
+        app.new_screen()
 
     def new_practice(_: Any) -> None:
         app.drafts.pop("practice", None)
-        redraw()
+        app.new_screen()
 
     title = f"Practice · round {p.round_index + 1}"
     info: list[Any] = []
@@ -178,7 +178,7 @@ def _build_round(app: App, sess: PracticeSession) -> tuple[str, list[Any], str |
         app, pic, png, on_tap=None if sess.over else tapped, width=room * 0.55 if wide else None,
         max_height=640 if wide else 520,
         label=f"The table drawn as a board: {p.state.hub} (hub)" + (f" · {words}" if words else "")
-        + ". Open ends: " + (", ".join(e.describe() for e in ends) or "none") + ".")
+        + ". Open ends: " + (", ".join(end_label(e) for e in ends) or "none") + ".")
     rest: list[Any] = (_results(app, sess, again, next_round) if sess.over
                        else _hand(app, sess, choose, play_on, draw, pass_turn, hint))
     rest.append(app.card(*[app.text(line, 15) for line in sess.seats()]
@@ -223,8 +223,8 @@ def _hand(app: App, sess: PracticeSession, choose: Any, play_on: Any, draw: Any,
         chosen = sess.selected
         out.append(app.text(f"Open ends: put the {chosen} on" if chosen else "Open ends", 17, bold=True))
         out.append(ft.Row([
-            app.button(e.describe() + ("" if e.playable else " (not now)"), bind(play_on, e.target),
-                       kind="outlined", compact=True, tooltip=f"Open end: {e.describe()}")
+            app.button(end_label(e), bind(play_on, e.target),
+                       kind="outlined", compact=True, tooltip=f"Open end: {end_label(e)}")
             for e in p.state.table.open_ends()], wrap=True, spacing=6, run_spacing=6))
     return out
 

@@ -34,6 +34,9 @@ log = logging.getLogger(__name__)
 
 #: ``app.screen`` keys of this screen.
 DRAFT, SEEN, PAD, FRESH, PANEL, SUIT, NOTICE = "draft", "seen", "pad", "fresh", "panel", "suit", "notice"
+#: Height of a number pad key: a thumb's size, the same in large text (a taller pad would hide
+#: the players' rows on a phone; the key's label grows inside it).
+PAD_KEY = 48
 #: ``app.screen`` key: (seat, tile) of a taken tile tapped in the picker, refused.
 REFUSED = "refused"
 
@@ -103,8 +106,7 @@ def _saved_elsewhere(app: App, ms: MatchSession, d: RoundDraft) -> tuple[str, li
                              *[app.text(line, 17) for line in lines]))
 
     def enter_next(_: Any) -> None:
-        app.screen.clear()
-        app.render()
+        app.new_screen()
 
     buttons = [app.button("Scoreboard", lambda _: app.go(f"/match/{mid}"), icon=ft.Icons.LEADERBOARD)]
     if not d.edit and not ms.over and not ms.match.abandoned:
@@ -124,7 +126,7 @@ class _Screen:
         self.statuses: list[ft.Text] = []
         self.pad_display = app.text("", 22, bold=True)
         self.next_key: ft.Control | None = None
-        self.summary = app.text("", 15)
+        self.summary = app.text("", 14)
         self.errors = ft.Column(spacing=4)
         self.save_button = ft.Container(app.button(f"Save round {d.number}", self.save, icon=ft.Icons.CHECK),
                                         height=max(48, app.fs(48)))
@@ -140,20 +142,19 @@ class _Screen:
     # ------------------------------------------------------------ changes
     def change(self, fn: Any, redraw: bool | None) -> None:
         """Store ``fn`` applied to the draft and tell the other devices; then redraw the screen
-        (True), only the parts a key changes (False), or nothing yet (None: the caller does)."""
+        (True or False), or nothing yet (None: the caller does). A redraw is reconciled with the
+        controls shown (see ``App.render``): only what changed is sent, and a fast tap lands on
+        the control it was aimed at."""
         d, content = self.ms.change(self.d.id, fn)
         self.app.screen[SEEN] = d.revision
         self.app.notify_entry(self.ms.id)
         self.d, self.content = d, content
-        if not d.open or redraw:
+        if not d.open or redraw is not None:
             self.app.render()
-        elif redraw is False:
-            self.refresh()
-            self.app.page.update()
 
     def refresh(self) -> None:
-        """Update only what a key press or a tile tap changes, so fast taps are never lost to a
-        whole-screen rebuild."""
+        """Fill the controls that show the entry (statuses, pad, summary, Save) while the screen
+        is built: once shown, controls are redrawn, not changed in place."""
         for k, st in enumerate(self.statuses):
             st.value = _status(self.entry, k)
         pad = self.app.screen.get(PAD)
@@ -167,9 +168,26 @@ class _Screen:
         if PANEL in self.app.screen and self.app.screen[PANEL] and self.app.screen[PANEL][1] == "tiles":
             self._refresh_picker()
 
+    def settle_zero(self) -> None:
+        """The pad leaves a hand typed as 0 with nobody out: that player went out (see
+        ``RoundEntry.settle_zero``), said so on the screen."""
+        i = self.app.screen.get(PAD)
+        if i is None or not self.d.open:
+            return
+        h = self.entry.hands[i]
+        if h.mode is Mode.PIPS and h.pips == 0:
+            marked: list[bool] = []
+            self.change(lambda c: marked.append(c.entry.settle_zero(i)), redraw=None)
+            if marked and marked[0]:
+                self.app.snack(f"{h.player}: 0 points, so {h.player} went out (marked so)")
+
     def open_pad(self, i: int | None) -> None:
+        if i != self.app.screen.get(PAD):
+            self.settle_zero()
         self.app.screen.update({PAD: i, FRESH: True, PANEL: None})
         self.app.render()
+        if i is not None:
+            self.app.scroll_into_view(seat_key(i))
 
     def went_out(self, i: int) -> None:
         self.change(lambda c: c.entry.went_out(i), redraw=None)
@@ -184,17 +202,27 @@ class _Screen:
             return
         fresh = bool(self.app.screen.get(FRESH))
         self.app.screen[FRESH] = False
-        before = self.entry.hands[i].mode
-        # The first key changes that hand's mode buttons too: redraw it all then.
-        self.change(lambda c: c.entry.press(i, key, fresh), redraw=before is not Mode.PIPS)
+        self.change(lambda c: c.entry.press(i, key, fresh), redraw=True)
 
     def next_hand(self, _: Any = None) -> None:
         i = self.app.screen.get(PAD)
+        self.settle_zero()
         self.open_pad(self.entry.next_open(i))
 
     def open_panel(self, i: int, kind: str) -> None:
+        self.settle_zero()
         self.app.screen.update({PAD: None, PANEL: (i, kind)})
         self.app.render()
+        self.app.scroll_into_view(seat_key(i))
+
+    async def open_photo(self, i: int) -> None:
+        """Photo: the panel opens and, for a hand with no photo yet, the picker (the camera on a
+        phone) at once: one tap, not two."""
+        self.open_panel(i, "photo")
+        ui = self.app.screen.get(f"photo:{i}") or {}
+        choose = ui.get("choose")
+        if choose is not None and i not in self.content.reviews and not ui.get("busy"):
+            await choose(None)
 
     def close_panel(self, i: int) -> None:
         self.open_pad(self.entry.next_open(i))
@@ -208,6 +236,11 @@ class _Screen:
 
     def save(self, _: Any = None) -> None:
         app, ms, n = self.app, self.ms, self.d.number
+        if any(h.mode is Mode.PIPS and h.pips == 0 for h in self.entry.hands):
+            marked: list[str] = []
+            self.change(lambda c: marked.extend(c.entry.settle_zeros()), redraw=None)
+            if marked:
+                app.snack(f"{marked[0]}: 0 points, so {marked[0]} went out (marked so)")
         result = ms.save_draft(self.d.id, app.device)
         log.info("save of round %d (draft %s) by device %s: %s", n, self.d.id[:8], app.device,
                  result.outcome.value)
@@ -239,7 +272,6 @@ class _Screen:
         against the stored round."""
         h = self.entry.hands[i]
         have = h.mode in (Mode.TILES, Mode.PHOTO) and tile in h.tiles
-        before = h.mode
         refused: list[TakenError] = []
         if not have:
             try:
@@ -260,11 +292,7 @@ class _Screen:
             if not self.d.open:
                 return  # saved meanwhile: change() drew the round as saved
         self.app.screen[REFUSED] = (i, str(tile)) if refused else None
-        if refused or before in (Mode.TILES, Mode.PHOTO):
-            self.refresh()
-            self.app.page.update()
-        else:
-            self.app.render()
+        self.app.render()
 
     def move(self, i: int, tile: Any) -> None:
         """Move a taken tile to hand ``i`` (a correction: it is really this player's)."""
@@ -336,20 +364,23 @@ class _Screen:
     def number_pad(self, i: int) -> ft.Control:
         app = self.app
 
-        def key(label: str, k: str, name: str | None = None) -> ft.Control:
-            return ft.Container(app.button(label, bind(self.press, k), kind="tonal", tooltip=name),
-                                expand=True, height=max(44, app.fs(44)))
+        def key(label: str, k: str, name: str | None = None, expand: int = 1) -> ft.Control:
+            return ft.Container(app.button(label, bind(self.press, k), kind="tonal", tooltip=name, dense=True),
+                                expand=expand, height=PAD_KEY)
 
         nxt = self.entry.next_open(i)
         who = self.entry.hands[nxt].player if nxt is not None and nxt != i else None
-        self.next_key = ft.Container(app.button(f"Next: {who}" if who else "Done", self.next_hand,
-                                                kind="filled", tooltip="Next player's hand" if who
-                                                else "Close the number pad"),
-                                     expand=True, height=max(44, app.fs(44)))
+        label = f"Next: {who}" if who else "Done"
+        # Most of the last row, its label small enough to fit whole (never clipped in large text).
+        room = ((app.page.width or 360) - 28 - 24) * 0.75 - 16
+        size = max(11.0, min(app.fs(16), room / (0.56 * len(label))))
+        self.next_key = ft.Container(app.button(label, self.next_hand, kind="filled", size=size, dense=True,
+                                                tooltip="Next player's hand" if who else "Close the number pad"),
+                                     expand=3, height=PAD_KEY)
         self.refresh()
-        rows = [ft.Row([key(str(n), str(n)) for n in trio], spacing=6)
-                for trio in ((1, 2, 3), (4, 5, 6), (7, 8, 9))]
-        rows.append(ft.Row([key("Del", "back", "Delete the last digit"), key("0", "0"), self.next_key], spacing=6))
+        # Three rows of keys, not four: in large text on a phone the players' rows keep room above.
+        rows = [ft.Row([key(str(n), str(n)) for n in five], spacing=6) for five in ((1, 2, 3, 4, 5), (6, 7, 8, 9, 0))]
+        rows.append(ft.Row([key("Del", "back", "Delete the last digit"), self.next_key], spacing=6))
         return ft.Column([self.pad_display, *rows], spacing=6)
 
 
@@ -395,14 +426,14 @@ def _entry_screen(app: App, ms: MatchSession, d: RoundDraft) -> tuple[str, list[
             mode_button("Tiles", h.mode is Mode.TILES or (panel == (i, "tiles")),
                         bind(s.open_panel, i, "tiles"), f"Pick {h.player}'s tiles"),
             mode_button("Photo", h.mode is Mode.PHOTO or (panel == (i, "photo")),
-                        bind(s.open_panel, i, "photo"), f"Photo of {h.player}'s hand"),
+                        _photo_tap(s, i), f"Photo of {h.player}'s hand"),
         ], wrap=True, spacing=4, run_spacing=4)
         parts: list[Any] = [head, modes]
         if panel == (i, "tiles"):
             parts.append(s.tile_picker(i))
         elif panel == (i, "photo"):
             parts.append(_photo_panel(app, s, i))
-        body.append(app.card(*parts, color=ft.Colors.SECONDARY_CONTAINER if active else None))
+        body.append(app.card(*parts, color=ft.Colors.SECONDARY_CONTAINER if active else None, key=seat_key(i)))
 
     choices = ms.opening_choices(n if d.edit else None)
     if choices:
@@ -425,6 +456,17 @@ def _entry_screen(app: App, ms: MatchSession, d: RoundDraft) -> tuple[str, list[
     footer = ft.Column(footer_parts, spacing=8)
     title = f"Edit round {n}" if d.edit else f"Round {n} results"
     return title, body, f"/match/{mid}", footer
+
+
+def _photo_tap(s: _Screen, i: int) -> Any:
+    async def tap(_: Any) -> None:
+        await s.open_photo(i)
+    return tap
+
+
+def seat_key(i: int) -> str:
+    """The scroll key of seat ``i``'s card (the pad brings the card it types for into view)."""
+    return f"seat-{i}"
 
 
 def _on_table(app: App, entry: RoundEntry) -> ft.Control:
@@ -452,6 +494,8 @@ def _status(entry: RoundEntry, i: int) -> str:
         return "not entered"
     if h.mode in (Mode.TILES, Mode.PHOTO):
         return f"{pen} points ({', '.join(str(t) for t in h.tiles) or 'no tiles'})"
+    if pen == 0 and not any(x.mode is Mode.OUT for x in entry.hands):
+        return f"0 points (if {h.player} went out, tap Went out)"
     return f"{pen} points"
 
 
@@ -516,6 +560,8 @@ def _photo_panel(app: App, s: _Screen, i: int) -> ft.Control:
     async def as_match_set(_: Any) -> None:
         if review is not None and review.image is not None:
             await read(review.image, as_match_set=True)
+
+    ui["choose"] = choose  # the Photo button opens the picker at once (see _Screen.open_photo)
 
     parts: list[Any] = [app.button("Choose photo" if review is None else "Choose another photo",
                                    choose, icon=ft.Icons.PHOTO_CAMERA, kind="tonal", disabled=bool(ui["busy"]))]

@@ -9,6 +9,7 @@ import flet as ft
 from companion.app.setup import MatchSetup, fmt_value
 from companion.app.views import bind, bind_event
 from companion.rules import PRESETS
+from companion.rules.words import option_choice
 
 if TYPE_CHECKING:
     from companion.app.shell import App
@@ -39,10 +40,10 @@ def options_tile(app: App, s: MatchSetup) -> ft.Control:
     for ov in s.option_views():
         current = fmt_value(ov.value)
         if ov.choices:
-            ctl: Any = app.dropdown(ov.label, current, [(c, c) for c in ov.choices],
+            ctl: Any = app.dropdown(ov.label, current, [(c, option_choice(ov.key, c)) for c in ov.choices],
                                     bind_event(set_opt, ov.key), size=15, inset=48)
         else:
-            ctl = ft.TextField(value=current, label=ov.label, width=200, text_size=app.fs(15),
+            ctl = ft.TextField(value="" if current == "none" else current, label=ov.label, width=200, text_size=app.fs(15),
                                keyboard_type=ft.KeyboardType.NUMBER)
             ctl.on_submit = app.guarded(bind_event(set_opt, ov.key))
             ctl.on_blur = app.guarded(bind_event(set_opt_if_changed, ov.key, current))

@@ -1,0 +1,90 @@
+"""The widget kit every screen draws with: text, buttons, cards, dropdowns sized for a phone and
+for large text (every target at least 48 px high, every control named for screen readers).
+
+A mixin of :class:`companion.app.shell.App`: it needs the session's ``page``, its text
+``scale`` and its ``guarded`` / ``aguarded`` handler wrappers.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from typing import Any
+
+import flet as ft
+
+
+class Kit:
+    """Controls drawn the same way on every screen."""
+
+    page: Any
+
+    @property
+    def scale(self) -> float:
+        raise NotImplementedError
+
+    def guarded(self, fn: Callable[..., Any]) -> Callable[..., Any]:
+        raise NotImplementedError
+
+    def aguarded(self, fn: Callable[..., Any]) -> Callable[..., Any]:
+        raise NotImplementedError
+
+    def fs(self, size: float) -> float:
+        return round(size * self.scale, 1)
+
+    def text(self, value: str, size: float = 16, bold: bool = False, color: Any = None,
+             italic: bool = False, selectable: bool = False) -> ft.Text:
+        return ft.Text(value, size=self.fs(size), weight=ft.FontWeight.BOLD if bold else None,
+                       color=color, italic=italic, selectable=selectable)
+
+    def warning(self, value: str) -> ft.Control:
+        # An icon, not a "⚠" character: the offline fonts have no such glyph.
+        return ft.Row([ft.Icon(ft.Icons.WARNING_AMBER, color=ft.Colors.ERROR, size=self.fs(20),
+                               semantics_label="Warning"),
+                       ft.Container(self.text(value, 16, color=ft.Colors.ERROR), expand=True)],
+                      vertical_alignment=ft.CrossAxisAlignment.START)
+
+    def heading(self, value: str) -> ft.Text:
+        return self.text(value, 22, bold=True)
+
+    def button(self, label: str, on_click: Callable[..., Any], *, kind: str = "filled",
+               icon: Any = None, disabled: bool = False, tooltip: str | None = None,
+               compact: bool = False, size: float | None = None, dense: bool = False) -> ft.Control:
+        """A labelled button at least 48 px high (a thumb's size); ``compact`` for rows of several
+        short ones on a phone (narrower padding); ``dense`` for a key whose place gives its size."""
+        cls = {"filled": ft.FilledButton, "outlined": ft.OutlinedButton, "text": ft.TextButton,
+               "tonal": ft.FilledTonalButton}[kind]
+        pad = ft.Padding.symmetric(horizontal=12, vertical=14) if compact else \
+            ft.Padding.symmetric(horizontal=16, vertical=14)
+        if dense:  # a key sized by its place (the number pad): its label needs the whole height
+            pad = ft.Padding.symmetric(horizontal=4, vertical=0)
+        return cls(content=ft.Text(label, size=size or self.fs(15 if compact else 16)), icon=icon,
+                   on_click=self.aguarded(on_click) if inspect.iscoroutinefunction(on_click)
+                   else self.guarded(on_click), disabled=disabled, tooltip=tooltip,
+                   style=ft.ButtonStyle(padding=pad))
+
+    def icon_button(self, icon: Any, label: str, on_click: Callable[..., Any], *,
+                    disabled: bool = False) -> ft.Control:
+        """An icon button whose name screen readers (and the tests) can read."""
+        return ft.IconButton(ft.Icon(icon, semantics_label=label), tooltip=label, disabled=disabled,
+                             on_click=self.guarded(on_click), width=48, height=48)
+
+    def dropdown(self, label: str, value: str | None, options: list[tuple[str, str]],
+                 on_select: Callable[..., Any], size: float = 16, inset: float = 0) -> ft.Control:
+        """A dropdown as wide as the screen allows (``inset``: what its place is narrower by), so
+        large text is never cut off, with a name screen readers say (Flutter's menu button has
+        none of its own): "Rules preset: Pagat"."""
+        shown = dict(options).get(value or "", value or "")
+        width = max(200, min((self.page.width or 360) - 28 - inset, 520))
+        return ft.Semantics(label=f"{label}: {shown}", content=ft.Dropdown(
+            value=value, label=label, text_size=self.fs(size), width=width,
+            options=[ft.DropdownOption(key=k, text=t) for k, t in options],
+            on_select=self.guarded(on_select)))
+
+    def card(self, *controls: ft.Control, color: Any = None, key: str | None = None) -> ft.Control:
+        """A card; ``key`` names it for ``scroll_into_view``."""
+        return ft.Container(
+            key=ft.ScrollKey(key) if key else None,
+            content=ft.Column(list(controls), spacing=8),
+            padding=12, border_radius=12, bgcolor=color or ft.Colors.SURFACE_CONTAINER_LOW,
+            border=ft.Border.all(1, ft.Colors.OUTLINE_VARIANT))
