@@ -38,19 +38,23 @@ def test_assemble_scores_with_the_rules_and_flags_low_confidence():
     reading = assemble(dets, probs, values, to_original=2.0, image_size=(800, 600),
                        review_conf=0.6, rules=get_rules())
     assert [str(t.tile) for t in reading.tiles] == ["3-4", "0-0", "2-6", "3-4"]
-    assert reading.pips == 7 + 0 + 8 + 7
-    assert reading.penalty == 7 + 50 + 8 + 7  # 0-0 counts 50 in the default preset
+    # tiles flagged for review are open: listed, but in pips and penalty only once checked
+    assert reading.pips == 7 + 0
+    assert reading.penalty == 7 + 50  # 0-0 counts 50 in the default preset
     review = [t.needs_review for t in reading.tiles]
     assert review == [False, False, True, True]  # half read at 0.5; detector at 0.4
+    assert reading.to_check == 2 and reading.headline() == "penalty at least 57, 2 to check"
+    assert any("not counted until you check them" in w for w in reading.warnings)
     assert reading.tiles[0].confidence == pytest.approx(0.95 * 0.99 * 0.98)
     assert reading.tiles[0].box.cx == pytest.approx(200) and reading.tiles[0].box.length == 160
     assert any("3-4 read 2 times" in w for w in reading.warnings)
     assert any("low confidence" in w for w in reading.warnings)
     lenient = assemble(dets, probs, values, to_original=1.0, image_size=(400, 300),
                        review_conf=0.6, rules=get_rules("pagat", {"zero_zero": 25}))
-    assert lenient.penalty == 7 + 25 + 8 + 7
+    assert lenient.penalty == 7 + 25
     d = reading.to_dict()
-    assert d["tiles"][0]["tile"] == "3-4" and d["penalty"] == 72 and len(d["tiles"][0]["box"]) == 5
+    assert d["tiles"][0]["tile"] == "3-4" and d["penalty"] == 57 and len(d["tiles"][0]["box"]) == 5
+    assert d["to_check"] == 2 and d["headline"] == "penalty at least 57, 2 to check"
     json.dumps(d)
     # under count_conf a tile is a candidate: reported for review, never counted
     strict = assemble(dets, probs, values, to_original=2.0, image_size=(800, 600),
