@@ -164,6 +164,11 @@ class PhotoReview:
         """Tiles the reader asks about (is it the 0-0 or a face-down tile?), not yet answered."""
         return [i for i, it in enumerate(self.items) if it.question and it.source == "read"]
 
+    def use_label(self) -> str:
+        """The button that puts the counted tiles in the hand, with the points it adds."""
+        n = len(self.open)
+        return f"Use these tiles ({self.penalty} points" + (f"; {n} not counted)" if n else ")")
+
     def headline(self) -> str:
         """The photo's penalty as the review heads it: "23", or "at least 23, 2 to check"."""
         n = len(self.open)

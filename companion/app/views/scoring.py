@@ -688,8 +688,7 @@ def _review(app: App, s: _Screen, i: int, review: PhotoReview, ui: dict, as_matc
     if review.questions:
         out.append(app.text("Say whether each tile asked about is the 0-0 or face down before using these tiles.",
                             15, color=ft.Colors.ORANGE_800))
-    out.append(app.button(f"Use these tiles ({review.penalty} points"
-                          + (f"; {len(review.open)} not counted)" if review.open else ")"), use, icon=ft.Icons.CHECK,
+    out.append(app.button(review.use_label(), use, icon=ft.Icons.CHECK,
                           disabled=bool(on_table or clashes) or bool(review.outside) or bool(review.questions)))
     return out
 
