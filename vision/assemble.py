@@ -91,11 +91,19 @@ def assemble(
         return "" if t.confidence >= count_conf or t.question else "unsure"
 
     judged = [dataclasses.replace(t, uncounted=uncounted(t)) for t in tiles]
-    counted = [k for k, t in enumerate(judged) if not t.uncounted]
+    # tiles asked about keep out of the contest of overlapping reads (their confidence is no
+    # reading's: most are backs) and give way to any counted tile they overlap
+    counted = [k for k, t in enumerate(judged) if not t.uncounted and not t.question]
     if overlap_max > 0 and len(counted) > 1:
         keep = apart([judged[k].box for k in counted], [judged[k].confidence for k in counted], overlap_max)
         for k in np.asarray(counted)[~keep]:
             judged[k] = dataclasses.replace(judged[k], uncounted="overlap")
+    if overlap_max > 0:
+        kept = [judged[k] for k in counted if not judged[k].uncounted]
+        for k, t in enumerate(judged):
+            if t.question and not t.uncounted and any(
+                    overlap_share(t.box.corners(), o.box.corners()) > overlap_max for o in kept):
+                judged[k] = dataclasses.replace(t, uncounted="overlap", question="")
     candidates = [t for t in judged if t.uncounted]
     tiles = [t for t in judged if not t.uncounted]
     tile_values = [t.tile for t in tiles if not t.question]
