@@ -19,6 +19,7 @@ from vision.assemble import APART_EXACT, apart, assemble
 from vision.detections import Detections
 from vision.geometry import OrientedBox
 from vision.reader import Reader
+from vision.reading import Reading
 
 ROOT = Path(__file__).resolve().parents[2]
 TEST_DATA = ROOT / "tests" / "data"
@@ -155,3 +156,25 @@ def test_a_photo_of_small_tiles_is_asked_to_be_taken_closer(tmp_path: Path):
     assert len([w for w in far.warnings if "closer" in w]) == 1
     # a whole layout cannot be taken closer: the table reader never asks
     assert not [w for w in reader.for_table().read(tmp_path / "far.png").warnings if "closer" in w]
+
+
+def test_a_tile_asked_about_is_open_and_gives_way_to_a_counted_tile_it_overlaps():
+    """A tile read 0-0 that may be a back carries the question, counts in neither pips nor
+    penalty until answered, and never wins against a tile it overlaps (most are backs)."""
+    values = np.arange(13)
+    dets = Detections(np.array([[100, 50, 80, 40, 0.0], [300, 50, 80, 40, 0.0], [310, 52, 80, 40, 0.0]]),
+                      [0.95, 0.9, 0.3], [0, 0, 0])
+    probs = np.full((6, 13), 0.001)
+    for row, v in enumerate([0, 0, 5, 6, 0, 0]):
+        probs[row, v] = 0.99
+    reading = assemble(dets, probs, values, to_original=1.0, image_size=(400, 100), review_conf=0.8,
+                       rules=get_rules(), count_conf=0.45, ask=np.array([True, False, True]), overlap_max=0.4)
+    asked = reading.questions
+    assert [str(t.tile) for t in asked] == ["0-0"] and asked[0].box.cx == 100
+    assert asked[0].open and asked[0].needs_review and asked[0].question == "Is this the 0-0 (50) or a face-down tile?"
+    assert reading.penalty == 11 and reading.pips == 11 and reading.to_check == 1  # the 5-6 alone
+    assert any("could be the 0-0 (50) or face down" in w for w in reading.warnings)
+    # the one over the 5-6 (0.3, under count_conf too) is an overlapping candidate, no question
+    assert [(str(t.tile), t.uncounted, t.question) for t in reading.candidates] == [("0-0", "overlap", "")]
+    again = Reading.from_dict(reading.to_dict())
+    assert again.to_dict() == reading.to_dict() and again.questions[0].question == asked[0].question
