@@ -253,7 +253,7 @@ class Evaluator:
         open_tiles = sum(x.open for x in pred) + sum(bool(x.question) for x in reading.tiles)
         sure_pen = self.rules.penalty(x.tile for x in pred if x.sure)
         t.add_check(read_pips != true_pips or read_pen != true_pen, open_tiles, sure_pen > true_pen,
-                    bool(reading.warnings))
+                    bool(reading.warnings), len(reading.questions))
 
     # -- real
     def real(self, samples: Iterable[Sample]) -> None:
@@ -334,6 +334,7 @@ class Evaluator:
             c[f"{group}_boxes"] += 1
             c[f"{group}_read"] += i in matched
         c["unmatched_reads"] += len(pred_boxes) - len(pairs)
+        self.facedown[mode]["poses_asked_anywhere"] += len(reading.questions)
         up = [i for i, (pose, _) in enumerate(s.poses) if pose in ("B", "E")]
         self._face_down(mode, "poses", [boxes[i] for i in up], {k for k, i in enumerate(up) if i in matched}, reading)
         down = [boxes[i] for i, (pose, _) in enumerate(s.poses) if pose in ("A", "F")]
@@ -610,7 +611,7 @@ def _report_real(ev: Evaluator) -> dict[str, Any]:
         print(f"Face-down confusion, {mode}: karthikVenkataramana (pose boxes): face-up tiles {fd['poses_up']}, "
               f"called face down {fd['poses_up_called_face_down']}, asked about {fd['poses_up_asked']}; "
               f"face-down tiles {fd['poses_down']}, read as tiles {ev.poses[mode]['down_read']}, "
-              f"asked about {fd['poses_down_asked']}")
+              f"asked about {fd['poses_down_asked']}; questions asked in all {fd['poses_asked_anywhere']}")
         print(f"  box-labelled scenes: face-up tiles {fd['boxes_up']}, called face down "
               f"{fd['boxes_up_called_face_down']}, asked about {fd['boxes_up_asked']}; "
               f"all-face-down photos ({fd['backs_photos']}): tiles counted {fd['backs_photo_tiles_counted']}, "

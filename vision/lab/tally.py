@@ -209,6 +209,8 @@ class Tally:
     silent_wrong: int = 0
     unwarned_wrong: int = 0
     over_claimed: int = 0
+    #: Tiles asked about (is it the 0-0 or face down?), right or wrong.
+    asked: int = 0
 
     def add_kinds(self, gt: list[tuple[int, int]], found: dict[int, bool]) -> None:
         """Each true tile of ``gt`` by kind; ``found``: true index -> read exactly."""
@@ -218,13 +220,14 @@ class Tally:
             row[1] += i in found
             row[2] += bool(found.get(i, False))
 
-    def add_check(self, wrong: bool, open_tiles: int, over: bool, warned: bool = True) -> None:
+    def add_check(self, wrong: bool, open_tiles: int, over: bool, warned: bool = True, asked: int = 0) -> None:
         """One photo: whether its total or penalty as read is wrong, how many tiles it left
         open, whether the penalty of its sure tiles alone is over the true one, and whether
         the reading gave any warning."""
         self.open_photos += open_tiles > 0
         self.silent_wrong += wrong and not open_tiles
         self.unwarned_wrong += wrong and not open_tiles and not warned
+        self.asked += asked
         self.over_claimed += over
 
     def add_tiles(self, pairs: list[tuple[tuple[int, int], tuple[int, int]]], oriented: bool,
@@ -267,7 +270,7 @@ class Tally:
     def merge(self, other: Tally) -> None:
         for f in ("photos", "gt_tiles", "pred_tiles", "matched", "exact", "halves", "halves_ok",
                   "total_photos", "totals_ok", "abs_err", "penalty_photos", "penalties_ok", "penalty_abs_err", "wrong", "wrong_flagged", "right", "right_flagged",
-                  "open_photos", "silent_wrong", "unwarned_wrong", "over_claimed"):
+                  "open_photos", "silent_wrong", "unwarned_wrong", "over_claimed", "asked"):
             setattr(self, f, getattr(self, f) + getattr(other, f))
         self.confusion.update(other.confusion)
         for name, row in other.by_kind.items():
@@ -300,6 +303,7 @@ class Tally:
             "wrong_nothing_open": self.silent_wrong,
             "wrong_no_warning": self.unwarned_wrong,
             "at_least_over": self.over_claimed,
+            "asked": self.asked,
             "by_kind": {k: list(v) for k, v in self.by_kind.items()},
         }
 
@@ -327,14 +331,14 @@ def table(rows: list[tuple[str, Tally]]) -> str:
 def check_table(rows: list[tuple[str, Tally]]) -> str:
     """Per source: photos with tiles left open, photos wrong as read with nothing open (and of
     those, with no warning either), and photos whose "at least" penalty (sure tiles alone) is
-    over the true one."""
+    over the true one; and how many tiles it asked about (0-0 or face down?)."""
     head = (f"{'source':<44} {'photos':>6} {'open':>6} {'wrong, nothing open':>20} {'wrong, no warning':>18} "
-            f"{'at least > true':>16}")
+            f"{'at least > true':>16} {'asked':>6}")
     lines = [head, "-" * len(head)]
     for label, t in rows:
         if t.penalty_photos:
             lines.append(f"{label[:44]:<44} {t.penalty_photos:>6} {t.open_photos:>6} {t.silent_wrong:>20} "
-                         f"{t.unwarned_wrong:>18} {t.over_claimed:>16}")
+                         f"{t.unwarned_wrong:>18} {t.over_claimed:>16} {t.asked:>6}")
     return "\n".join(lines)
 
 
