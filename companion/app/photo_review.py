@@ -220,7 +220,7 @@ class PhotoReview:
     @property
     def fits(self) -> int | None:
         """The set the counted tiles fit when some are outside the match's set."""
-        return fitting_set(self.tiles) if self.outside else None
+        return fitting_set([it.tile for it in self.items if it.counted]) if self.outside else None
 
     def set_note(self) -> str:
         """Why the tiles cannot be used as read, and what set they fit ("" when they can)."""

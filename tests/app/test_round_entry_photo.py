@@ -387,7 +387,8 @@ def test_a_real_photo_read_for_the_review_once_decoded(tmp_path):
     pv = Preview()
     r, ms = read_photo(reader, data, get_rules(), 9, pv, 280)
     assert set(ms) >= {"decode", "detect", "halves", "read", "preview"}
-    assert r.read_as == 12 and r.outside and r.fits == 12 and "1-10" in {str(t) for t in r.tiles}
+    # (the 1-10 is read less surely than review_conf: listed, open, and outside the set all the same)
+    assert r.read_as == 12 and r.outside and r.fits == 12 and "1-10" in {str(it.tile) for it in r.items if it.counted}
     assert max(pv.size) == 1280
     capped, _ = read_photo(reader, data, get_rules(), 9, pv, 280, as_match_set=True)
     assert capped.read_as == 9 and capped.outside == [] and all(t.high <= 9 for t in capped.tiles)
