@@ -216,6 +216,12 @@ def read_table_photo(reader: Reader, photo: LoadedImage, rules: RuleSet, top: in
     looked for in the photo itself; ``top`` as for :meth:`Reader.read`."""
     reader = reader.for_table()
     reading = reader.read(photo, rules, top)
+    # a tile read 0-0 that may be a back is no layout tile: a possible one, as the reader's
+    # uncounted finds are (a named 0-0 hub is looked for among them)
+    asked = tuple(replace(t, uncounted="unsure", question="") for t in reading.questions)
+    if asked:
+        reading = replace(reading, tiles=tuple(t for t in reading.tiles if not t.question),
+                          candidates=(*reading.candidates, *asked))
     return read_table(reading, hub=hub, set=set, rules=rules.name,
                       look=partial(reader.look_at, photo, top=rules.set if top is None else top))
 
