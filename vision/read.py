@@ -114,7 +114,10 @@ def second_opinion_of(image: Image.Image, read: Detections, halves: HalfReader, 
     if second is None or not len(read):
         return read
     old_probs, old_choice = flat(read, "probs"), flat(read, "choice")
-    unsure = np.flatnonzero((old_probs.max(1) < second.below).reshape(-1, 2).any(1))
+    # a tile asked about (0-0 or back?) keeps its reading: most are backs, whose halves any
+    # second reading may take for pips
+    asked = read.data["ask"] if "ask" in read.data else np.zeros(len(read), bool)
+    unsure = np.flatnonzero((old_probs.max(1) < second.below).reshape(-1, 2).any(1) & ~asked)
     if not len(unsure):
         return read
     rows = _half_rows(unsure)
@@ -143,7 +146,9 @@ def search_boxes(image: Image.Image, tiles: Detections, probs: np.ndarray, choic
     if c.search_below <= 0 or not c.search_shifts or not len(tiles):
         return tiles, probs, choice
     sure, not_pips = half_sureness(probs, choice, halves.values)
-    weak = np.flatnonzero((tiles.confidence * sure < c.search_below)
+    # a tile asked about (0-0 or back?) keeps its box and reading: moved, a back's box reads pips
+    asked = tiles.data["ask"] if "ask" in tiles.data else np.zeros(len(tiles), bool)
+    weak = np.flatnonzero((tiles.confidence * sure < c.search_below) & ~asked
                           & (True if not_pips is None else not_pips < c.not_pips_max))
     if not len(weak):
         return tiles, probs, choice
