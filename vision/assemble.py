@@ -103,7 +103,7 @@ def assemble(
         for k, t in enumerate(judged):
             if t.question and not t.uncounted and any(
                     overlap_share(t.box.corners(), o.box.corners()) > overlap_max for o in kept):
-                judged[k] = dataclasses.replace(t, uncounted="overlap", question="")
+                judged[k] = dataclasses.replace(t, uncounted="overlap")
     candidates = [t for t in judged if t.uncounted]
     tiles = [t for t in judged if not t.uncounted]
     tile_values = [t.tile for t in tiles if not t.question]

@@ -158,7 +158,7 @@ def draw_tiles(image: Image.Image, tiles: Sequence[TileReading], image_size: tup
         label = (f"{k + 1}: " if numbered else "") + f"{tile.a}-{tile.b}"
         if numbered and not values:
             label = f"{k + 1}"
-        if tile.question and tile.source == "read":
+        if tile.question and tile.source == "read" and tile.counted:
             label = (f"{k + 1}: " if numbered else "") + ASK_LABEL if values else label + "?"
         elif not tile.counted:
             label += "?"  # grey, and the summary line says grey is not counted

@@ -89,7 +89,7 @@ def fitting_set(tiles: Sequence[Tile]) -> int | None:
 
 def label(item: TileReading) -> str:
     """How the review lists a tile: its value and how sure the reader was, or who set it."""
-    if item.question and item.source == "read":
+    if item.question and item.source == "read" and item.counted:
         return "0-0 or face down?"
     if not item.counted:
         return f"{item.tile}? (not counted)"
@@ -162,7 +162,7 @@ class PhotoReview:
     @property
     def questions(self) -> list[int]:
         """Tiles the reader asks about (is it the 0-0 or a face-down tile?), not yet answered."""
-        return [i for i, it in enumerate(self.items) if it.question and it.source == "read"]
+        return [i for i, it in enumerate(self.items) if it.question and it.source == "read" and it.counted]
 
     def use_label(self) -> str:
         """The button that puts the counted tiles in the hand, with the points it adds."""

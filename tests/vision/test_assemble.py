@@ -174,7 +174,8 @@ def test_a_tile_asked_about_is_open_and_gives_way_to_a_counted_tile_it_overlaps(
     assert asked[0].open and asked[0].needs_review and asked[0].question == "Is this the 0-0 (50) or a face-down tile?"
     assert reading.penalty == 11 and reading.pips == 11 and reading.to_check == 1  # the 5-6 alone
     assert any("could be the 0-0 (50) or face down" in w for w in reading.warnings)
-    # the one over the 5-6 (0.3, under count_conf too) is an overlapping candidate, no question
-    assert [(str(t.tile), t.uncounted, t.question) for t in reading.candidates] == [("0-0", "overlap", "")]
+    # the one over the 5-6 (0.3, under count_conf too) is an overlapping candidate, asked nothing
+    assert [(str(t.tile), t.uncounted) for t in reading.candidates] == [("0-0", "overlap")]
+    assert not reading.candidates[0].open and len(reading.questions) == 1
     again = Reading.from_dict(reading.to_dict())
     assert again.to_dict() == reading.to_dict() and again.questions[0].question == asked[0].question
