@@ -22,6 +22,7 @@ import numpy as np
 from PIL import Image
 
 from datasets.render import (
+    BACK,
     DEFAULT_GRAY_CONTRAST,
     DEFAULT_PIP_CONTRAST,
     SceneConfig,
@@ -50,15 +51,22 @@ def jitter_box(rng: np.random.Generator, box: OrientedBox, strength: float = 1.0
 
 def scene_halves(rng: np.random.Generator, crop_size: int, pad: float, max_value: int,
                  tile_px: tuple[float, float] = TILE_PX, jitter: float = 1.0,
-                 pip_contrast: float = 0.0, gray_contrast: float = 0.0) -> list[tuple[Image.Image, int]]:
-    """Render one photo and return its half crops with their pip counts."""
+                 pip_contrast: float = 0.0, gray_contrast: float = 0.0, blanks: float = 0.0,
+                 backs: float = 0.0) -> list[tuple[Image.Image, int]]:
+    """Render one photo and return its half crops with their pip counts. ``blanks``: the share
+    of tiles given a blank half (``SceneConfig.blanks``); ``backs``: the share of face-down
+    tiles (boneyards of plain and printed backs, as with hard cases) whose halves are kept, as
+    :data:`BACK` (class ``x``)."""
     w, h = _SIZES[int(rng.integers(len(_SIZES)))]
     img, labels = render_scene(rng, SceneConfig(width=w, height=h, tile_px=tile_px, max_value=max_value,
                                                 uniform_values=True, pip_contrast=pip_contrast,
-                                                gray_contrast=gray_contrast))
+                                                gray_contrast=gray_contrast, blanks=blanks,
+                                                hard_cases=backs > 0, back_labels=backs > 0))
     img = jpeg_roundtrip(img, int(rng.integers(35, 96)))
     out: list[tuple[Image.Image, int]] = []
     for t in labels:
+        if t.a == BACK and rng.random() >= backs:
+            continue
         box, flipped = jitter_box(rng, t.box(), jitter)
         # pad varies around the reader's so whole-tile crops (pad 0) read as well
         p = max(0.0, pad + rng.uniform(-0.06, 0.06))
@@ -72,22 +80,26 @@ def scene_halves(rng: np.random.Generator, crop_size: int, pad: float, max_value
 def render_halves(out: Path, count: int, seed: int, crop_size: int = 64, pad: float = 0.06,
                   max_value: int = 12, val_frac: float = 0.1, log_every: int = 0,
                   jitter: float = 1.0, pip_contrast: float = 0.0, gray_contrast: float = 0.0,
-                  tile_px: tuple[float, float] = TILE_PX) -> dict[str, object]:
+                  tile_px: tuple[float, float] = TILE_PX, blanks: float = 0.0,
+                  backs: float = 0.0) -> dict[str, object]:
     """Write at least ``count`` half crops (train + val); val comes from separate photos, whose
-    tiles are ``tile_px`` long (log-uniform)."""
+    tiles are ``tile_px`` long (log-uniform). With ``backs``, halves of face-down tiles go to
+    class ``x`` (counted last in ``per_class``)."""
     out = Path(out)
+    names = [str(v) for v in range(max_value + 1)] + (["x"] if backs > 0 else [])
     for split in ("train", "val"):
-        for v in range(max_value + 1):
-            (out / split / str(v)).mkdir(parents=True, exist_ok=True)
+        for name in names:
+            (out / split / name).mkdir(parents=True, exist_ok=True)
     n_val_target = int(count * val_frac)
-    per_class = {"train": [0] * (max_value + 1), "val": [0] * (max_value + 1)}
+    per_class = {"train": [0] * len(names), "val": [0] * len(names)}
     written, scene, t0 = 0, 0, time.time()
     while written < count:
         split = "val" if written < n_val_target else "train"
         rng = np.random.default_rng([seed, scene])
         for k, (img, v) in enumerate(scene_halves(rng, crop_size, pad, max_value, tile_px=tile_px, jitter=jitter,
-                                                  pip_contrast=pip_contrast, gray_contrast=gray_contrast)):
-            img.save(out / split / str(v) / f"{seed}_{scene:06d}_{k:02d}.png", compress_level=1)
+                                                  pip_contrast=pip_contrast, gray_contrast=gray_contrast,
+                                                  blanks=blanks, backs=backs)):
+            img.save(out / split / names[v] / f"{seed}_{scene:06d}_{k:02d}.png", compress_level=1)
             per_class[split][v] += 1
             written += 1
         scene += 1
@@ -110,10 +122,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--gray-contrast", type=float, default=DEFAULT_GRAY_CONTRAST, metavar="L",
                     help="least luma difference between pips and the face in photos that go grayscale "
                          "(default %(default)s; 0 renders as the shipped classifier's training data)")
+    ap.add_argument("--blanks", type=float, default=0.0,
+                    help="share of tiles given a blank half, a third of them 0-0 (default 0)")
+    ap.add_argument("--backs", type=float, default=0.0,
+                    help="share of face-down tiles whose halves are written as class x (default 0: none)")
     args = ap.parse_args(argv)
     t0 = time.time()
     stats = render_halves(args.out, args.count, args.seed, args.crop_size, args.pad, args.max_value, log_every=50,
-                          pip_contrast=args.pip_contrast, gray_contrast=args.gray_contrast)
+                          pip_contrast=args.pip_contrast, gray_contrast=args.gray_contrast, blanks=args.blanks,
+                          backs=args.backs)
     print(json.dumps({**stats, "seconds": round(time.time() - t0, 1)}))
     return 0
 

@@ -124,6 +124,10 @@ def _coloured_pips(rng: np.random.Generator) -> list[tuple[int, int, int]]:
     return [tuple(int(np.clip(c + rng.normal(0, 12), 0, 255)) for c in _PIP_PALETTE[i]) for i in idx]
 
 
+#: The halves of a face-down tile's label (``SceneConfig.back_labels``).
+BACK = -1
+
+
 @dataclass
 class Placement:
     cx: float
@@ -139,7 +143,8 @@ class Placement:
 
 @dataclass(frozen=True)
 class TileLabel:
-    """A face-up tile in the output photo: half ``a`` at corners 0 and 3 (see OrientedBox.corners)."""
+    """A face-up tile in the output photo: half ``a`` at corners 0 and 3 (see OrientedBox.corners);
+    a face-down one has both halves :data:`BACK` (only with ``SceneConfig.back_labels``)."""
 
     a: int
     b: int
@@ -204,6 +209,14 @@ class SceneConfig:
     # drawn per scene (double-6 to double-18, as far as max_value allows; double-15 and 18 are
     # rare), which leaves too few 13-18 halves to judge a reader of big sets by.
     set_top: int = 0
+    # Share of face-up tiles given a blank half (a third of them 0-0), on whatever face and pip
+    # colours the set has: real 0-0s taken for backs, and blank halves beside coloured pips read
+    # as "not pips", were what readers got wrong. 0 renders exactly as before this option existed
+    # (its draws come from a stream spawned from the scene's own).
+    blanks: float = 0.0
+    # Also label the flat face-down tiles, as TileLabel(BACK, BACK, quad), for half crops of
+    # backs (class "x"); off, only face-up tiles are labelled.
+    back_labels: bool = False
 
     def __post_init__(self) -> None:
         self.max_value = max(self.max_value, self.set_top)
@@ -798,6 +811,17 @@ def _render_scene(rng: np.random.Generator, cfg: SceneConfig, placer: Placer | N
         if not p.valued or cfg.uniform_values or max(p.a, p.b) > cfg.max_value:
             p.a, p.b = a, b
 
+    if cfg.blanks > 0:
+        blank = rng.spawn(1)[0]
+        for p in placements:
+            if blank.random() < cfg.blanks:
+                if blank.random() < 1 / 3:
+                    p.a = p.b = 0
+                elif blank.random() < 0.5:
+                    p.a = 0
+                else:
+                    p.b = 0
+
     if prt is not None and len(placements) >= 3 and prt.random() < 0.35:
         # a run of face-down tiles in the layout itself (a hand half turned over, a row of backs
         # beside a row of faces)
@@ -852,10 +876,11 @@ def _render_scene(rng: np.random.Generator, cfg: SceneConfig, placer: Placer | N
                              resample=Image.Resampling.BILINEAR).reduce(2)
     labels: list[TileLabel] = []
     for p in placements:
-        if not p.face_up:
+        if not p.face_up and not (cfg.back_labels and p.stretch <= 1.0):
             continue
         quad = _apply_h(hmat, p.quad) / 2.0
-        labels.append(TileLabel(p.a, p.b, tuple((float(x), float(y)) for x, y in quad)))
+        a, b = (p.a, p.b) if p.face_up else (BACK, BACK)
+        labels.append(TileLabel(a, b, tuple((float(x), float(y)) for x, y in quad)))
 
     gray = False
     if cfg.photometric:

@@ -13,10 +13,11 @@ import numpy as np
 
 from companion.rules import words
 from companion.rules.ruleset import RuleSet
+from companion.rules.tiles import Tile
 
 from .detections import Detections, box_rows, obb_corners
 from .geometry import OrientedBox, overlap_share
-from .reading import Reading, TileReading
+from .reading import Reading, TileReading, zero_or_back
 
 
 def assemble(
@@ -34,6 +35,8 @@ def assemble(
     not_pips: np.ndarray | None = None,
     not_pips_max: float = 1.0,
     overlap_max: float = 0.0,
+    ask: np.ndarray | None = None,
+    backs: Sequence[OrientedBox] = (),
 ) -> Reading:
     """Turn tile detections (working-image pixels) and their half probabilities into a reading.
 
@@ -44,12 +47,16 @@ def assemble(
     half is not a half of a tile (see :func:`split_not_pips`); a tile at ``not_pips_max`` or
     more is a candidate whatever its confidence. ``overlap_max``: of counted tiles that overlap
     by more than this share, only the surest set that overlaps nowhere counts (:func:`apart`);
-    the rest are candidates too.
+    the rest are candidates too. ``ask``: per detection, whether it reads 0-0 but may be a
+    face-down tile (:func:`vision.read.face_up`): it carries the question, open until a player
+    answers. ``backs``: the face-down tiles seen (original pixels); ``face_down`` counts them
+    when larger.
     """
     n = len(dets)
     if probs.shape[0] != 2 * n:
         raise ValueError(f"expected {2 * n} half rows, got {probs.shape[0]}")
     tiles: list[TileReading] = []
+    question = zero_or_back(rules.penalty([Tile(0, 0)]))
     if n:
         top = probs.argmax(1) if choice is None else np.asarray(choice)
         top_p = probs[np.arange(2 * n), top]
@@ -59,16 +66,19 @@ def assemble(
             det = float(dets.confidence[i])
             combined = det * pa * pb
             px = None if not_pips is None else float(not_pips[i])
+            # only while it still reads 0-0 (a second opinion may have read pips on it since)
+            asked = ask is not None and bool(ask[i]) and int(half_vals[2 * i]) == int(half_vals[2 * i + 1]) == 0
             tiles.append(
                 TileReading(
                     a=int(half_vals[2 * i]),
                     b=int(half_vals[2 * i + 1]),
                     confidence=combined,
                     box=box,
-                    needs_review=combined < review_conf,
+                    needs_review=combined < review_conf or asked,
                     detection_confidence=det,
                     half_confidence=(pa, pb),
                     not_pips=px,
+                    question=question if asked else "",
                 )
             )
     # Reading order: top to bottom, then left to right, so output is stable and easy to check.
@@ -77,23 +87,37 @@ def assemble(
     def uncounted(t: TileReading) -> str:
         if t.not_pips is not None and t.not_pips >= not_pips_max:
             return "not pips"
-        return "" if t.confidence >= count_conf else "unsure"
+        # a possible 0-0 is asked about however unsure: left out, it would cost its owner 50
+        return "" if t.confidence >= count_conf or t.question else "unsure"
 
     judged = [dataclasses.replace(t, uncounted=uncounted(t)) for t in tiles]
-    counted = [k for k, t in enumerate(judged) if not t.uncounted]
+    # tiles asked about keep out of the contest of overlapping reads (their confidence is no
+    # reading's: most are backs) and give way to any counted tile they overlap
+    counted = [k for k, t in enumerate(judged) if not t.uncounted and not t.question]
     if overlap_max > 0 and len(counted) > 1:
         keep = apart([judged[k].box for k in counted], [judged[k].confidence for k in counted], overlap_max)
         for k in np.asarray(counted)[~keep]:
             judged[k] = dataclasses.replace(judged[k], uncounted="overlap")
+    if overlap_max > 0:
+        kept = [judged[k] for k in counted if not judged[k].uncounted]
+        for k, t in enumerate(judged):
+            if t.question and not t.uncounted and any(
+                    overlap_share(t.box.corners(), o.box.corners()) > overlap_max for o in kept):
+                judged[k] = dataclasses.replace(t, uncounted="overlap")
     candidates = [t for t in judged if t.uncounted]
     tiles = [t for t in judged if not t.uncounted]
-    tile_values = [t.tile for t in tiles]
+    tile_values = [t.tile for t in tiles if not t.question]
     warnings: list[str] = []
     if not tiles:
         warnings.append("no face-up tiles found in the photo")
-    low = sum(t.needs_review for t in tiles)
+    asked = sum(bool(t.question) for t in tiles)
+    if asked:
+        warnings.append(f"{words.count(asked, 'tile')} could be the 0-0 ({rules.penalty([Tile(0, 0)])}) or face down: "
+                        "not counted until you say which")
+    low = sum(t.needs_review and not t.question for t in tiles)
     if low:
-        warnings.append(f"{words.count(low, 'tile')} read with low confidence: check them")
+        warnings.append(f"{words.count(low, 'tile')} read with low confidence: not counted until you check "
+                        f"{'it' if low == 1 else 'them'}")
     unsure = sum(t.uncounted == "unsure" for t in candidates)
     if unsure:
         warnings.append(f"{words.count(unsure, 'possible tile')} too unsure to count: add any that is a tile")
@@ -110,18 +134,10 @@ def assemble(
     for tile, count in sorted(Counter(tile_values).items()):
         if count > 1:
             warnings.append(f"{tile} read {count} times in this photo (one set has one of each)")
+    face_down = max(face_down, len(backs))
     if face_down:
         warnings.append(f"{words.count(face_down, 'face-down tile')} seen and not counted")
-    return Reading(
-        tiles=tuple(tiles),
-        pips=sum(t.pips for t in tile_values),
-        penalty=rules.penalty(tile_values),
-        warnings=tuple(warnings),
-        image_size=image_size,
-        rules=rules.name,
-        face_down=face_down,
-        candidates=tuple(candidates),
-    )
+    return Reading.scored(tiles, candidates, rules, image_size, warnings, face_down, backs)
 
 
 def apart(boxes: Sequence[OrientedBox], weights: Sequence[float], max_share: float) -> np.ndarray:

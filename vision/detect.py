@@ -195,7 +195,8 @@ def doubt_region(reading: Reading, scale: float, size: tuple[int, int], detector
     and those left unsure; None when nothing is in doubt."""
     if c.doubt_below <= 0 or not detector.stride:
         return None
-    doubt = [t.box for t in reading.tiles if t.confidence < c.doubt_below]
+    # a tile asked about (0-0 or back?) is no doubt about pips: most are backs
+    doubt = [t.box for t in reading.tiles if t.confidence < c.doubt_below and not t.question]
     doubt += [t.box for t in reading.candidates if t.uncounted == "unsure"]
     if not doubt:
         return None

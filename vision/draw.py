@@ -3,7 +3,9 @@ happens in :mod:`vision.reader`; this only paints.
 
 Tiles read confidently get a green outline; tiles flagged for review get a thicker orange
 outline and a "?" so a player sees at once which ones to check; possible tiles not counted are
-grey, with a smaller label; tiles a player corrected or added are blue. Half A's end of each box is marked with a short bar across it, so
+grey, with a smaller label; tiles a player corrected or added are blue; a tile the reader asks
+about ("Is this the 0-0 or a face-down tile?") is orange and labelled "0-0 or back?"; face-down
+tiles seen are outlined in purple and labelled "face down". Half A's end of each box is marked with a short bar across it, so
 the label "3-4" can be matched to the tile's ends. Labels are sized to the tiles, not the
 photo, and moved off each other (:func:`place_labels`): a webcam frame of small tiles stays
 readable.
@@ -18,6 +20,7 @@ from functools import lru_cache
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
+from .geometry import OrientedBox
 from .reading import Reading, TileReading
 from .table import TableReading
 
@@ -25,6 +28,9 @@ OK_COLOUR = (40, 200, 70)
 REVIEW_COLOUR = (255, 140, 0)
 CANDIDATE_COLOUR = (150, 150, 150)  # a possible tile the reader did not count
 EDITED_COLOUR = (30, 110, 255)  # corrected or added by a player
+BACK_COLOUR = (150, 60, 200)  # a face-down tile seen
+#: The label of a tile the reader asks about (its question is in the reading).
+ASK_LABEL = "0-0 or back?"
 TEXT_COLOUR = (255, 255, 255)
 
 
@@ -84,13 +90,15 @@ def annotate(image: Image.Image, reading: Reading, *, show_confidence: bool = Tr
     pixels) are scaled to its size. ``summary``: the banner (default: tiles, pips, penalty).
     """
     if summary is None:
-        summary = f"{len(reading.tiles)} tiles  {reading.pips} pips  penalty {reading.penalty}"
+        summary = f"{sum(t.sure for t in reading.tiles)} tiles  {reading.pips} pips  {reading.headline()}"
         if reading.needs_review:
             summary += "  (check orange tiles)"
         if reading.candidates:
             summary += f"  (+{len(reading.candidates)} grey: not counted)"
+        if reading.backs:
+            summary += f"  ({len(reading.backs)} face down)"
     return draw_tiles(image, (*reading.candidates, *reading.tiles), reading.image_size,
-                      show_confidence=show_confidence, summary=summary)
+                      show_confidence=show_confidence, summary=summary, backs=reading.backs)
 
 
 def colour_of(tile: TileReading) -> tuple[int, int, int]:
@@ -104,7 +112,8 @@ def colour_of(tile: TileReading) -> tuple[int, int, int]:
 
 def draw_tiles(image: Image.Image, tiles: Sequence[TileReading], image_size: tuple[int, int], *,
                numbered: bool = False, show_confidence: bool = True, summary: str = "",
-               values: bool = True, font_px: int | None = None, skip: Collection[int] = ()) -> Image.Image:
+               values: bool = True, font_px: int | None = None, skip: Collection[int] = (),
+               backs: Sequence[OrientedBox] = ()) -> Image.Image:
     """A copy of ``image`` with ``tiles`` (boxes in pixels of a photo of ``image_size``; tiles
     without a box are skipped) outlined and labelled, in that order: a counted tile's outline
     goes over a candidate's drawn before it. ``numbered``: each label starts with the tile's
@@ -112,7 +121,8 @@ def draw_tiles(image: Image.Image, tiles: Sequence[TileReading], image_size: tup
     when empty). ``values=False`` (with ``numbered``): the label is the number alone, just above
     its tile (a list beside the picture gives the values). ``font_px``: the labels' size in pixels of ``image``
     (outlines follow it), for a picture shown at a known scale. ``skip``: places in ``tiles``
-    not drawn (the numbers of the rest stay)."""
+    not drawn (the numbers of the rest stay). ``backs``: face-down tiles seen, outlined in
+    purple under the tiles."""
     out = image.convert("RGB").copy()
     w, h = out.size
     ow, oh = image_size
@@ -126,6 +136,9 @@ def draw_tiles(image: Image.Image, tiles: Sequence[TileReading], image_size: tup
     size = label_size(lengths, big, 11) if font_px is None else font_px
     font, small = _font(size), _font(max(10, round(size * 0.8)))
     draw = ImageDraw.Draw(out)
+    for b in backs:
+        pts = [(float(x) * sx, float(y) * sy) for x, y in b.corners()]
+        draw.line([*pts, pts[0]], fill=BACK_COLOUR, width=line, joint="curve")
     labels: list[tuple[str, tuple[int, int, int], ImageFont.FreeTypeFont | ImageFont.ImageFont, float, float]] = []
     for k, tile in shown:
         b = tile.box
@@ -145,7 +158,9 @@ def draw_tiles(image: Image.Image, tiles: Sequence[TileReading], image_size: tup
         label = (f"{k + 1}: " if numbered else "") + f"{tile.a}-{tile.b}"
         if numbered and not values:
             label = f"{k + 1}"
-        if not tile.counted:
+        if tile.question and tile.source == "read" and tile.counted:
+            label = (f"{k + 1}: " if numbered else "") + ASK_LABEL if values else label + "?"
+        elif not tile.counted:
             label += "?"  # grey, and the summary line says grey is not counted
         elif tile.source == "read":
             if show_confidence and values:
@@ -156,13 +171,16 @@ def draw_tiles(image: Image.Image, tiles: Sequence[TileReading], image_size: tup
         if numbered and not values:  # a number alone goes just above its tile, off its pips
             ay = min(p[1] for p in pts) - size * 0.75
         labels.append((label, colour, font if tile.counted else small, ax, ay))
+    for b in backs:  # after the tiles' labels: a back's label gives way to theirs
+        labels.append(("face down", BACK_COLOUR, small, b.cx * sx, b.cy * sy))
     head = _font(big)
     banner: list[Rect] = []
     if summary:
         left, top, right, bottom = draw.textbbox((0, 0), summary, font=head)
         banner = [(0.0, 0.0, float(right - left + 12), float(bottom - top + 12))]
     # counted tiles first, surest first: they get the spot on their own tile
-    order = sorted(range(len(labels)), key=lambda i: (not shown[i][1].counted, -shown[i][1].confidence))
+    order = sorted(range(len(labels)), key=lambda i: (True, 1.0) if i >= len(shown) else
+                   (not shown[i][1].counted, -shown[i][1].confidence))
     boxes = [draw.textbbox((0, 0), labels[i][0], font=labels[i][2]) for i in order]
     rects = place_labels([(labels[i][3], labels[i][4]) for i in order],
                          [(r - lft + 6, btm - tp + 6) for lft, tp, r, btm in boxes], (w, h), banner)

@@ -3,12 +3,20 @@
 The result is the face-up tiles among the detections, as :class:`~vision.detections.Detections`
 carrying their reading in ``data``: ``row`` (the detection each came from), ``probs`` (two rows
 of the half reader's probabilities a tile, half A then B), ``choice`` (the class chosen for each
-half) and, when a second opinion may be asked, ``crops`` (the half crops read). Detections not
-among them are face-down tiles: the detector's backs, and tiles read 0-0 whose middle shows no
-divider (a blank back looks like 0-0 to the half reader).
+half), ``ask`` (it reads 0-0 but may be a face-down tile: the player is asked) and, when a second
+opinion may be asked, ``crops`` (the half crops read). Detections not among them are face-down
+tiles: the detector's backs, and tiles read 0-0 whose middle shows no divider and whose halves
+the half reader takes for no tile's (a blank back looks like 0-0 to the half reader).
+
+A face's cue is its divider, the bar across its middle; a back has none. A 0-0 taken for a back
+costs its owner 50 points and a back taken for a 0-0 costs another player 50, so a tile that
+reads 0-0 without a divider is a back only when the half reader, too, says neither half is a
+face's; otherwise the reader cannot tell, and asks (:func:`blank_verdict`).
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 import numpy as np
 from PIL import Image
@@ -17,7 +25,7 @@ from .config import ReaderConfig
 from .detect import TILE_CLASS
 from .detections import Detections
 from .geometry import OrientedBox, divider_colour_contrast, divider_contrast, divider_span, divider_wander
-from .halves import HalfReader, SecondOpinion, choose_values, half_sureness
+from .halves import NOT_PIPS, HalfReader, SecondOpinion, choose_values, half_sureness
 
 
 def flat(read: Detections, key: str) -> np.ndarray:
@@ -37,15 +45,18 @@ def with_halves(tiles: Detections, probs: np.ndarray, choice: np.ndarray, crops:
 
 def face_up(image: Image.Image, dets: Detections, halves: HalfReader, c: ReaderConfig
             ) -> tuple[Detections, np.ndarray, np.ndarray]:
-    """The face-up tiles among ``dets``, each with the detection it came from as ``data["row"]``;
-    their halves' probabilities and crops (two rows a tile). Detections of another class, and
-    tiles read 0-0 that are backs (:func:`is_back`), are left out."""
+    """The face-up tiles among ``dets``, each with the detection it came from as ``data["row"]``
+    and whether to ask if it is a back as ``data["ask"]``; their halves' probabilities and crops
+    (two rows a tile). Detections of another class, and tiles read 0-0 that are backs
+    (:func:`blank_verdict`), are left out."""
     tiles = dets.with_data(row=np.arange(len(dets)))
     tiles = tiles[tiles.class_id == TILE_CLASS]
+    tiles = tiles.with_data(ask=np.zeros(len(tiles), bool))
     batch = halves.crop(image, tiles, c.crop_size, c.crop_pad)
     probs = halves.classify(batch)
     if c.blank_divider_min > 0 or c.blank_wander_max > 0:
-        blank = _backs(image, tiles, halves.values[choose_values(probs, halves.values)], c)
+        blank, ask = _backs(image, tiles, probs, halves.values[choose_values(probs, halves.values)], halves.values, c)
+        tiles = tiles.with_data(ask=ask)
         if len(blank):
             keep = np.setdiff1d(np.arange(len(tiles)), blank)
             tiles, probs, batch = tiles[keep], _rows(probs, keep), _rows(batch, keep)
@@ -70,8 +81,7 @@ def read_tiles(image: Image.Image, dets: Detections, halves: HalfReader, c: Read
     # a 0-0 on a box the search moved takes the 0-0 tests again there: the tests were taken on
     # the old box, and the new one may sit on a back's print or a cloth's pattern
     moved = np.flatnonzero((halves.values[choice].reshape(-1, 2).max(1) == 0) & shifted)
-    boxes = read.oriented_boxes() if len(moved) else []
-    return _drop(read, [i for i in moved if is_back(image, boxes[i], c)])
+    return _judge_blank(image, read, moved, halves.values, c)
 
 
 def read_added(image: Image.Image, read: Detections, dets: Detections, merged: Detections,
@@ -104,7 +114,10 @@ def second_opinion_of(image: Image.Image, read: Detections, halves: HalfReader, 
     if second is None or not len(read):
         return read
     old_probs, old_choice = flat(read, "probs"), flat(read, "choice")
-    unsure = np.flatnonzero((old_probs.max(1) < second.below).reshape(-1, 2).any(1))
+    # a tile asked about (0-0 or back?) keeps its reading: most are backs, whose halves any
+    # second reading may take for pips
+    asked = read.data["ask"] if "ask" in read.data else np.zeros(len(read), bool)
+    unsure = np.flatnonzero((old_probs.max(1) < second.below).reshape(-1, 2).any(1) & ~asked)
     if not len(unsure):
         return read
     rows = _half_rows(unsure)
@@ -120,9 +133,8 @@ def second_opinion_of(image: Image.Image, read: Detections, halves: HalfReader, 
     probs[undo], choice[undo] = old_probs[undo], old_choice[undo]
     double_blank = halves.values[choice].reshape(-1, 2).max(1) == 0
     was = halves.values[old_choice].reshape(-1, 2).max(1) == 0
-    boxes = read.oriented_boxes()
-    blank = [i for i in unsure if double_blank[i] and not was[i] and is_back(image, boxes[i], c)]
-    return _drop(with_halves(read, probs, choice, None), blank)
+    now = [i for i in unsure if double_blank[i] and not was[i]]
+    return _judge_blank(image, with_halves(read, probs, choice, None), now, halves.values, c)
 
 
 def search_boxes(image: Image.Image, tiles: Detections, probs: np.ndarray, choice: np.ndarray,
@@ -134,7 +146,9 @@ def search_boxes(image: Image.Image, tiles: Detections, probs: np.ndarray, choic
     if c.search_below <= 0 or not c.search_shifts or not len(tiles):
         return tiles, probs, choice
     sure, not_pips = half_sureness(probs, choice, halves.values)
-    weak = np.flatnonzero((tiles.confidence * sure < c.search_below)
+    # a tile asked about (0-0 or back?) keeps its box and reading: moved, a back's box reads pips
+    asked = tiles.data["ask"] if "ask" in tiles.data else np.zeros(len(tiles), bool)
+    weak = np.flatnonzero((tiles.confidence * sure < c.search_below) & ~asked
                           & (True if not_pips is None else not_pips < c.not_pips_max))
     if not len(weak):
         return tiles, probs, choice
@@ -175,11 +189,62 @@ def is_back(image: Image.Image, box: OrientedBox, c: ReaderConfig) -> bool:
     return c.blank_wander_max > 0 and divider_wander(image, box) > c.blank_wander_max
 
 
-def _backs(image: Image.Image, tiles: Detections, half_values: np.ndarray, c: ReaderConfig) -> np.ndarray:
-    """Which of ``tiles``, whose halves read ``half_values`` (two a tile), are backs."""
+#: What :func:`blank_verdict` says of a tile read 0-0.
+FACE, ASK, BACK = "face", "ask", "back"
+
+
+def blank_verdict(image: Image.Image, box: OrientedBox, not_pips: tuple[float, float] | None,
+                  c: ReaderConfig) -> str:
+    """Whether a tile read 0-0 is a face (:data:`FACE`: its divider shows), a back
+    (:data:`BACK`: no divider, and the half reader takes both halves for no face's, at least
+    ``not_pips_max`` likely) or cannot be told (:data:`ASK`). ``not_pips``: each half's
+    probability of not being a face's half (None for a half reader without that class)."""
+    if not is_back(image, box, c):
+        return FACE
+    if not_pips is not None and c.not_pips_max > 0 and min(not_pips) >= c.not_pips_max:
+        return BACK
+    return ASK
+
+
+def _not_pips_of(probs: np.ndarray, values: np.ndarray, i: int) -> tuple[float, float] | None:
+    """Each half of tile ``i``'s probability of not being a face's half (None: no such class)."""
+    x = values == NOT_PIPS
+    if not np.any(x):
+        return None
+    return float(probs[2 * i, x].sum()), float(probs[2 * i + 1, x].sum())
+
+
+def _backs(image: Image.Image, tiles: Detections, probs: np.ndarray, half_values: np.ndarray,
+           values: np.ndarray, c: ReaderConfig) -> tuple[np.ndarray, np.ndarray]:
+    """Which of ``tiles``, whose halves read ``half_values`` (two a tile) from ``probs``, are
+    backs, and which to ask about (a mask over ``tiles``)."""
     double_blank = half_values.reshape(-1, 2).max(1) == 0
     boxes = tiles.oriented_boxes()
-    return np.array([i for i in np.flatnonzero(double_blank) if is_back(image, boxes[i], c)], np.int64)
+    backs, ask = [], np.zeros(len(tiles), bool)
+    for i in np.flatnonzero(double_blank):
+        verdict = blank_verdict(image, boxes[i], _not_pips_of(probs, values, i), c)
+        if verdict == BACK:
+            backs.append(i)
+        ask[i] = verdict == ASK
+    return np.array(backs, np.int64), ask
+
+
+def _judge_blank(image: Image.Image, read: Detections, which: Sequence[int] | np.ndarray, values: np.ndarray,
+                 c: ReaderConfig) -> Detections:
+    """``read`` with the tiles at ``which`` (now read 0-0) judged again (:func:`blank_verdict`):
+    backs dropped, the rest asked about or not."""
+    if not len(which):
+        return read
+    boxes = read.oriented_boxes()
+    probs = flat(read, "probs")
+    ask = read.data["ask"].copy() if "ask" in read.data else np.zeros(len(read), bool)
+    backs = []
+    for i in which:
+        verdict = blank_verdict(image, boxes[i], _not_pips_of(probs, values, int(i)), c)
+        if verdict == BACK:
+            backs.append(int(i))
+        ask[i] = verdict == ASK
+    return _drop(read.with_data(ask=ask), backs)
 
 
 def _half_rows(tiles: np.ndarray) -> np.ndarray:

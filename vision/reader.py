@@ -140,7 +140,7 @@ class Reader:
         halves = self.half_reader(top)
         second = self._second(halves)
         read = read_tiles(image, dets, halves, c, top, second)
-        reading = self._judge(loaded, read, len(dets) - len(read), rules, halves)
+        reading = self._judge(loaded, read, dets, rules, halves)
         t3 = time.perf_counter()
         timings = {"decode": (t1 - t0) * 1e3, "detect": (t2 - t1) * 1e3, "halves": (t3 - t2) * 1e3}
         region = doubt_region(reading, loaded.scale, image.size, self.detector, c)
@@ -151,7 +151,7 @@ class Reader:
             again = read_added(image, read, dets, merged, halves, c, top, second)
             if again is not None:
                 read, dets = again, merged
-                reading = self._judge(loaded, read, len(dets) - len(read), rules, halves)
+                reading = self._judge(loaded, read, dets, rules, halves)
             timings["detect"] += (t4 - t3) * 1e3
             timings["halves"] += (time.perf_counter() - t4) * 1e3
         # last, so the box search and the second look go where the 0-12 classifier alone
@@ -159,21 +159,25 @@ class Reader:
         t5 = time.perf_counter()
         final = second_opinion_of(image, read, halves, second, c, top)
         if final is not read:
-            reading = self._judge(loaded, final, len(dets) - len(final), rules, halves)
+            reading = self._judge(loaded, final, dets, rules, halves)
         timings["halves"] += (time.perf_counter() - t5) * 1e3
         warnings = (reading.warnings + small_tiles_warning(reading, loaded.scale, c.small_tile_px)
                     + big_set_warning(top, halves.top))
         return dataclasses.replace(reading, timings_ms=timings, warnings=warnings)
 
-    def _judge(self, loaded: LoadedImage, read: Detections, face_down: int, rules: RuleSet,
+    def _judge(self, loaded: LoadedImage, read: Detections, dets: Detections, rules: RuleSet,
                halves: HalfReader) -> Reading:
-        """The reading of tiles whose halves are read: which count, pips and penalty."""
+        """The reading of tiles whose halves are read (``read``, from ``dets``: the detections
+        not among them are face-down tiles): which count, pips and penalty."""
         c = self.config
         probs, not_pips = split_not_pips(flat(read, "probs"), halves.values)
+        down = np.ones(len(dets), bool)
+        down[read.data["row"]] = False
+        backs = [b.scaled(1.0 / loaded.scale) for b in dets[down].oriented_boxes()]
         return assemble(read, probs, halves.values, to_original=1.0 / loaded.scale, image_size=loaded.original_size,
-                        review_conf=c.review_conf, rules=rules, face_down=face_down, count_conf=c.count_conf,
+                        review_conf=c.review_conf, rules=rules, count_conf=c.count_conf,
                         choice=flat(read, "choice"), not_pips=not_pips, not_pips_max=c.not_pips_max,
-                        overlap_max=c.overlap_max)
+                        overlap_max=c.overlap_max, ask=read.data.get("ask"), backs=backs)
 
     def classify(self, batch: np.ndarray, halves: HalfReader | None = None) -> np.ndarray:
         """Probabilities per half crop as the reader reads them: by ``halves`` (default the

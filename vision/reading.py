@@ -20,8 +20,16 @@ from .geometry import OrientedBox
 #: Why a possible tile was not counted (``TileReading.uncounted``): read too unsurely, its half
 #: looks like print or a back, or it overlaps surer tiles (tiles lie flat and never overlap).
 UNCOUNTED = ("unsure", "not pips", "overlap")
-#: Who says what a tile is: the reader, or a player who corrected it or added it by hand.
-SOURCES = ("read", "corrected", "added")
+#: Who says what a tile is: the reader, or a player who corrected it, added it by hand, or
+#: confirmed the reader's reading of it.
+SOURCES = ("read", "corrected", "added", "confirmed")
+
+
+def zero_or_back(points: int) -> str:
+    """The question the reader asks of a tile that reads 0-0 but whose middle shows no divider
+    it is sure of: a face-down tile looks the same, and taking a 0-0 for a back drops
+    ``points`` from its owner's penalty."""
+    return f"Is this the 0-0 ({points}) or a face-down tile?"
 
 
 @dataclass(frozen=True)
@@ -42,6 +50,9 @@ class TileReading:
     #: Why a possible tile is not counted (one of :data:`UNCOUNTED`); "" for a counted tile.
     uncounted: str = ""
     source: str = "read"
+    #: A question the reader cannot settle alone and asks the player (:func:`zero_or_back`);
+    #: "" when none. A tile with a question is open until answered.
+    question: str = ""
 
     @property
     def tile(self) -> Tile:
@@ -51,6 +62,17 @@ class TileReading:
     def counted(self) -> bool:
         return not self.uncounted
 
+    @property
+    def open(self) -> bool:
+        """Counted by the reader but not sure: flagged for review, or asked about. An open
+        tile is shown and listed, never in the pips or penalty until a player confirms it."""
+        return self.counted and self.source == "read" and (self.needs_review or bool(self.question))
+
+    @property
+    def sure(self) -> bool:
+        """In the pips and penalty: counted and not open."""
+        return self.counted and not self.open
+
     @classmethod
     def added(cls, tile: Tile) -> TileReading:
         """A tile a player says is in the photo, where the reader found none."""
@@ -58,11 +80,12 @@ class TileReading:
 
     def corrected(self, tile: Tile) -> TileReading:
         """This tile as a player says it reads; it counts."""
-        return replace(self, a=tile.low, b=tile.high, uncounted="", needs_review=False, source="corrected")
+        return replace(self, a=tile.low, b=tile.high, uncounted="", needs_review=False, question="",
+                       source="corrected")
 
     def accepted(self) -> TileReading:
-        """A possible tile a player says is a tile, read right; it counts, still flagged."""
-        return replace(self, uncounted="", needs_review=True)
+        """A possible tile, or an open one, that a player says is a tile read right: it counts."""
+        return replace(self, uncounted="", needs_review=False, question="", source="confirmed")
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -76,6 +99,7 @@ class TileReading:
             **({} if self.not_pips is None else {"not_pips": round(self.not_pips, 4)}),
             **({"uncounted": self.uncounted} if self.uncounted else {}),
             **({"source": self.source} if self.source != "read" else {}),
+            **({"question": self.question} if self.question else {}),
         }
 
     @classmethod
@@ -88,12 +112,17 @@ class TileReading:
             raise ValueError(f"not a tile reading: source {source!r}, uncounted {uncounted!r}")
         return cls(a, b, float(data["confidence"]), None if box is None else OrientedBox.from_list(box),
                    bool(data.get("needs_review", False)), float(data.get("detection_confidence", 0.0)), (pa, pb),
-                   None if data.get("not_pips") is None else float(data["not_pips"]), uncounted, source)
+                   None if data.get("not_pips") is None else float(data["not_pips"]), uncounted, source,
+                   str(data.get("question", "")))
 
 
 @dataclass(frozen=True)
 class Reading:
-    """Everything read from one photo, with its score under a rule set."""
+    """Everything read from one photo, with its score under a rule set.
+
+    ``pips`` and ``penalty`` are those of the sure tiles alone: a tile flagged for review or
+    asked about (:attr:`TileReading.open`) is left out until a player confirms it, so while any
+    is open the penalty is a least one (:meth:`headline`: "at least N, M to check")."""
 
     tiles: tuple[TileReading, ...]
     pips: int
@@ -105,15 +134,18 @@ class Reading:
     #: Possible tiles not counted (each says why in ``uncounted``); not in ``pips``.
     candidates: tuple[TileReading, ...] = ()
     timings_ms: Mapping[str, float] = field(default_factory=dict)
+    #: Where the face-down tiles seen lie (original pixels), drawn on the annotated picture.
+    backs: tuple[OrientedBox, ...] = ()
 
     @classmethod
     def scored(cls, tiles: Iterable[TileReading], candidates: Iterable[TileReading], rules: RuleSet,
-               image_size: tuple[int, int], warnings: Iterable[str] = (), face_down: int = 0) -> Reading:
-        """The reading of these tiles, their pips and penalty under ``rules``."""
+               image_size: tuple[int, int], warnings: Iterable[str] = (), face_down: int = 0,
+               backs: Iterable[OrientedBox] = ()) -> Reading:
+        """The reading of these tiles, the pips and penalty of the sure ones under ``rules``."""
         tiles = tuple(tiles)
-        values = [t.tile for t in tiles]
+        values = [t.tile for t in tiles if t.sure]
         return cls(tiles, sum(t.pips for t in values), rules.penalty(values), tuple(warnings), image_size,
-                   rules.name, face_down, tuple(candidates))
+                   rules.name, face_down, tuple(candidates), backs=tuple(backs))
 
     @property
     def tile_list(self) -> list[Tile]:
@@ -121,7 +153,23 @@ class Reading:
 
     @property
     def needs_review(self) -> bool:
-        return any(t.needs_review for t in self.tiles)
+        return any(t.needs_review or t.question for t in self.tiles)
+
+    @property
+    def to_check(self) -> int:
+        """How many tiles are open (flagged or asked about): not in the penalty until checked."""
+        return sum(t.open for t in self.tiles)
+
+    @property
+    def questions(self) -> tuple[TileReading, ...]:
+        """The tiles the reader asks about (:attr:`TileReading.question`)."""
+        return tuple(t for t in self.tiles if t.question)
+
+    def headline(self) -> str:
+        """The penalty as a player should read it: "penalty 23", or, while tiles are open,
+        "penalty at least 23, 2 to check"."""
+        n = self.to_check
+        return f"penalty {self.penalty}" if not n else f"penalty at least {self.penalty}, {n} to check"
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -131,7 +179,10 @@ class Reading:
             "penalty": self.penalty,
             "rules": self.rules,
             "needs_review": self.needs_review,
+            "to_check": self.to_check,
+            "headline": self.headline(),
             "face_down": self.face_down,
+            "backs": [b.to_list() for b in self.backs],
             "candidates": [t.to_dict() for t in self.candidates],
             "image_size": list(self.image_size),
             "warnings": list(self.warnings),
@@ -142,4 +193,5 @@ class Reading:
         w, h = (int(v) for v in data["image_size"])
         return cls(tuple(TileReading.from_dict(t) for t in data["tiles"]), int(data["pips"]), int(data["penalty"]),
                    tuple(str(x) for x in data.get("warnings", ())), (w, h), str(data.get("rules", "")),
-                   int(data.get("face_down", 0)), tuple(TileReading.from_dict(t) for t in data.get("candidates", ())))
+                   int(data.get("face_down", 0)), tuple(TileReading.from_dict(t) for t in data.get("candidates", ())),
+                   backs=tuple(OrientedBox.from_list(b) for b in data.get("backs", ())))

@@ -129,6 +129,11 @@ def read_table(reading: Reading, hub: Tile | str | None = None, set: int | None 
     want = Tile.parse(hub) if isinstance(hub, str) else hub
     if want is not None and not want.is_double:
         raise TableError(f"the hub must be a double, not {want}")
+    # a tile read 0-0 that may be a back is neither a layout tile nor a possible one (a back
+    # taken for a missing 0-0 hub would root the layout on the boneyard)
+    if any(t.question for t in (*reading.tiles, *reading.candidates)):
+        reading = replace(reading, tiles=tuple(t for t in reading.tiles if not t.question),
+                          candidates=tuple(t for t in reading.candidates if not t.question))
     tiles: list[TileReading] = list(reading.tiles)
     boxes = _boxes(tiles)
     found: list[TileReading] = []

@@ -33,12 +33,14 @@ def review_to_dict(review: PhotoReview) -> dict[str, Any]:
         "reader_penalty": review.reader_penalty,
         "warnings": list(review.warnings),
         "read_as": review.read_as,
+        "backs": [b.to_list() for b in review.backs],
     }
 
 
 def review_from_dict(data: dict[str, Any], rules: RuleSet, top: int,
                      photo: Callable[[str], bytes | None]) -> PhotoReview:
     """Raises ``KeyError``/``TypeError``/``ValueError`` on data that is not a kept review."""
+    from vision.geometry import OrientedBox
     from vision.reading import TileReading  # numpy loads with a kept reading, not at start-up
 
     items = [TileReading.from_dict(it) for it in data["items"]]
@@ -50,7 +52,8 @@ def review_from_dict(data: dict[str, Any], rules: RuleSet, top: int,
     return PhotoReview(rules, top, items, (int(w), int(h)), image,
                        pen if isinstance(pen, int) and not isinstance(pen, bool) else None,
                        tuple(str(x) for x in data.get("warnings", ())),
-                       read_as if isinstance(read_as, int) and not isinstance(read_as, bool) else 0)
+                       read_as if isinstance(read_as, int) and not isinstance(read_as, bool) else 0,
+                       tuple(OrientedBox.from_list(b) for b in data.get("backs", ())))
 
 
 @dataclass

@@ -5,8 +5,12 @@ counted tiles first, then the possible tiles the reader was too unsure to count 
 counted until the player accepts or corrects them). The player corrects a misread tile, adds a
 missed one or removes a false one; each edit is a tile reading marked ``corrected`` or
 ``added``, so the corrected review is a :class:`vision.reading.Reading` again (:attr:`PhotoReview.reading`).
-The reader's review flag (``reader.json``'s ``review_conf``) says which tiles to check; a
-possible tile is shown at once only if :func:`likely_tile`. Drawing the
+The reader's review flag (``reader.json``'s ``review_conf``) says which tiles to check: such
+a tile, and one the reader asks about (:attr:`vision.reading.TileReading.question`: "Is this
+the 0-0 (50) or a face-down tile?"), is open, listed but not in the penalty until the player
+counts it (:meth:`PhotoReview.accept`), corrects or removes it; while any is open the penalty
+reads "at least N, M to check" (:meth:`PhotoReview.headline`). A possible tile is shown at once
+only if :func:`likely_tile`. Drawing the
 outlines is :func:`vision.draw.draw_tiles`; :class:`Preview` draws them on a display-sized copy
 of the photo, numbers only, big enough to read on a phone (the list below the photo gives the
 values).
@@ -85,6 +89,8 @@ def fitting_set(tiles: Sequence[Tile]) -> int | None:
 
 def label(item: TileReading) -> str:
     """How the review lists a tile: its value and how sure the reader was, or who set it."""
+    if item.question and item.source == "read" and item.counted:
+        return "0-0 or face down?"
     if not item.counted:
         return f"{item.tile}? (not counted)"
     if item.source == "read":
@@ -106,6 +112,8 @@ class PhotoReview:
     warnings: tuple[str, ...] = ()
     #: The set the photo was read for (:func:`read_top`; 0: the match's own, ``top``).
     read_as: int = 0
+    #: Face-down tiles the reader saw (original pixels), drawn on the photo.
+    backs: tuple[Any, ...] = ()
 
     # ------------------------------------------------------------- edits
     def _check(self, tile: Tile | str) -> Tile:
@@ -125,9 +133,10 @@ class PhotoReview:
         self.items[i] = self.items[i].corrected(self._check(tile))
 
     def accept(self, i: int) -> None:
-        """Count a candidate as read (the player says it is a tile and the reading is right)."""
+        """Count a candidate or an open tile as read (the player says it is a tile and the
+        reading is right; for a tile asked about, that it is the 0-0)."""
         i = self._index(i)
-        if self.items[i].counted:
+        if self.items[i].counted and not self.items[i].open:
             raise ReviewError(f"tile {i + 1} is already counted")
         self.items[i] = self.items[i].accepted()
 
@@ -142,7 +151,28 @@ class PhotoReview:
     # ----------------------------------------------------------- results
     @property
     def tiles(self) -> list[Tile]:
-        return [it.tile for it in self.items if it.counted]
+        """The tiles in the penalty: counted and not open."""
+        return [it.tile for it in self.items if it.sure]
+
+    @property
+    def open(self) -> list[int]:
+        """Tiles listed but not counted until the player checks them (flagged or asked about)."""
+        return [i for i, it in enumerate(self.items) if it.open]
+
+    @property
+    def questions(self) -> list[int]:
+        """Tiles the reader asks about (is it the 0-0 or a face-down tile?), not yet answered."""
+        return [i for i, it in enumerate(self.items) if it.question and it.source == "read" and it.counted]
+
+    def use_label(self) -> str:
+        """The button that puts the counted tiles in the hand, with the points it adds."""
+        n = len(self.open)
+        return f"Use these tiles ({self.penalty} points" + (f"; {n} not counted)" if n else ")")
+
+    def headline(self) -> str:
+        """The photo's penalty as the review heads it: "23", or "at least 23, 2 to check"."""
+        n = len(self.open)
+        return str(self.penalty) if not n else f"at least {self.penalty}, {n} to check"
 
     @property
     def candidates(self) -> list[int]:
@@ -190,7 +220,7 @@ class PhotoReview:
     @property
     def fits(self) -> int | None:
         """The set the counted tiles fit when some are outside the match's set."""
-        return fitting_set(self.tiles) if self.outside else None
+        return fitting_set([it.tile for it in self.items if it.counted]) if self.outside else None
 
     def set_note(self) -> str:
         """Why the tiles cannot be used as read, and what set they fit ("" when they can)."""
@@ -213,7 +243,7 @@ class PhotoReview:
         from vision.reading import Reading
 
         return Reading.scored([it for it in self.items if it.counted], [it for it in self.items if not it.counted],
-                              self.rules, self.image_size, self.warnings)
+                              self.rules, self.image_size, self.warnings, backs=self.backs)
 
     def tile_at(self, x: float, y: float) -> int | None:
         """Index of the outlined tile under image point (x, y) (a tap on the photo)."""
@@ -241,7 +271,7 @@ def from_reading(rules: RuleSet, top: int, reading: Reading, image: bytes | None
     likely = [t for t in reading.candidates if likely_tile(t)]
     rest = [t for t in reading.candidates if not likely_tile(t)]
     return PhotoReview(rules, top, [*reading.tiles, *likely, *rest], reading.image_size, image,
-                       reading.penalty, reading.warnings, read_as)
+                       reading.penalty, reading.warnings, read_as, reading.backs)
 
 
 class Preview:
@@ -296,7 +326,7 @@ class Preview:
                 hidden = set(range(len(review.items))) - set(review.shown(show_unsure))
                 out = io.BytesIO()
                 draw_tiles(base, review.items, size, numbered=True, show_confidence=False, values=False,
-                           font_px=label_font_px(base.width, shown_width), skip=hidden
+                           font_px=label_font_px(base.width, shown_width), skip=hidden, backs=review.backs
                            ).save(out, format="JPEG", quality=85)
                 self._key, self._jpeg = key, out.getvalue()
             return self._jpeg

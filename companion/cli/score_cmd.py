@@ -111,7 +111,8 @@ def round_warnings(names: list[str], readings: list[Reading], rules: RuleSet,
     seen: dict[Tile, set[int]] = defaultdict(set)
     for index, reading in enumerate(readings):
         for tile in reading.tiles:
-            seen[tile.tile].add(index)
+            if not tile.question:  # a possible 0-0 may be a back: not a tile read yet
+                seen[tile.tile].add(index)
     warnings = []
     for tile, where in sorted(seen.items()):
         if len(where) > 1:
@@ -128,13 +129,21 @@ def round_warnings(names: list[str], readings: list[Reading], rules: RuleSet,
     return warnings
 
 
+def total_headline(readings: list[Reading]) -> str:
+    """The round's penalty over several photos: "penalty N", or "penalty at least N, M to
+    check" while tiles are open (flagged or asked about, and so not counted)."""
+    penalty, open_ = sum(r.penalty for r in readings), sum(r.to_check for r in readings)
+    return f"penalty {penalty}" if not open_ else f"penalty at least {penalty}, {open_} to check"
+
+
 def _text(names: list[str], readings: list[Reading], warnings: list[str]) -> str:
     lines: list[str] = []
     for name, r in zip(names, readings, strict=True):
-        lines.append(f"{name}: {count(len(r.tiles), 'tile')}, {count(r.pips, 'pip')}, penalty {r.penalty}")
+        sure = sum(t.sure for t in r.tiles)
+        lines.append(f"{name}: {count(sure, 'tile')}, {count(r.pips, 'pip')}, {r.headline()}")
         for t in r.tiles:
             cx, cy, length, width, deg = t.box.to_list()
-            flag = "  CHECK" if t.needs_review else ""
+            flag = f"  ASK: {t.question}" if t.question else "  CHECK (not counted)" if t.needs_review else ""
             lines.append(
                 f"  {t.a!s:>2}-{t.b!s:<2}  {t.confidence:.2f}  at ({cx:.0f}, {cy:.0f}) "
                 f"{length:.0f}x{width:.0f} {deg:.0f}deg{flag}"
@@ -150,8 +159,8 @@ def _text(names: list[str], readings: list[Reading], warnings: list[str]) -> str
         lines += [f"  warning: {w}" for w in r.warnings]
     if len(readings) > 1:
         lines.append(
-            f"all photos: {count(sum(len(r.tiles) for r in readings), 'tile')}, "
-            f"{count(sum(r.pips for r in readings), 'pip')}, penalty {sum(r.penalty for r in readings)}"
+            f"all photos: {count(sum(t.sure for r in readings for t in r.tiles), 'tile')}, "
+            f"{count(sum(r.pips for r in readings), 'pip')}, {total_headline(readings)}"
         )
     lines += [f"warning: {w}" for w in warnings]
     return "\n".join(lines)
@@ -209,9 +218,11 @@ def run(args: argparse.Namespace) -> int:
         "rules": rules.name,
         "photos": [{"photo": n, **r.to_dict()} for n, r in zip(names, readings, strict=True)],
         "total": {
-            "tiles": sum(len(r.tiles) for r in readings),
+            "tiles": sum(t.sure for r in readings for t in r.tiles),
             "pips": sum(r.pips for r in readings),
             "penalty": sum(r.penalty for r in readings),
+            "to_check": sum(r.to_check for r in readings),
+            "headline": total_headline(readings),
         },
         "warnings": warnings,
         "annotated": written,

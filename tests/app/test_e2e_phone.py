@@ -252,7 +252,6 @@ def test_a_round_by_every_entry_way_never_jumps_at_360px(tmp_path: Path, browser
     count_k = next(k for k in finds.unsure_finds
                    if finds.items[k].tile.high <= top and finds.items[k].tile not in (*finds.tiles, *bob, on_table))
     counted = finds.items[count_k].tile
-    cy = rules.penalty([*finds.tiles, counted])
 
     _settings(tmp_path, large)
     srv = Server(db, tmp_path / "app.log")
@@ -279,8 +278,8 @@ def test_a_round_by_every_entry_way_never_jumps_at_360px(tmp_path: Path, browser
         w.tap("Done with this hand", 1, then=2)
         # Cy by a photo: Photo opens the file dialog at once (one tap)
         w.tap("Photo", 2, nth=2, chooser=photo)
-        ui.page.get_by_text(f"Penalty from this photo: {finds.penalty}").first.wait_for(state="attached",
-                                                                                        timeout=60_000)
+        ui.page.get_by_text(f"Penalty from this photo: {finds.headline()}").first.wait_for(state="attached",
+                                                                                           timeout=60_000)
         w.check(2, None, "reading the photo")
         n = len(finds.unsure_finds)
         shown = f"{n} unsure finds: show" if n > 1 else "1 unsure find: show"
@@ -290,8 +289,10 @@ def test_a_round_by_every_entry_way_never_jumps_at_360px(tmp_path: Path, browser
         w.tap(f"{count_k + 1}: {label(finds.items[count_k])}", 2)
         ui.shot(f"cy-unsure-find-selected-{text}")
         w.tap(f"Count it as {counted}", 2)
-        ui.see(f"Penalty from this photo: {cy}")
-        w.tap(f"Use these tiles ({cy} points)", 2, then=3)
+        finds.accept(count_k)
+        cy = finds.penalty
+        ui.see(f"Penalty from this photo: {finds.headline()}")
+        w.tap(finds.use_label(), 2, then=3)
         ui.see(f"{cy} points (")
         # Dee went out, typed as 0
         w.tap("Number", 3, nth=3)

@@ -195,6 +195,7 @@ def _photo_case(tmp_path: Path) -> tuple[Path, dict[str, str], str]:
 
 def test_score_a_photo_through_the_ui(tmp_path: Path, browser) -> None:  # type: ignore[no-untyped-def]
     photo, env, what = _photo_case(tmp_path)
+    from companion.app.photo_review import from_reading
     from companion.rules import get_rules
     from vision.reader import Reader
 
@@ -202,7 +203,8 @@ def test_score_a_photo_through_the_ui(tmp_path: Path, browser) -> None:  # type:
     # What the reader itself makes of the photo: the UI must show exactly this penalty (how
     # good the reading is belongs to the reader's evaluation, not to this test).
     reading = Reader.from_models_dir(models).read(photo, get_rules())
-    expected = reading.penalty
+    review = from_reading(get_rules(), 12, reading)
+    expected = review.headline()
     print(f"photo test: {what}; reader read {len(reading.tiles)} tiles, penalty {expected}")
 
     shots = shots_dir("photo")
@@ -224,22 +226,27 @@ def test_score_a_photo_through_the_ui(tmp_path: Path, browser) -> None:  # type:
         ui.see(f"Penalty from this photo: {expected}", timeout=60_000)
         ui.shot("photo-review")
 
-        if reading.tiles:  # correct the reading: remove the first tile, the penalty follows
+        while review.questions:  # "Is this the 0-0 or a face-down tile?": answered face down
+            k = review.questions[0]
+            ui.click(re.compile(rf"^{k + 1}: "), exact=False)  # type: ignore[arg-type]
+            ui.click("It is face down (not counted)")
+            review.remove(k)
+        if review.items:  # correct the reading: remove the first tile, the penalty follows
             ui.click(re.compile(r"^1: "), exact=False)  # type: ignore[arg-type]
             ui.click("Remove tile 1")
-            after = expected - get_rules().tile_penalty(reading.tiles[0].tile)
+            review.remove(0)
         else:  # nothing read: add the missed tile by hand
             ui.click("Add a missed tile")
             ui.click("0")
             ui.click("0-0 = 50")
-            after = 50
-        ui.see(f"Penalty from this photo: {after}")
+            review.add("0-0")
+        ui.see(f"Penalty from this photo: {review.headline()}")
         ui.shot("photo-corrected")
-        ui.click(f"Use these tiles ({after} points)")
-        ui.see(f"{after} points (", timeout=10_000)
+        ui.click(review.use_label())
+        ui.see(f"{review.penalty} points (", timeout=10_000)
         ui.click("Save round 1")
         ui.see("Standings")
-        _standings(ui, ["1. Ann: 0", f"2. Bob: {after}"])
+        _standings(ui, ["1. Ann: 0", f"2. Bob: {review.penalty}"])
         ui.shot("scoreboard-after-photo")
     finally:
         srv.stop()

@@ -93,10 +93,17 @@ def test_photo_review_correct_add_remove_and_low_confidence():
     r = PhotoReview(get_rules(), 9, items, (300, 200))
     assert r.low_confidence == [1, 2] and r.candidates == [2]
     assert [label(it) for it in r.items] == ["3-4 (95%)", "0-0 (40%)", "1-1? (not counted)"]
-    assert r.penalty == 57 and r.tiles == [Tile(3, 4), Tile(0, 0)]
+    # the flagged 0-0 is open: listed, not in the penalty until the player counts it
+    assert r.penalty == 7 and r.tiles == [Tile(3, 4)] and r.open == [1]
+    assert r.headline() == "at least 7, 1 to check"
     assert r.tile_at(150, 110) == 1 and r.tile_at(100, 195) is None
+    r.accept(1)
+    assert r.penalty == 57 and r.tiles == [Tile(3, 4), Tile(0, 0)] and r.open == [] and r.headline() == "57"
+    assert r.items[1].source == "confirmed" and label(r.items[1]) == "0-0 (confirmed)"
+    with pytest.raises(ReviewError, match="already counted"):
+        r.accept(1)
     r.correct(2, "6-6")  # a candidate corrected is counted, as the player says
-    assert r.low_confidence == [1] and r.items[2].source == "corrected" and r.candidates == []
+    assert r.low_confidence == [] and r.items[2].source == "corrected" and r.candidates == []
     r.add("1-2")
     r.remove(1)
     assert r.tiles == [Tile(3, 4), Tile(6, 6), Tile(1, 2)] and r.penalty == 22
@@ -117,7 +124,9 @@ def test_review_of_a_reading_and_its_annotated_png():
     tiles = (_tile(2, 5, 0.9, 100), _tile(1, 3, 0.3, 300, angle=1.57, review=True))
     reading = Reading.scored(tiles, (), get_rules(), (400, 200), ["1 tile read with low confidence: check them"])
     r = from_reading(get_rules(), 9, reading, buf.getvalue())
-    assert r.reader_penalty == reading.penalty == 11 and r.items == list(tiles)
+    # the flagged 1-3 is open: out of the penalty until checked
+    assert r.reader_penalty == reading.penalty == 7 == r.penalty and r.items == list(tiles)
+    assert r.headline() == "at least 7, 1 to check" and reading.headline() == "penalty at least 7, 1 to check"
     assert r.warnings == ("1 tile read with low confidence: check them",)
     assert r.tile_at(100, 100) == 0 and r.tile_at(300, 130) == 1
     shown = Image.open(io.BytesIO(Preview().jpeg(r, 360)))
@@ -140,7 +149,10 @@ def test_review_built_from_a_real_reader_reading(tmp_path):
     photo, models, _ = scene(tmp_path)
     reading = Reader.from_models_dir(models).read(photo, get_rules())
     r = from_reading(get_rules(), 9, reading, photo.read_bytes())
-    assert sorted(str(t) for t in r.tiles) == sorted(str(t.tile) for t in reading.tiles)
+    assert sorted(str(t) for t in r.tiles) == sorted(str(t.tile) for t in reading.tiles if t.sure)
+    # the blank back read 0-0 is asked about, and answered face down it goes
+    assert [label(r.items[k]) for k in r.questions] == ["0-0 or face down?"]
+    assert set(r.questions) <= set(r.open)
     assert r.penalty == reading.penalty == r.reader_penalty
     assert r.low_confidence == [i for i, t in enumerate(reading.tiles) if t.needs_review]
     assert all(it.box is not None for it in r.items)
@@ -173,7 +185,7 @@ def test_candidates_are_shown_not_counted_until_accepted(tmp_path):
     assert Tile(0, 0) not in r.tiles and r.penalty == reading.penalty == 7 + 3
     assert _near(Image.open(io.BytesIO(Preview().jpeg(r, 360, show_unsure=True))), (150, 150, 150)) > 50
     with pytest.raises(ReviewError, match="already counted"):
-        r.accept(0 if k else 1)
+        r.accept(next(i for i, it in enumerate(r.items) if it.sure))
     r.accept(k)
     assert r.candidates == [] and Tile(0, 0) in r.tiles and r.penalty == 7 + 3 + 50
 
@@ -375,7 +387,8 @@ def test_a_real_photo_read_for_the_review_once_decoded(tmp_path):
     pv = Preview()
     r, ms = read_photo(reader, data, get_rules(), 9, pv, 280)
     assert set(ms) >= {"decode", "detect", "halves", "read", "preview"}
-    assert r.read_as == 12 and r.outside and r.fits == 12 and "1-10" in {str(t) for t in r.tiles}
+    # (the 1-10 is read less surely than review_conf: listed, open, and outside the set all the same)
+    assert r.read_as == 12 and r.outside and r.fits == 12 and "1-10" in {str(it.tile) for it in r.items if it.counted}
     assert max(pv.size) == 1280
     capped, _ = read_photo(reader, data, get_rules(), 9, pv, 280, as_match_set=True)
     assert capped.read_as == 9 and capped.outside == [] and all(t.high <= 9 for t in capped.tiles)

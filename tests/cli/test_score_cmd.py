@@ -108,8 +108,11 @@ def test_score_text_json_annotate_and_round_warnings(tmp_path: Path, capsys):
     photo, models, _ = _fake_models().scene(tmp_path)
     code, out, err = _run(["score", str(photo), "--models", str(models)], capsys)
     assert code == 0, err
-    assert "3 tiles, 10 pips, penalty 60" in out
-    assert "3-4" in out and "0-0" in out and "CHECK" in out  # the 0-0 was detected at 0.3
+    # the 0-0 was detected at 0.3: flagged, so not counted until checked; the blank back
+    # reads 0-0 with no divider, so the reader asks which it is
+    assert "2 tiles, 10 pips, penalty at least 10, 2 to check" in out
+    assert "3-4" in out and "0-0" in out and "CHECK (not counted)" in out
+    assert "ASK: Is this the 0-0 (50) or a face-down tile?" in out
 
     copy = tmp_path / "same-hand.png"
     copy.write_bytes(photo.read_bytes())
@@ -122,10 +125,13 @@ def test_score_text_json_annotate_and_round_warnings(tmp_path: Path, capsys):
     assert data["rules"] == "pagat"
     first = data["photos"][0]
     assert first["photo"] == str(photo)
-    assert sorted(t["tile"] for t in first["tiles"]) == ["0-0", "0-3", "3-4"]
-    assert first["pips"] == 10 and first["penalty"] == 35
+    assert sorted(t["tile"] for t in first["tiles"] if "question" not in t) == ["0-0", "0-3", "3-4"]
+    assert [t["question"] for t in first["tiles"] if "question" in t] == ["Is this the 0-0 (25) or a face-down tile?"]
+    assert first["pips"] == 10 and first["penalty"] == 10 and first["to_check"] == 2
+    assert first["headline"] == "penalty at least 10, 2 to check"
     assert {"confidence", "box", "needs_review", "halves"} <= set(first["tiles"][0])
-    assert data["total"] == {"tiles": 6, "pips": 20, "penalty": 70}
+    assert data["total"] == {"tiles": 4, "pips": 20, "penalty": 20, "to_check": 4,
+                             "headline": "penalty at least 20, 4 to check"}
     assert any(w.startswith("3-4 read in 2 photos") for w in data["warnings"])
     assert data["warnings"][0] == f"{copy} is the same picture as {photo}: its tiles are counted twice"
     written = [Path(p) for p in data["annotated"]]
@@ -222,7 +228,7 @@ def test_score_with_the_set_named_never_reads_more_pips_than_it_has(tmp_path: Pa
     code, out, err = _run(["score", str(photo), "--json", "--set", "6", "--models", str(models)], capsys)
     assert code == 0, err
     tiles = json.loads(out)["photos"][0]["tiles"]
-    assert len(tiles) == 3 and all(max(t["halves"]) <= 6 for t in tiles)
+    assert len(tiles) == 4 and all(max(t["halves"]) <= 6 for t in tiles)  # the asked-about back too
     with pytest.raises(SystemExit) as exc:
         main(["score", str(photo), "--set", "7", "--models", str(models)])
     assert exc.value.code == 2 and "invalid choice: 7" in capsys.readouterr().err

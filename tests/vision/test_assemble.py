@@ -19,6 +19,7 @@ from vision.assemble import APART_EXACT, apart, assemble
 from vision.detections import Detections
 from vision.geometry import OrientedBox
 from vision.reader import Reader
+from vision.reading import Reading
 
 ROOT = Path(__file__).resolve().parents[2]
 TEST_DATA = ROOT / "tests" / "data"
@@ -38,19 +39,23 @@ def test_assemble_scores_with_the_rules_and_flags_low_confidence():
     reading = assemble(dets, probs, values, to_original=2.0, image_size=(800, 600),
                        review_conf=0.6, rules=get_rules())
     assert [str(t.tile) for t in reading.tiles] == ["3-4", "0-0", "2-6", "3-4"]
-    assert reading.pips == 7 + 0 + 8 + 7
-    assert reading.penalty == 7 + 50 + 8 + 7  # 0-0 counts 50 in the default preset
+    # tiles flagged for review are open: listed, but in pips and penalty only once checked
+    assert reading.pips == 7 + 0
+    assert reading.penalty == 7 + 50  # 0-0 counts 50 in the default preset
     review = [t.needs_review for t in reading.tiles]
     assert review == [False, False, True, True]  # half read at 0.5; detector at 0.4
+    assert reading.to_check == 2 and reading.headline() == "penalty at least 57, 2 to check"
+    assert any("not counted until you check them" in w for w in reading.warnings)
     assert reading.tiles[0].confidence == pytest.approx(0.95 * 0.99 * 0.98)
     assert reading.tiles[0].box.cx == pytest.approx(200) and reading.tiles[0].box.length == 160
     assert any("3-4 read 2 times" in w for w in reading.warnings)
     assert any("low confidence" in w for w in reading.warnings)
     lenient = assemble(dets, probs, values, to_original=1.0, image_size=(400, 300),
                        review_conf=0.6, rules=get_rules("pagat", {"zero_zero": 25}))
-    assert lenient.penalty == 7 + 25 + 8 + 7
+    assert lenient.penalty == 7 + 25
     d = reading.to_dict()
-    assert d["tiles"][0]["tile"] == "3-4" and d["penalty"] == 72 and len(d["tiles"][0]["box"]) == 5
+    assert d["tiles"][0]["tile"] == "3-4" and d["penalty"] == 57 and len(d["tiles"][0]["box"]) == 5
+    assert d["to_check"] == 2 and d["headline"] == "penalty at least 57, 2 to check"
     json.dumps(d)
     # under count_conf a tile is a candidate: reported for review, never counted
     strict = assemble(dets, probs, values, to_original=2.0, image_size=(800, 600),
@@ -151,3 +156,26 @@ def test_a_photo_of_small_tiles_is_asked_to_be_taken_closer(tmp_path: Path):
     assert len([w for w in far.warnings if "closer" in w]) == 1
     # a whole layout cannot be taken closer: the table reader never asks
     assert not [w for w in reader.for_table().read(tmp_path / "far.png").warnings if "closer" in w]
+
+
+def test_a_tile_asked_about_is_open_and_gives_way_to_a_counted_tile_it_overlaps():
+    """A tile read 0-0 that may be a back carries the question, counts in neither pips nor
+    penalty until answered, and never wins against a tile it overlaps (most are backs)."""
+    values = np.arange(13)
+    dets = Detections(np.array([[100, 50, 80, 40, 0.0], [300, 50, 80, 40, 0.0], [310, 52, 80, 40, 0.0]]),
+                      [0.95, 0.9, 0.3], [0, 0, 0])
+    probs = np.full((6, 13), 0.001)
+    for row, v in enumerate([0, 0, 5, 6, 0, 0]):
+        probs[row, v] = 0.99
+    reading = assemble(dets, probs, values, to_original=1.0, image_size=(400, 100), review_conf=0.8,
+                       rules=get_rules(), count_conf=0.45, ask=np.array([True, False, True]), overlap_max=0.4)
+    asked = reading.questions
+    assert [str(t.tile) for t in asked] == ["0-0"] and asked[0].box.cx == 100
+    assert asked[0].open and asked[0].needs_review and asked[0].question == "Is this the 0-0 (50) or a face-down tile?"
+    assert reading.penalty == 11 and reading.pips == 11 and reading.to_check == 1  # the 5-6 alone
+    assert any("could be the 0-0 (50) or face down" in w for w in reading.warnings)
+    # the one over the 5-6 (0.3, under count_conf too) is an overlapping candidate, asked nothing
+    assert [(str(t.tile), t.uncounted) for t in reading.candidates] == [("0-0", "overlap")]
+    assert not reading.candidates[0].open and len(reading.questions) == 1
+    again = Reading.from_dict(reading.to_dict())
+    assert again.to_dict() == reading.to_dict() and again.questions[0].question == asked[0].question

@@ -321,3 +321,27 @@ def test_one_set_per_photo_keeps_every_tile_in_that_set(tmp_path: Path) -> None:
     values = [v for js in (tmp_path / "d15" / "tiles").glob("*/*.json")
               for t in json.loads(js.read_text()) for v in (t["a"], t["b"])]
     assert max(values) == 15
+
+
+def test_blanks_and_back_labels_options(tmp_path: Path) -> None:
+    """``blanks`` gives many tiles a blank half (some 0-0) from its own stream, so the scene is
+    otherwise its plain twin; ``back_labels`` adds the flat face-down tiles as BACK labels; the
+    half-crop set with ``backs`` writes their halves as class x."""
+    from datasets.render import BACK
+
+    for seed in range(6):
+        plain_img, plain = _scene(seed, width=320, height=240)
+        _img, blank = _scene(seed, width=320, height=240, blanks=1.0)
+        assert [t.quad for t in blank] == [t.quad for t in plain]  # same layout, same boxes
+        assert all(0 in (t.a, t.b) for t in blank)
+        again_img, again = _scene(seed, width=320, height=240)
+        assert again_img.tobytes() == plain_img.tobytes() and again == plain
+    backs = [t for seed in range(12) for t in _scene(seed, width=320, height=240, hard_cases=True,
+                                                     back_labels=True)[1] if t.a == BACK]
+    assert backs and all(t.b == BACK for t in backs)
+    st = render_halves(tmp_path / "h", 200, seed=3, crop_size=64, pad=0.06, max_value=12, val_frac=0.2,
+                       blanks=0.5, backs=0.5)
+    files = list((tmp_path / "h").glob("*/*/*.png"))
+    assert len(files) == st["halves"] and any(f.parent.name == "x" for f in files)
+    zeros = sum(f.parent.name == "0" for f in files) / len(files)
+    assert zeros > 2 / 13  # well over the uniform share of blank halves

@@ -38,6 +38,7 @@ folder), or in ``--exclude FILE``, are never counted. Nothing here is tuned on r
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import shutil
 import subprocess
@@ -64,9 +65,11 @@ from vision.lab.tally import (
     Tally,
     aabb_iou,
     band_table,
+    check_table,
     closeup_crop,
     confusion_table,
     greedy_match,
+    kind_table,
     length_bucket,
     match_by_value,
     pct,
@@ -114,6 +117,8 @@ class Evaluator:
         self.crop_fallbacks: Counter[str] = Counter()
         self.crop_counts: Counter[str] = Counter()
         self.poses: dict[str, Counter[str]] = {m: Counter() for m in self.modes}
+        #: Face-down confusion on the real photos, per mode (:meth:`_face_down`).
+        self.facedown: dict[str, Counter[str]] = {m: Counter() for m in self.modes}
         self.skipped: list[str] = []
         #: Each true tile of the rendered set not read exactly (:meth:`lost_entry`), in order.
         self.lost_tiles: list[dict[str, Any]] = []
@@ -181,7 +186,7 @@ class Evaluator:
                         gt_boxes: list[OrientedBox], reading: Reading, photo: str | None = None) -> int:
         """Score one photo's reading against its true tiles; how many were read exactly. With
         ``photo``, each true tile not read exactly goes to :attr:`lost_tiles`."""
-        pred = list(reading.tiles)
+        pred = _reads(reading)
         gt_c = obb_corners([[b.cx, b.cy, b.length, b.width, b.angle] for b in gt_boxes])
         pr_c = obb_corners([[t.box.cx, t.box.cy, t.box.length, t.box.width, t.box.angle] for t in pred])
         pairs = greedy_match(len(gt), len(pred), lambda i, j: polygon_iou(gt_c[i], pr_c[j]))
@@ -195,6 +200,7 @@ class Evaluator:
         seen = {free[i]: cands[j].uncounted or "unsure"
                 for i, j in greedy_match(len(free), len(cands), lambda i, j: polygon_iou(gt_c[free[i]], ca_c[j]))}
         exact = 0
+        kinds: dict[int, bool] = {}
         to_band = BAND_SIDE / max(reading.image_size)
         small_counted = False
         for i, box in enumerate(gt_boxes):
@@ -214,6 +220,7 @@ class Evaluator:
                 row[1] += 1
                 row[2] += p == gt[i]
                 exact += p == gt[i]
+                kinds[i] = p == gt[i]
                 if p != gt[i]:
                     t.lost["misread"] += 1
                     if photo is not None:
@@ -231,9 +238,22 @@ class Evaluator:
         used = set(found.values())
         t.add_tiles(tile_pairs, True, len(gt), len(pred), flags,
                     [x.needs_review for j, x in enumerate(pred) if j not in used])
-        t.add_total(sum(a + b for a, b in gt), reading.pips)
-        t.add_penalty(self.rules.penalty(Tile(a, b) for a, b in gt), reading.penalty)
+        t.add_kinds(gt, kinds)
+        self._totals(t, gt, reading, pred)
         return exact
+
+    def _totals(self, t: Tally, gt: list[tuple[int, int]], reading: Reading, pred: list[TileReading]) -> None:
+        """A photo's total and penalty as read (every tile read, open ones too: what a player
+        gets who confirms every read as shown) against the truth, and its checks: tiles left
+        open, wrong with nothing open, and a sure penalty over the true one."""
+        true_pips, true_pen = sum(a + b for a, b in gt), self.rules.penalty(Tile(a, b) for a, b in gt)
+        read_pips, read_pen = sum(x.a + x.b for x in pred), self.rules.penalty(x.tile for x in pred)
+        t.add_total(true_pips, read_pips)
+        t.add_penalty(true_pen, read_pen)
+        open_tiles = sum(x.open for x in pred) + sum(bool(x.question) for x in reading.tiles)
+        sure_pen = self.rules.penalty(x.tile for x in pred if x.sure)
+        t.add_check(read_pips != true_pips or read_pen != true_pen, open_tiles, sure_pen > true_pen,
+                    bool(reading.warnings), len(reading.questions))
 
     # -- real
     def real(self, samples: Iterable[Sample]) -> None:
@@ -250,36 +270,59 @@ class Evaluator:
 
     def _list(self, s: Sample, img: LoadedImage, mode: str) -> None:
         reading = self._read(img)
-        pred = [t for t in reading.tiles if not s.play_area or in_play_area(t.box, img.original_size)]
+        area = [t for t in reading.tiles if not s.play_area or in_play_area(t.box, img.original_size)]
+        pred = [t for t in area if not t.question]
         gt_tiles = [Tile(a, b) for a, b in s.tiles]
-        pred_tiles = [t.tile for t in pred]
-        t = self._add_reads(s, mode, pred, match_by_value(gt_tiles, pred_tiles))
-        t.add_total(sum(a + b for a, b in s.tiles), sum(x.pips for x in pred_tiles))
-        t.add_penalty(self.rules.penalty(gt_tiles), self.rules.penalty(pred_tiles))
+        pairs = match_by_value(gt_tiles, [t.tile for t in pred])
+        asked = [t for t in area if t.question]
+        self._add_reads(s, mode, pred, pairs, dataclasses.replace(reading, tiles=tuple(area)))
+        c = self.facedown[mode]
+        if not s.tiles:  # a photo of face-down tiles only
+            c["backs_photos"] += 1
+            c["backs_photo_tiles_counted"] += len(pred)
+            c["backs_photo_asked"] += len(asked)
+        else:
+            c["list_photos"] += 1
+            missed = len(s.tiles) - len(pairs)
+            # count only: a face-up tile missed where the reader saw a back or asked
+            c["list_missed_with_back_or_question"] += min(missed, len(reading.backs) + len(asked))
 
     def _boxes_aabb(self, s: Sample, img: LoadedImage, mode: str) -> None:
         reading = self._read(img)
-        pred = list(reading.tiles)
+        pred = _reads(reading)
         pred_boxes = [t.box.aabb() for t in pred]
         pairs = greedy_match(len(s.boxes), len(pred), lambda i, j: aabb_iou(s.boxes[i], pred_boxes[j]))
-        t = self._add_reads(s, mode, pred, pairs)
-        t.add_total(sum(a + b for a, b in s.tiles), reading.pips)
-        t.add_penalty(self.rules.penalty(Tile(a, b) for a, b in s.tiles), reading.penalty)
+        self._add_reads(s, mode, pred, pairs, reading)
+        self._face_down(mode, "boxes", list(s.boxes), {i for i, _ in pairs}, reading)
 
-    def _add_reads(self, s: Sample, mode: str, pred: list[TileReading], pairs: list[tuple[int, int]]) -> Tally:
-        """One photo's reads, paired (true index, read index) without orientation, into its tally,
-        with each read's review flag."""
-        t = self.tally(s.source, mode)
-        t.photos += 1
-        used = {j for _, j in pairs}
-        t.add_tiles([(s.tiles[i], (pred[j].a, pred[j].b)) for i, j in pairs], False, len(s.tiles), len(pred),
-                    [pred[j].needs_review for _, j in pairs],
-                    [x.needs_review for j, x in enumerate(pred) if j not in used])
-        return t
+    def _face_down(self, mode: str, what: str, up_boxes: list[tuple[float, float, float, float]], found: set[int],
+                   reading: Reading) -> None:
+        """Face-up tiles (``up_boxes``, axis-aligned; ``found``: those a counted read matched)
+        that the reader called face down, or asked about, instead."""
+        c = self.facedown[mode]
+        for kind, boxes in (("called_face_down", [b.aabb() for b in reading.backs]),
+                            ("asked", [t.box.aabb() for t in reading.questions])):
+            pairs = greedy_match(len(up_boxes), len(boxes), lambda i, j, bx=boxes: aabb_iou(up_boxes[i], bx[j]))
+            c[f"{what}_up_{kind}"] += sum(i not in found for i, _ in pairs)
+        c[f"{what}_up"] += len(up_boxes)
+
+    def _add_reads(self, s: Sample, mode: str, pred: list[TileReading], pairs: list[tuple[int, int]],
+                   reading: Reading) -> None:
+        """One photo's reads, paired (true index, read index) without orientation, into its tally
+        (and the tally of photos of 10 tiles or more), with each read's review flag, kind of
+        tile, total, penalty and checks."""
+        for t in [self.tally(s.source, mode)] + ([self.tally(MANY, mode)] if len(s.tiles) >= MANY_TILES else []):
+            t.photos += 1
+            used = {j for _, j in pairs}
+            t.add_tiles([(s.tiles[i], (pred[j].a, pred[j].b)) for i, j in pairs], False, len(s.tiles), len(pred),
+                        [pred[j].needs_review for _, j in pairs],
+                        [x.needs_review for j, x in enumerate(pred) if j not in used])
+            t.add_kinds(list(s.tiles), {i: sorted(s.tiles[i]) == sorted((pred[j].a, pred[j].b)) for i, j in pairs})
+            self._totals(t, list(s.tiles), reading, pred)
 
     def _poses(self, s: Sample, img: LoadedImage, mode: str) -> None:
         reading = self._read(img)
-        pred_boxes = [t.box.aabb() for t in reading.tiles]
+        pred_boxes = [t.box.aabb() for t in _reads(reading)]
         boxes = [b for _, b in s.poses]
         pairs = greedy_match(len(boxes), len(pred_boxes), lambda i, j: aabb_iou(boxes[i], pred_boxes[j]))
         matched = {i for i, _ in pairs}
@@ -291,6 +334,14 @@ class Evaluator:
             c[f"{group}_boxes"] += 1
             c[f"{group}_read"] += i in matched
         c["unmatched_reads"] += len(pred_boxes) - len(pairs)
+        self.facedown[mode]["poses_asked_anywhere"] += len(reading.questions)
+        up = [i for i, (pose, _) in enumerate(s.poses) if pose in ("B", "E")]
+        self._face_down(mode, "poses", [boxes[i] for i in up], {k for k, i in enumerate(up) if i in matched}, reading)
+        down = [boxes[i] for i, (pose, _) in enumerate(s.poses) if pose in ("A", "F")]
+        asked = [t.box.aabb() for t in reading.questions]
+        self.facedown[mode]["poses_down"] += len(down)
+        self.facedown[mode]["poses_down_asked"] += len(greedy_match(len(down), len(asked),
+                                                                    lambda i, j: aabb_iou(down[i], asked[j])))
 
     def _tile_crop(self, s: Sample, img: LoadedImage, mode: str) -> None:
         a, b, _ = self.reader.read_tile_crop(img)
@@ -313,6 +364,7 @@ class Evaluator:
         t = self.tally(s.source, mode)
         t.photos += 1
         t.add_tiles([(s.tiles[0], got)], oriented, 1, 1)
+        t.add_kinds([s.tiles[0]], {0: sorted(s.tiles[0]) == sorted(got)})
         t.add_total(sum(s.tiles[0]), sum(got))
 
     def half_crops(self, items: list[tuple[Path, int, str]]) -> None:
@@ -334,6 +386,17 @@ class Evaluator:
                 t.halves += 1
                 t.halves_ok += read == value
                 t.confusion[(value, read)] += 1
+
+
+def _reads(reading: Reading) -> list[TileReading]:
+    """The tiles a reading read: counted, open ones included, less those it asks about (a
+    possible 0-0 that may be a back is not yet a read)."""
+    return [t for t in reading.tiles if not t.question]
+
+
+#: Real photos of this many labelled tiles or more are also pooled apart (:data:`MANY`).
+MANY_TILES = 10
+MANY = f"real scene photos with {MANY_TILES}+ tiles"
 
 
 def render_validation(seed: int, count: int, max_value: int, out: Path, long_side: int = 1280,
@@ -449,6 +512,10 @@ def main(argv: list[str] | None = None) -> int:
             f"{name}: {row[0]} tiles, exact {pct(row[1] / row[0]).strip()}"
             for name in ("colour", "grey") if (row := rt.by_colour.get(name)) and row[0]))
         print()
+        print(kind_table(rt.by_kind, rt.figures()["exact_tile"]))
+        print()
+        print(check_table([("rendered", rt)]))
+        print()
         print(confusion_table(rt.confusion, "Half values, rendered"))
         report["rendered"] = {"folder": str(folder), **rt.figures(), "by_length": rt.by_length,
                               "small_photos": rt.small_photos, "small_photos_warned": rt.small_photos_warned,
@@ -502,6 +569,7 @@ LABELS = {
     "jeremyarde__domino-counter": "jeremyarde phone (half boxes)",
     "Funallingus__METR4202_PROJECT_REPOSITORY tile crops": "Funallingus tile crops (loose)",
     "jeremyarde__domino-counter tile crops": "jeremyarde tile crops (tight)",
+    MANY: MANY,
 }
 
 
@@ -522,9 +590,33 @@ def _report_real(ev: Evaluator) -> dict[str, Any]:
     for mode in ev.modes:
         rows: list[tuple[str, Tally]] = []
         pooled = _pool(ev, mode, SCENES, "ALL real scene photos", rows)
+        many = ev.tallies.get((MANY, mode))
+        if many:
+            rows.append((MANY, many))
         crops = _pool(ev, mode, CROPS, "ALL single-tile crops", rows)
         print(f"\n-- {mode}: scenes and crops")
         print(table(rows))
+        print("   tot.ok / pen.ok: every tile as read (open ones too, what a player gets confirming each as shown);\n"
+              "   the tiles asked about (0-0 or face down?) are not reads.")
+        print()
+        print(check_table(rows))
+        kinds = Tally("kinds")
+        kinds.merge(pooled)
+        kinds.merge(crops)
+        print()
+        print(f"By kind of tile, real scenes + crops, {mode}:")
+        print(kind_table(kinds.by_kind, kinds.figures()["exact_tile"]))
+        fd = ev.facedown[mode]
+        print()
+        print(f"Face-down confusion, {mode}: karthikVenkataramana (pose boxes): face-up tiles {fd['poses_up']}, "
+              f"called face down {fd['poses_up_called_face_down']}, asked about {fd['poses_up_asked']}; "
+              f"face-down tiles {fd['poses_down']}, read as tiles {ev.poses[mode]['down_read']}, "
+              f"asked about {fd['poses_down_asked']}; questions asked in all {fd['poses_asked_anywhere']}")
+        print(f"  box-labelled scenes: face-up tiles {fd['boxes_up']}, called face down "
+              f"{fd['boxes_up_called_face_down']}, asked about {fd['boxes_up_asked']}; "
+              f"all-face-down photos ({fd['backs_photos']}): tiles counted {fd['backs_photo_tiles_counted']}, "
+              f"asked about {fd['backs_photo_asked']}; list-labelled photos ({fd['list_photos']}): face-up tiles "
+              f"missed where a back or question was ({fd['list_missed_with_back_or_question']}, count only)")
         print("   * lists: labels name the tiles but not where they are; detections are paired with "
               "labelled tiles by value,\n     so recall/precision there are count-based and half "
               "accuracy is optimistic.")
@@ -548,6 +640,8 @@ def _report_real(ev: Evaluator) -> dict[str, Any]:
             "per_source": {label: t.figures() for label, t in rows},
             "half_crops": None if not hc else {"correct": hc.halves_ok, "total": hc.halves},
             "poses": dict(pc),
+            "face_down": dict(ev.facedown[mode]),
+            "by_kind": {k: list(v) for k, v in kinds.by_kind.items()},
             "loose_crop_fallbacks": ev.crop_fallbacks[mode],
         }
     return out

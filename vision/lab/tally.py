@@ -135,6 +135,32 @@ def band_table(by_length: dict[str, list[int]]) -> str:
     return "\n".join(lines)
 
 
+#: The kinds of tile scored apart (:func:`tile_kind`): the 0-0 costs 50 points and looks like a
+#: back, blank halves beside pips were read as "not pips", doubles lie crosswise.
+TILE_KINDS = ("0-0", "other doubles", "blank halves (0-x)", "the rest")
+
+
+def tile_kind(tile: tuple[int, int]) -> str:
+    """Which of :data:`TILE_KINDS` a true tile is."""
+    a, b = tile
+    if a == b:
+        return TILE_KINDS[0] if a == 0 else TILE_KINDS[1]
+    return TILE_KINDS[2] if 0 in (a, b) else TILE_KINDS[3]
+
+
+def kind_table(by_kind: dict[str, list[int]], overall_exact: float | None) -> str:
+    """Found and exact tile by kind of tile, and each kind's exact tile against the overall."""
+    def pct(v: float | None) -> str:
+        return "-" if v is None else f"{100 * v:.2f}%"
+
+    lines = [f"{'tile kind':<22}{'tiles':>7}{'found':>9}{'exact':>9}{'vs all':>9}"]
+    for name in TILE_KINDS:
+        n, found, exact = by_kind.get(name, [0, 0, 0])
+        gap = "-" if not n or overall_exact is None else f"{100 * (exact / n - overall_exact):+.2f}"
+        lines.append(f"{name:<22}{n:>7}{pct(found / n if n else None):>9}{pct(exact / n if n else None):>9}{gap:>9}")
+    return "\n".join(lines)
+
+
 @dataclass
 class Tally:
     """Counts for one source (or a pool of sources) in one colour mode."""
@@ -174,6 +200,35 @@ class Tally:
     wrong_flagged: int = 0
     right: int = 0
     right_flagged: int = 0
+    #: (tile kind, :data:`TILE_KINDS`) -> [true tiles, found, read exactly].
+    by_kind: dict[str, list[int]] = field(default_factory=dict)
+    #: Photos with tiles left open (flagged or asked about: not in the penalty until checked);
+    #: photos whose total or penalty as read is wrong with nothing open (wrong, and no sign of
+    #: it); photos whose penalty of sure tiles alone is over the true one (its "at least" false).
+    open_photos: int = 0
+    silent_wrong: int = 0
+    unwarned_wrong: int = 0
+    over_claimed: int = 0
+    #: Tiles asked about (is it the 0-0 or face down?), right or wrong.
+    asked: int = 0
+
+    def add_kinds(self, gt: list[tuple[int, int]], found: dict[int, bool]) -> None:
+        """Each true tile of ``gt`` by kind; ``found``: true index -> read exactly."""
+        for i, tile in enumerate(gt):
+            row = self.by_kind.setdefault(tile_kind(tile), [0, 0, 0])
+            row[0] += 1
+            row[1] += i in found
+            row[2] += bool(found.get(i, False))
+
+    def add_check(self, wrong: bool, open_tiles: int, over: bool, warned: bool = True, asked: int = 0) -> None:
+        """One photo: whether its total or penalty as read is wrong, how many tiles it left
+        open, whether the penalty of its sure tiles alone is over the true one, and whether
+        the reading gave any warning."""
+        self.open_photos += open_tiles > 0
+        self.silent_wrong += wrong and not open_tiles
+        self.unwarned_wrong += wrong and not open_tiles and not warned
+        self.asked += asked
+        self.over_claimed += over
 
     def add_tiles(self, pairs: list[tuple[tuple[int, int], tuple[int, int]]], oriented: bool,
                   n_gt: int, n_pred: int, flags: list[bool] | None = None,
@@ -214,9 +269,14 @@ class Tally:
 
     def merge(self, other: Tally) -> None:
         for f in ("photos", "gt_tiles", "pred_tiles", "matched", "exact", "halves", "halves_ok",
-                  "total_photos", "totals_ok", "abs_err", "penalty_photos", "penalties_ok", "penalty_abs_err", "wrong", "wrong_flagged", "right", "right_flagged"):
+                  "total_photos", "totals_ok", "abs_err", "penalty_photos", "penalties_ok", "penalty_abs_err", "wrong", "wrong_flagged", "right", "right_flagged",
+                  "open_photos", "silent_wrong", "unwarned_wrong", "over_claimed", "asked"):
             setattr(self, f, getattr(self, f) + getattr(other, f))
         self.confusion.update(other.confusion)
+        for name, row in other.by_kind.items():
+            mine = self.by_kind.setdefault(name, [0, 0, 0])
+            for k in range(3):
+                mine[k] += row[k]
 
     def figures(self) -> dict[str, Any]:
         def ratio(a: float, b: float) -> float | None:
@@ -239,6 +299,12 @@ class Tally:
             "false_tiles": self.pred_tiles - self.matched,
             "penalty_exact": ratio(self.penalties_ok, self.penalty_photos),
             "penalty_mae": ratio(self.penalty_abs_err, self.penalty_photos),
+            "open_photos": self.open_photos,
+            "wrong_nothing_open": self.silent_wrong,
+            "wrong_no_warning": self.unwarned_wrong,
+            "at_least_over": self.over_claimed,
+            "asked": self.asked,
+            "by_kind": {k: list(v) for k, v in self.by_kind.items()},
         }
 
 
@@ -259,6 +325,20 @@ def table(rows: list[tuple[str, Tally]]) -> str:
             f"{pct(f['total_exact']):>7} {mae} {pct(f['penalty_exact']):>7} "
             f"{pct(f['wrong_reads_flagged']):>9} {pct(f['right_reads_flagged']):>9}"
         )
+    return "\n".join(lines)
+
+
+def check_table(rows: list[tuple[str, Tally]]) -> str:
+    """Per source: photos with tiles left open, photos wrong as read with nothing open (and of
+    those, with no warning either), and photos whose "at least" penalty (sure tiles alone) is
+    over the true one; and how many tiles it asked about (0-0 or face down?)."""
+    head = (f"{'source':<44} {'photos':>6} {'open':>6} {'wrong, nothing open':>20} {'wrong, no warning':>18} "
+            f"{'at least > true':>16} {'asked':>6}")
+    lines = [head, "-" * len(head)]
+    for label, t in rows:
+        if t.penalty_photos:
+            lines.append(f"{label[:44]:<44} {t.penalty_photos:>6} {t.open_photos:>6} {t.silent_wrong:>20} "
+                         f"{t.unwarned_wrong:>18} {t.over_claimed:>16} {t.asked:>6}")
     return "\n".join(lines)
 
 

@@ -214,7 +214,8 @@ def write_reader_json(out: Path, cfg: dict[str, Any], work: Path | None = None) 
 
 def half_crop_data(fdir: Path, count: int, seed: int, cls: dict[str, Any], top: int, label: str,
                    jitter: float = 1.0, pip_contrast: float = 0.0, gray_contrast: float = 0.0,
-                   tile_px: tuple[float, float] | None = None) -> dict[str, Any] | None:
+                   tile_px: tuple[float, float] | None = None, blanks: float = 0.0,
+                   backs: float = 0.0) -> dict[str, Any] | None:
     """Render a half-crop dataset for a classifier pass into ``fdir`` (cut as ``cls`` says, from
     tiles ``tile_px`` long, default :data:`datasets.halves.TILE_PX`), unless an earlier run
     finished it; its stats and seconds, or None when it was already there."""
@@ -225,7 +226,7 @@ def half_crop_data(fdir: Path, count: int, seed: int, cls: dict[str, Any], top: 
     t0 = time.time()
     st = render_halves(fdir, count, seed, cls["crop_size"], cls["crop_pad"], top, cls.get("val_frac", 0.1),
                        log_every=100, jitter=jitter, pip_contrast=pip_contrast, gray_contrast=gray_contrast,
-                       tile_px=tuple(tile_px) if tile_px else TILE_PX)
+                       tile_px=tuple(tile_px) if tile_px else TILE_PX, blanks=blanks, backs=backs)
     (fdir / "done").write_text(json.dumps(st))
     made = {**st, "seconds": round(time.time() - t0, 1)}
     print(f"{label} data:", {k: v for k, v in made.items() if k != "per_class"}, flush=True)
@@ -242,7 +243,8 @@ def pass_data(ps: dict[str, Any], fdir: Path, work: Path, best: Path, cls: dict[
         data = reuse_halves(work / str(ps["halves_from"]), fdir)
     else:
         data = half_crop_data(fdir, int(ps["halves"]), int(ps["seed"]), cls, top, label, jitter, pip_contrast,
-                              gray_contrast, ps.get("tile_px"))
+                              gray_contrast, ps.get("tile_px"), float(ps.get("blanks", 0.0)),
+                              float(ps.get("backs", 0.0)))
     if data is not None:
         made["data"] = data
     if ps.get("not_pips") and not (fdir / "not_pips_done").exists():

@@ -25,6 +25,7 @@ from companion.app.store import DraftNotFoundError
 from companion.app.views import bind
 from companion.app.views.faces import face_button, face_row, suit_row
 from companion.match import DraftState, RoundDraft, Saved
+from companion.rules import Tile
 from companion.rules.words import count
 
 if TYPE_CHECKING:
@@ -620,7 +621,10 @@ def _review(app: App, s: _Screen, i: int, review: PhotoReview, ui: dict, as_matc
         out.append(ft.Row([app.button("Zoom in", zoom_in, kind="outlined", icon=ft.Icons.ZOOM_IN, compact=True),
                            app.button("Whole photo", zoom_out, kind="outlined", icon=ft.Icons.ZOOM_OUT_MAP,
                                       compact=True)], wrap=True, spacing=6))
-    out.append(app.text(f"Penalty from this photo: {review.penalty}", 20, bold=True))
+    out.append(app.text(f"Penalty from this photo: {review.headline()}", 20, bold=True))
+    for k in review.questions:
+        out.append(app.warning(f"Tile {k + 1}: {review.items[k].question} Tap it to say which; "
+                               "it is not counted until you do."))
     for w in review.notes:
         out.append(app.text("Reader: " + w, 15, italic=True))
     set_note = review.set_note()
@@ -638,10 +642,11 @@ def _review(app: App, s: _Screen, i: int, review: PhotoReview, ui: dict, as_matc
         where = f"read from {err.holder}'s photo" if err.read else f"in {err.holder}'s hand"
         out.append(app.warning(f"Tile {k} reads {err.tile}, already {where} (a set has only one): "
                                "correct it or remove it, or correct the other hand."))
-    unsure = [k for k in review.low_confidence if k not in review.candidates]
+    unsure = [k for k in review.open if k not in review.questions]
     if unsure:
         out.append(app.text(f"{count(len(unsure), 'tile')} marked orange "
-                            f"{'needs' if len(unsure) == 1 else 'need'} a second look: tap one to correct it.",
+                            f"{'needs' if len(unsure) == 1 else 'need'} a second look and "
+                            f"{'is' if len(unsure) == 1 else 'are'} not counted yet: tap one to count or correct it.",
                             15, color=ft.Colors.ORANGE_800))
     grey = [k for k in review.candidates if k in shown]
     if grey:
@@ -699,9 +704,14 @@ def _review(app: App, s: _Screen, i: int, review: PhotoReview, ui: dict, as_matc
         ui["selected"] = None
         edit(lambda r: r.accept(sel))
 
-    if sel is not None and sel < len(review.items):
+    if sel is not None and sel < len(review.items) and sel in review.questions:
+        out.append(app.text(f"Tile {sel + 1}: {review.items[sel].question}", 16, bold=True))
+        out.append(app.button(f"It is the 0-0 ({review.rules.penalty([Tile(0, 0)])} points)", accept,
+                              icon=ft.Icons.ADD_TASK))
+        out.append(app.button("It is face down (not counted)", remove, kind="outlined", icon=ft.Icons.DELETE_OUTLINE))
+    elif sel is not None and sel < len(review.items):
         out.append(app.text(f"Tile {sel + 1}: pick what it really is, or remove it.", 16, bold=True))
-        if sel in review.candidates:
+        if sel in review.candidates or sel in review.open:
             out.append(app.button(f"Count it as {review.items[sel].tile}", accept, icon=ft.Icons.ADD_TASK))
         out.append(app.button(f"Remove tile {sel + 1}", remove, kind="outlined", icon=ft.Icons.DELETE_OUTLINE))
         out.extend(_taken_notice(app, s, i, ui, move_here))
@@ -721,8 +731,11 @@ def _review(app: App, s: _Screen, i: int, review: PhotoReview, ui: dict, as_matc
         s.change(apply, redraw=None)
         s.close_panel(i)
 
-    out.append(app.button(f"Use these tiles ({review.penalty} points)", use, icon=ft.Icons.CHECK,
-                          disabled=bool(on_table or clashes) or bool(review.outside)))
+    if review.questions:
+        out.append(app.text("Say whether each tile asked about is the 0-0 or face down before using these tiles.",
+                            15, color=ft.Colors.ORANGE_800))
+    out.append(app.button(review.use_label(), use, icon=ft.Icons.CHECK,
+                          disabled=bool(on_table or clashes) or bool(review.outside) or bool(review.questions)))
     return out
 
 
