@@ -1,6 +1,6 @@
 """The server's share of a photo in the app: from the photo's bytes to the review and its preview.
 
-Times :func:`companion.app.photo_review.read_photo` (decode once, read for the widest set,
+Times :func:`chickenfoot.app.photo_review.read_photo` (decode once, read for the widest set,
 draw the display-sized JPEG preview) plus keeping the photo beside a scorekeeper file, as the
 round screen runs them in its worker thread, with the shipped reader loaded and warmed as the
 server does it. Photos: a rendered 12-megapixel photo with camera-like noise (the reader
@@ -35,11 +35,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--photo", type=Path, action="append", default=[], help="also time this photo")
     args = ap.parse_args(argv)
 
-    from companion.app.photo_review import Preview, read_photo, warm
-    from companion.app.store import MatchStore
-    from companion.rules import get_rules
-    from vision.lab.bench import make_photo
-    from vision.reader import Reader
+    from chickenfoot.app.photo_review import Preview, read_photo, warm
+    from chickenfoot.app.store import MatchStore
+    from chickenfoot.rules import get_rules
+    from chickenfoot.vision.lab.bench import make_photo
+    from chickenfoot.vision.reader import Reader
 
     t0 = time.perf_counter()
     reader = Reader.from_models_dir()

@@ -49,7 +49,7 @@ def one_run(browser: bool) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as tmp:
         t0 = time.perf_counter()
         proc = subprocess.Popen(
-            [sys.executable, "-m", "companion", "app", "--web", "--port", str(port), "--db",
+            [sys.executable, "-m", "chickenfoot", "app", "--web", "--port", str(port), "--db",
              str(Path(tmp) / "matches.json")],
             cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:

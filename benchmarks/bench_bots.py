@@ -18,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from companion.rules import get_rules, make_bot, new_round, play_out
+from chickenfoot.rules import get_rules, make_bot, new_round, play_out
 
 #: (bot under test, the bot in every other seat)
 MATCHUPS = (("greedy", "random"), ("lookahead", "random"), ("lookahead", "greedy"))

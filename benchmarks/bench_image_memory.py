@@ -22,7 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from vision.images import DECODE_BUDGET, MAX_PIXELS, decode_cost  # noqa: E402
+from chickenfoot.vision.images import DECODE_BUDGET, MAX_PIXELS, decode_cost  # noqa: E402
 
 CASES = [  # (mode, format, whole): the largest square of each the limits admit
     ("L", "PNG", False), ("1", "PNG", False), ("P", "PNG", False), ("LA", "PNG", False),
@@ -66,7 +66,7 @@ def make(path: Path, mode: str, fmt: str, side: int) -> None:
 def measure(path: Path, whole: bool) -> tuple[int, str]:
     # VmHWM (Linux) is the child's own peak; ru_maxrss can carry the parent's over exec.
     code = ("import resource, sys\n"
-            "from vision.images import load_image\n"
+            "from chickenfoot.vision.images import load_image\n"
             f"img = load_image({str(path)!r}, {None if whole else 1600})\n"
             "try:\n"
             "    kb = int(next(x for x in open('/proc/self/status') if x.startswith('VmHWM:')).split()[1])\n"

@@ -29,9 +29,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from companion.match import Match, match_view  # noqa: E402
-from companion.rules import full_set, get_rules  # noqa: E402
-from companion.storage import Repository  # noqa: E402
+from chickenfoot.match import Match, match_view  # noqa: E402
+from chickenfoot.rules import full_set, get_rules  # noqa: E402
+from chickenfoot.storage import Repository  # noqa: E402
 
 NAMES = ["Ann", "Bob", "Cy", "Di", "Ed", "Flo", "Gus", "Hal"]
 SETUPS = [("double-chicken-foot", 4), ("double-chicken-foot", 6), ("double-chicken-foot", 8),
@@ -129,7 +129,7 @@ def main() -> None:
         print(f"in-process key typed into a round being entered (draft):  {keying:.1f} ms median")
 
         def cli() -> None:
-            subprocess.run([sys.executable, "-m", "companion", "match", "show", target[:8],
+            subprocess.run([sys.executable, "-m", "chickenfoot", "match", "show", target[:8],
                             "--json", "--db", str(db)], cwd=ROOT, check=True,
                            stdout=subprocess.DEVNULL)
 
@@ -137,7 +137,7 @@ def main() -> None:
             subprocess.run([sys.executable, "-c", "pass"], check=True)
 
         def parser_only() -> None:  # start-up of the CLI itself: every area's command module
-            subprocess.run([sys.executable, "-c", "from companion.cli.main import build_parser;"
+            subprocess.run([sys.executable, "-c", "from chickenfoot.cli.main import build_parser;"
                             " build_parser()"], cwd=ROOT, check=True)
 
         n = max(5, args.repeats // 2)

@@ -20,7 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from companion.rules import BOTS, get_rules, make_bot, new_round, play_out
+from chickenfoot.rules import BOTS, get_rules, make_bot, new_round, play_out
 
 
 def pin_one_core() -> str:

@@ -57,9 +57,9 @@ def main() -> int:
 
     import uvicorn
 
-    from companion.app import web
-    from companion.app.shell import AppContext, make_main
-    from companion.storage import Repository
+    from chickenfoot.app import web
+    from chickenfoot.app.shell import AppContext, make_main
+    from chickenfoot.storage import Repository
 
     with tempfile.TemporaryDirectory() as tmp:
         db = Path(tmp) / "matches.json"

@@ -1,11 +1,11 @@
 """Half crops for the pip-count classifier, cut from rendered photos the way the reader cuts them.
 
 Each rendered photo is JPEG-compressed, then every tile is cut out with
-``vision.geometry.rectify`` on its true box jittered like a detector's error (centre, size,
+``chickenfoot.vision.geometry.rectify`` on its true box jittered like a detector's error (centre, size,
 angle, and which end comes first, since a detector's box does not know end A from end B), and
 split with ``split_halves``. So at run time the classifier sees what it was trained on.
 
-``python -m datasets.halves --out DIR --count N --seed S`` writes an ultralytics classify
+``python -m chickenfoot.vision.lab.datasets.halves --out DIR --count N --seed S`` writes an ultralytics classify
 dataset: ``DIR/{train,val}/<pips>/*.png``.
 """
 
@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
-from datasets.render import (
+from chickenfoot.vision.lab.datasets.render import (
     BACK,
     DEFAULT_GRAY_CONTRAST,
     DEFAULT_PIP_CONTRAST,
@@ -29,7 +29,7 @@ from datasets.render import (
     jpeg_roundtrip,
     render_scene,
 )
-from vision.geometry import OrientedBox, rectify, split_halves
+from chickenfoot.vision.geometry import OrientedBox, rectify, split_halves
 
 _SIZES = ((960, 720), (960, 540), (720, 960), (800, 800), (640, 480))
 #: Tile lengths (px, log-uniform) of the photos halves are cut from, unless a pass says otherwise.
@@ -109,7 +109,7 @@ def render_halves(out: Path, count: int, seed: int, crop_size: int = 64, pad: fl
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m datasets.halves", description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m chickenfoot.vision.lab.datasets.halves", description=__doc__.split("\n")[0])
     ap.add_argument("--out", required=True, type=Path)
     ap.add_argument("--count", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=0)

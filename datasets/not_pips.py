@@ -6,14 +6,14 @@ classifier had no way to say "this is not a half of a tile": its 13 classes are 
 a letter became the nearest count, often with a confidence high enough to be counted.
 
 This module mines such crops. It renders photos with the hard cases and printed matter of
-:mod:`datasets.render` (boneyards of printed backs, box lids, score sheets, stone tops, hands),
+:mod:`chickenfoot.vision.lab.datasets.render` (boneyards of printed backs, box lids, score sheets, stone tops, hands),
 runs a reader's detector on each, and keeps every face-up detection that covers no rendered
 tile (less than ``MAX_COVER`` of its area). Its two halves are cut exactly as the reader cuts
-them (:func:`vision.halves.crop_halves`), plus two jittered cuts of the same box, since a
+them (:func:`chickenfoot.vision.halves.crop_halves`), plus two jittered cuts of the same box, since a
 detector's box wobbles. A box that overlaps a real tile more than that is left out: its halves
 may hold that tile's pips, and teaching "pips here are not pips" would cost true reads.
 
-``python -m datasets.not_pips --out DIR --count N --seed S [--models DIR]`` writes
+``python -m chickenfoot.vision.lab.datasets.not_pips --out DIR --count N --seed S [--models DIR]`` writes
 ``DIR/x/<seed>_<photo>_<k>.png``. What it mines depends on the reader it runs (the shipped
 models by default), so the crops belong with the commands that made them (see the model card).
 """
@@ -32,11 +32,11 @@ from typing import TYPE_CHECKING
 import numpy as np
 from PIL import Image
 
-from datasets.halves import jitter_box
-from datasets.render import _SIZES, SceneConfig, render_scene
+from chickenfoot.vision.lab.datasets.halves import jitter_box
+from chickenfoot.vision.lab.datasets.render import _SIZES, SceneConfig, render_scene
 
 if TYPE_CHECKING:
-    from vision.reader import Reader
+    from chickenfoot.vision.reader import Reader
 
 #: A detection counts as "not a tile" when rendered tiles cover less than this share of its box.
 MAX_COVER = 0.15
@@ -44,7 +44,7 @@ MAX_COVER = 0.15
 PRINTED_SHARE = 0.7
 #: Cuts per box: the reader's own, then this many jittered ones.
 JITTERED_CUTS = 2
-#: A detection is a rendered tile's when their boxes overlap this much (as vision.lab.evaluate matches).
+#: A detection is a rendered tile's when their boxes overlap this much (as chickenfoot.vision.lab.evaluate matches).
 TILE_IOU = 0.5
 
 
@@ -63,9 +63,9 @@ def mine_photo_with_tiles(reader: Reader, seed: int, index: int, long_side: int 
     box that runs into the table is what the not-pips class fired on for true tiles; these
     teach that such a half is still its pips.) The photo and the not-tile crops are the same
     either way: nothing here draws from the photo's generator."""
-    from vision.detections import Detections
-    from vision.geometry import covered_share, polygon_iou
-    from vision.read import face_up
+    from chickenfoot.vision.detections import Detections
+    from chickenfoot.vision.geometry import covered_share, polygon_iou
+    from chickenfoot.vision.read import face_up
 
     rng = np.random.default_rng([seed, index])
     w, h = _SIZES[int(rng.integers(len(_SIZES)))]
@@ -115,7 +115,7 @@ def mine(out: Path, count: int, seed: int, models: Path | None = None, start: in
          log_every: int = 0, tiles: bool = False) -> dict[str, int]:
     """Mine photos ``start`` .. ``start + count - 1`` of ``seed`` into ``out/x`` (and, with
     ``tiles``, the true tiles' halves into ``out/tiles/<pips>``)."""
-    from vision.reader import Reader
+    from chickenfoot.vision.reader import Reader
 
     reader = Reader.from_models_dir(models)
     (out / "x").mkdir(parents=True, exist_ok=True)
@@ -185,7 +185,7 @@ def pick_tiles(mined: Path, dest: Path, n_train: int, n_val: int, val_photos: in
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m datasets.not_pips", description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m chickenfoot.vision.lab.datasets.not_pips", description=__doc__.split("\n")[0])
     ap.add_argument("--out", required=True, type=Path)
     ap.add_argument("--count", type=int, default=100, help="photos to render and mine")
     ap.add_argument("--seed", type=int, default=0)

@@ -1,6 +1,6 @@
 """Render labelled photos of domino tiles on a table, deterministic from a seed.
 
-``python -m datasets.render --out DIR --count N --seed S`` writes an ultralytics OBB dataset:
+``python -m chickenfoot.vision.lab.datasets.render --out DIR --count N --seed S`` writes an ultralytics OBB dataset:
 ``DIR/images/{train,val}/*.jpg``, ``DIR/labels/{train,val}/*.txt`` (``0 x1 y1 ... x4 y4``,
 normalised), ``DIR/data.yaml`` and, per image, ``DIR/tiles/{train,val}/*.json`` with each
 tile's values and oriented box (see ``TileLabel.to_json``).
@@ -31,10 +31,10 @@ from pathlib import Path
 import numpy as np
 from PIL import Image, ImageDraw, ImageFilter
 
-from datasets.backgrounds import draw_clutter, make_background
-from datasets.pips import MAX_VALUE, layout, pip_radius
-from datasets.printed import draw_printed_matter, paste_mask, text_mask, word
-from vision.geometry import OrientedBox
+from chickenfoot.vision.lab.datasets.backgrounds import draw_clutter, make_background
+from chickenfoot.vision.lab.datasets.pips import MAX_VALUE, layout, pip_radius
+from chickenfoot.vision.lab.datasets.printed import draw_printed_matter, paste_mask, text_mask, word
+from chickenfoot.vision.geometry import OrientedBox
 
 SS = 2  # supersampling factor for drawing
 
@@ -194,7 +194,7 @@ class SceneConfig:
     # as before this option existed (the shipped models' data); the fix-up draws come from
     # their own stream.
     pip_contrast: float = 0.0
-    # Printed matter (datasets.printed): lettered tile backs, box lids, score sheets and cards on
+    # Printed matter (chickenfoot.vision.lab.datasets.printed): lettered tile backs, box lids, score sheets and cards on
     # the table, and runs of face-down tiles inside the layout, next to face-up ones. Off, a seed
     # renders exactly as before this option existed (its draws come from their own stream).
     printed: bool = False
@@ -222,7 +222,7 @@ class SceneConfig:
         self.max_value = max(self.max_value, self.set_top)
 
 
-#: What ``python -m datasets.render`` uses unless told otherwise: every pip readable.
+#: What ``python -m chickenfoot.vision.lab.datasets.render`` uses unless told otherwise: every pip readable.
 DEFAULT_PIP_CONTRAST = 100.0
 #: ... in grey photos too (about what grey pips on white keep; see ``SceneConfig.gray_contrast``).
 DEFAULT_GRAY_CONTRAST = 60.0
@@ -740,7 +740,7 @@ def _sample_values(rng: np.random.Generator, n: int, cfg: SceneConfig) -> tuple[
 def render_scene(rng: np.random.Generator, cfg: SceneConfig,
                  placer: Placer | None = None) -> tuple[Image.Image, list[TileLabel]]:
     """One photo and its face-up tiles. ``placer`` lays the face-up tiles instead of the mixed
-    layouts (see :mod:`datasets.table`); no loose face-up tiles are added and none stand up, so
+    layouts (see :mod:`chickenfoot.vision.lab.datasets.table`); no loose face-up tiles are added and none stand up, so
     the photo shows exactly what it laid."""
     # Whether the photo goes grey is drawn last, so a scene that needs grey-readable pips is
     # drawn again from a copy of the generator: the colour swap draws nothing from it, so the
@@ -984,7 +984,7 @@ def render_dataset(out: Path, count: int, seed: int, val_frac: float = 0.1, max_
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m datasets.render", description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m chickenfoot.vision.lab.datasets.render", description=__doc__.split("\n")[0])
     ap.add_argument("--out", required=True, type=Path)
     ap.add_argument("--count", type=int, default=100)
     ap.add_argument("--seed", type=int, default=0)

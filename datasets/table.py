@@ -7,8 +7,8 @@ when they reach something, each later double crosswise with its toes fanned away
 centre. A tile that finds no room is left off the photo with every tile played on it, so the
 returned truth is exactly the table in the picture (the tiles and what each one is played on).
 
-``python -m datasets.table --out DIR --count N --seed S`` writes photos and truth files; the
-drawing is :func:`datasets.render.render_scene`'s, so these photos look like its others.
+``python -m chickenfoot.vision.lab.datasets.table --out DIR --count N --seed S`` writes photos and truth files; the
+drawing is :func:`chickenfoot.vision.lab.datasets.render.render_scene`'s, so these photos look like its others.
 """
 
 from __future__ import annotations
@@ -24,13 +24,13 @@ from pathlib import Path
 
 import numpy as np
 
-from companion.rules.bots import make_bot
-from companion.rules.engine import new_round, play_out
-from companion.rules.layout import Layout
-from companion.rules.layout import Placement as Play
-from companion.rules.ruleset import PRESETS, RuleSet, get_rules
-from companion.rules.tiles import Tile
-from datasets.render import Placement, SceneConfig, TileLabel, _Board, _try_place, render_scene
+from chickenfoot.rules.bots import make_bot
+from chickenfoot.rules.engine import new_round, play_out
+from chickenfoot.rules.layout import Layout
+from chickenfoot.rules.layout import Placement as Play
+from chickenfoot.rules.ruleset import PRESETS, RuleSet, get_rules
+from chickenfoot.rules.tiles import Tile
+from chickenfoot.vision.lab.datasets.render import Placement, SceneConfig, TileLabel, _Board, _try_place, render_scene
 
 #: Tile length over the photo's long side in training photos of tables: as big as the reader's
 #: table zoom (``table_fine_trigger_px``) makes the tiles of a whole-table photo.
@@ -208,7 +208,7 @@ def render_table(seed: int, width: int = 1280, height: int = 960, rules: str | N
 
 
 def table_scene(rng: np.random.Generator, cfg: SceneConfig) -> tuple[object, list[TileLabel]]:
-    """A training photo of a table (``datasets.render --tables``): a round of a preset drawn
+    """A training photo of a table (``chickenfoot.vision.lab.datasets.render --tables``): a round of a preset drawn
     from ``rng`` stopped part way and laid out, with tiles as big as ``cfg`` makes them (a
     table bigger than the frame shows part of itself), the rest of ``cfg`` as for any scene."""
     rs, layout = part_played(rng)
@@ -234,7 +234,7 @@ def write_tables(out: Path, count: int, seed: int, rules: str | None = None, max
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m datasets.table", description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m chickenfoot.vision.lab.datasets.table", description=__doc__.split("\n")[0])
     ap.add_argument("--out", required=True, type=Path)
     ap.add_argument("--count", type=int, default=20)
     ap.add_argument("--seed", type=int, default=0)

@@ -65,37 +65,37 @@ def test_rules_core_imports_only_stdlib_and_itself():
             return [f"{f.relative_to(ROOT)} imports third-party {name}"]
         return []
 
-    assert _violations("companion/rules", ("companion.rules",), stdlib_only) == []
+    assert _violations("companion/rules", ("chickenfoot.rules",), stdlib_only) == []
 
 
 def test_match_imports_rules_only():
     if not (ROOT / "companion/match").exists():
         pytest.skip("companion/match not built yet")
-    assert _violations("companion/match", ("companion.rules", "companion.match")) == []
+    assert _violations("companion/match", ("chickenfoot.rules", "chickenfoot.match")) == []
 
 
 def test_storage_sits_on_match():
     if not (ROOT / "companion/storage").exists():
         pytest.skip("companion/storage not built yet")
-    allowed = ("companion.rules", "companion.match", "companion.storage")
+    allowed = ("chickenfoot.rules", "chickenfoot.match", "chickenfoot.storage")
     assert _violations("companion/storage", allowed) == []
 
 
 def test_board_draws_from_the_rules_core_alone():
     """The drawing is shared by the app and the CLI: it sits on the rules core, and the layers
     the scorekeeper is built from never draw."""
-    assert _violations("companion/board", ("companion.rules", "companion.board")) == []
+    assert _violations("companion/board", ("chickenfoot.rules", "chickenfoot.board")) == []
     bad = [f"{f.relative_to(ROOT)} imports {n}" for pkg in ("companion/rules", "companion/match", "companion/storage")
-           for f in _files(pkg) for n in _imports(f) if n.startswith("companion.board")]
+           for f in _files(pkg) for n in _imports(f) if n.startswith("chickenfoot.board")]
     assert bad == []
 
 
 def test_practice_sits_on_the_scorekeeper_and_the_board():
-    allowed = ("companion.rules", "companion.match", "companion.board", "companion.practice")
+    allowed = ("chickenfoot.rules", "chickenfoot.match", "chickenfoot.board", "chickenfoot.practice")
     assert _violations("companion/practice", allowed) == []
     bad = [f"{f.relative_to(ROOT)} imports {n}"
            for pkg in ("companion/rules", "companion/match", "companion/storage", "companion/board")
-           for f in _files(pkg) for n in _imports(f) if n.startswith("companion.practice")]
+           for f in _files(pkg) for n in _imports(f) if n.startswith("chickenfoot.practice")]
     assert bad == []
 
 
@@ -115,7 +115,7 @@ def test_reader_imports_only_rules_and_itself_never_the_lab():
         for name in _imports(f):
             if name.split(".")[0] in TRAINING_ONLY:
                 bad.append(f"{f.relative_to(ROOT)} imports {name} (training-only)")
-            elif _ours(name) and not (name.startswith("companion.rules")
+            elif _ours(name) and not (name.startswith("chickenfoot.rules")
                                       or any(name == m or name.startswith(m + ".") for m in runtime - {"vision"})
                                       or name == "vision"):
                 bad.append(f"{f.relative_to(ROOT)} imports {name}")
@@ -125,12 +125,12 @@ def test_reader_imports_only_rules_and_itself_never_the_lab():
 def test_the_lab_reads_the_reader_and_nothing_reads_the_lab():
     # the renderer and data makers read the reader, the rules and the board's pip layouts (one
     # drawing of a domino face for the app and the training data), never the lab's tools
-    assert _violations("datasets", ("companion.rules", "companion.board.pips", "datasets", "vision")) == []
+    assert _violations("datasets", ("chickenfoot.rules", "chickenfoot.board.pips", "datasets", "vision")) == []
     assert [f"{f.relative_to(ROOT)} imports {n}" for f in _files("datasets") for n in _imports(f)
-            if n.startswith("vision.lab")] == []
-    assert _violations("vision/lab", ("companion.rules", "vision", "datasets")) == []
+            if n.startswith("chickenfoot.vision.lab")] == []
+    assert _violations("vision/lab", ("chickenfoot.rules", "vision", "datasets")) == []
     assert [f"{f.relative_to(ROOT)} imports {n}" for f in _files("companion") for n in _imports(f)
-            if n.startswith(("vision.lab", "datasets"))] == []
+            if n.startswith(("chickenfoot.vision.lab", "datasets"))] == []
 
 
 def _import_graph(pkgs: tuple[str, ...]) -> dict[str, set[str]]:
@@ -142,9 +142,9 @@ def _import_graph(pkgs: tuple[str, ...]) -> dict[str, set[str]]:
         here = _module(f)
         targets = set()
         for name in _imports(f):
-            while name and name not in modules:  # "vision.reader.Reader" -> "vision.reader"
+            while name and name not in modules:  # "chickenfoot.vision.reader.Reader" -> "chickenfoot.vision.reader"
                 name = name.rpartition(".")[0]
-            if name and name != here and name not in ("vision", "datasets", "vision.lab"):
+            if name and name != here and name not in ("vision", "datasets", "chickenfoot.vision.lab"):
                 targets.add(name)
         graph[here] = targets
     return graph
@@ -201,7 +201,7 @@ def test_nothing_below_imports_app_or_cli():
             bad += [
                 f"{f.relative_to(ROOT)} imports {n}"
                 for n in _imports(f)
-                if n.startswith(("companion.app", "companion.cli"))
+                if n.startswith(("chickenfoot.app", "chickenfoot.cli"))
             ]
     assert bad == []
 
@@ -222,15 +222,15 @@ def test_torch_only_in_training_code():
 
 def test_app_side_runtime_never_loads_torch():
     """Importing everything the app and CLI use at run time leaves torch unloaded."""
-    mods = ["companion.cli.main", "companion.rules"]
-    for m in ("companion.app", "companion.match", "companion.storage", "companion.board", "companion.practice",
-              "vision.reader"):
+    mods = ["chickenfoot.cli.main", "chickenfoot.rules"]
+    for m in ("chickenfoot.app", "chickenfoot.match", "chickenfoot.storage", "chickenfoot.board", "chickenfoot.practice",
+              "chickenfoot.vision.reader"):
         if (ROOT / (m.replace(".", "/") + ".py")).exists() or (ROOT / m.replace(".", "/")).is_dir():
             mods.append(m)
     code = (
         "import importlib, sys\n"
         f"for m in {mods!r}: importlib.import_module(m)\n"
-        "from companion.cli.main import build_parser; build_parser()\n"
+        "from chickenfoot.cli.main import build_parser; build_parser()\n"
         "bad = sorted(k for k in sys.modules if k.split('.')[0] in ('torch', 'ultralytics', 'cv2'))\n"
         "print(','.join(bad))\n"
     )
@@ -242,17 +242,17 @@ def test_command_line_start_does_not_load_the_round_engine():
     """Every command builds the whole parser and most open a match: neither may pull in the
     engine, layout, bots or simulator (half of a command's start-up time before they were lazy)."""
     code = (
-        "import sys, companion.cli.main as m, companion.match, companion.storage\n"
+        "import sys, chickenfoot.cli.main as m, chickenfoot.match, chickenfoot.storage\n"
         "m.build_parser()\n"
-        "import companion.rules as r\n"
+        "import chickenfoot.rules as r\n"
         "r.get_rules(); r.Tile.parse('3-4'); r.decide_winners\n"
-        "print(sorted(n for n in sys.modules if n.startswith('companion.rules.')))\n"
+        "print(sorted(n for n in sys.modules if n.startswith('chickenfoot.rules.')))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     loaded = set(eval(out.stdout))
-    assert not loaded & {f"companion.rules.{m}" for m in ("engine", "layout", "bots", "simulate", "plays")}, loaded
+    assert not loaded & {f"chickenfoot.rules.{m}" for m in ("engine", "layout", "bots", "simulate", "plays")}, loaded
     # and the lazy package still gives every public name
-    import companion.rules as rules
+    import chickenfoot.rules as rules
 
     assert all(hasattr(rules, name) for name in rules.__all__)
     with pytest.raises(AttributeError):

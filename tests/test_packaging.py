@@ -27,7 +27,7 @@ def test_every_package_of_the_checkout_is_in_the_wheel_list():
     declared = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
     found = {".".join(p.parent.relative_to(ROOT).parts) for top in ("companion", "vision", "datasets")
              for p in (ROOT / top).rglob("__init__.py")}
-    assert found | {"vision.models"} == declared
+    assert found | {"chickenfoot.models"} == declared
 
 
 def test_ci_runs_the_readme_test_command_with_the_cpu_torch():
@@ -81,7 +81,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_the_wheel_carries_the_models_and_their_config(installed: Path):
     where = _run([str(installed / "python"), "-c",
-                  "import vision.config as c, vision; print(vision.__file__); print(c.MODELS_DIR)"], installed)
+                  "import chickenfoot.vision.config as c, chickenfoot.vision; print(chickenfoot.vision.__file__); print(c.MODELS_DIR)"], installed)
     package, models = (Path(line) for line in where.stdout.split())
     assert installed.parent in package.parents, "vision came from the checkout, not the wheel"
     assert models == package.parent / "models"

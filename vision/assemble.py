@@ -11,9 +11,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from companion.rules import words
-from companion.rules.ruleset import RuleSet
-from companion.rules.tiles import Tile
+from chickenfoot.rules import words
+from chickenfoot.rules.ruleset import RuleSet
+from chickenfoot.rules.tiles import Tile
 
 from .detections import Detections, box_rows, obb_corners
 from .geometry import OrientedBox, overlap_share
@@ -43,12 +43,12 @@ def assemble(
     ``probs`` has two rows per detection (half A, half B); ``to_original`` scales working pixels
     to the original photo's pixels. Tiles whose combined confidence is under ``count_conf``
     become ``candidates``: shown for review, not counted. ``choice``: the class index of each
-    half (default: the most likely; see :func:`vision.halves.choose_values`). ``not_pips``: per detection, the probability that its less tile-like
+    half (default: the most likely; see :func:`chickenfoot.vision.halves.choose_values`). ``not_pips``: per detection, the probability that its less tile-like
     half is not a half of a tile (see :func:`split_not_pips`); a tile at ``not_pips_max`` or
     more is a candidate whatever its confidence. ``overlap_max``: of counted tiles that overlap
     by more than this share, only the surest set that overlaps nowhere counts (:func:`apart`);
     the rest are candidates too. ``ask``: per detection, whether it reads 0-0 but may be a
-    face-down tile (:func:`vision.read.face_up`): it carries the question, open until a player
+    face-down tile (:func:`chickenfoot.vision.read.face_up`): it carries the question, open until a player
     answers. ``backs``: the face-down tiles seen (original pixels); ``face_down`` counts them
     when larger.
     """
@@ -142,7 +142,7 @@ def assemble(
 
 def apart(boxes: Sequence[OrientedBox], weights: Sequence[float], max_share: float) -> np.ndarray:
     """Which of ``boxes`` to keep so that no two kept ones overlap by more than ``max_share`` of
-    the smaller (:func:`vision.geometry.overlap_share`): of each group of boxes that overlap, the
+    the smaller (:func:`chickenfoot.vision.geometry.overlap_share`): of each group of boxes that overlap, the
     set with the greatest total weight. A box astride two touching tiles loses to the two when
     they are surer together; alone against one, the surer wins. Exact for groups of up to
     ``APART_EXACT`` boxes (they rarely have more than three), greedy by weight beyond."""

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from companion.rules import jsontext
-from companion.rules.errors import ChickenFootError
+from chickenfoot.rules import jsontext
+from chickenfoot.rules.errors import ChickenFootError
 
 _HERE = Path(__file__).resolve().parent
 

@@ -1,7 +1,7 @@
 """One detection container with validated arrays (in the manner of ``supervision.Detections``).
 
 Boxes are oriented: ``(cx, cy, length, width, angle)`` rows in pixels of some image, the same
-convention as :class:`vision.geometry.OrientedBox` (``length >= width``, angle in radians of the
+convention as :class:`chickenfoot.vision.geometry.OrientedBox` (``length >= width``, angle in radians of the
 long axis). Every array has one row per detection; indexing with an int, slice, index array or
 boolean mask returns a new :class:`Detections`.
 """

@@ -1,5 +1,5 @@
 """Drawing a reading on its photo, for the command line and the app's review alike. Computing
-happens in :mod:`vision.reader`; this only paints.
+happens in :mod:`chickenfoot.vision.reader`; this only paints.
 
 Tiles read confidently get a green outline; tiles flagged for review get a thicker orange
 outline and a "?" so a player sees at once which ones to check; possible tiles not counted are

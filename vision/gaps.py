@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from companion.rules.tiles import Tile
+from chickenfoot.rules.tiles import Tile
 
 from .contacts import A, B, contacts, first_hit, frames
 from .detections import box_rows, probiou

@@ -1,6 +1,6 @@
 """The half reader: tiles cut into two square halves, each read as a pip count.
 
-A tile's box is rectified upright (:func:`vision.geometry.rectify`) and split at the divider,
+A tile's box is rectified upright (:func:`chickenfoot.vision.geometry.rectify`) and split at the divider,
 half A on top; the classifier gives each half a probability per pip count (and per "not pips",
 class ``x``, when it has that class). Two classifiers ship: the 0-12 one, and a 0-18 one for
 double-15 and double-18 sets, which also gives the 0-12 one a second opinion on unsure halves.

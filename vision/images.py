@@ -21,7 +21,7 @@ from typing import BinaryIO
 import numpy as np
 from PIL import Image, ImageFile, ImageOps, UnidentifiedImageError
 
-from companion.rules.errors import InputError
+from chickenfoot.rules.errors import InputError
 
 #: Largest image accepted, in pixels: a 108 MP phone photo (12000 x 9000) passes; beyond
 #: this it is a decompression bomb or nothing anyone photographs dominoes with. (Pillow's own

@@ -1,5 +1,5 @@
 """The detector's ONNX input and output: ultralytics' letterbox, and its oriented-box output
-decoded into :class:`~vision.detections.Detections` with rotated NMS, in numpy.
+decoded into :class:`~chickenfoot.vision.detections.Detections` with rotated NMS, in numpy.
 
 The arithmetic follows ultralytics exactly (``LetterBox(center=True)``, ``scale_boxes``, the OBB
 export's ``(1, 4 + nc + 1, N)`` rows, probabilistic-IoU NMS), so the exported model reads here

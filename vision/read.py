@@ -1,6 +1,6 @@
 """Stage 3, crop and read halves: the face-up detections with both halves read.
 
-The result is the face-up tiles among the detections, as :class:`~vision.detections.Detections`
+The result is the face-up tiles among the detections, as :class:`~chickenfoot.vision.detections.Detections`
 carrying their reading in ``data``: ``row`` (the detection each came from), ``probs`` (two rows
 of the half reader's probabilities a tile, half A then B), ``choice`` (the class chosen for each
 half), ``ask`` (it reads 0-0 but may be a face-down tile: the player is asked) and, when a second

@@ -1,15 +1,15 @@
 """Photo in, tiles out: the reader wires the stages to the models ``reader.json`` names.
 
-1. load (:mod:`vision.images`): decode, turn upright, shrink to the working size;
-2. detect (:mod:`vision.detect`): oriented tile boxes, over the passes the photo needs;
-3. read halves (:mod:`vision.read`): each face-up tile cut into halves, each half read as a pip
-   count (:mod:`vision.halves`), weak boxes searched, face-down tiles set apart;
-4. assemble (:mod:`vision.assemble`): which tiles count, their pips and penalty by the rules,
+1. load (:mod:`chickenfoot.vision.images`): decode, turn upright, shrink to the working size;
+2. detect (:mod:`chickenfoot.vision.detect`): oriented tile boxes, over the passes the photo needs;
+3. read halves (:mod:`chickenfoot.vision.read`): each face-up tile cut into halves, each half read as a pip
+   count (:mod:`chickenfoot.vision.halves`), weak boxes searched, face-down tiles set apart;
+4. assemble (:mod:`chickenfoot.vision.assemble`): which tiles count, their pips and penalty by the rules,
    and the warnings; then a second look where the reading is in doubt, and the wide-set
    classifier's second opinion on unsure halves;
-5. for a photo of the table, :mod:`vision.table` connects the tiles into a layout.
+5. for a photo of the table, :mod:`chickenfoot.vision.table` connects the tiles into a layout.
 
-Each stage is a function of arrays and :class:`~vision.detections.Detections`; the
+Each stage is a function of arrays and :class:`~chickenfoot.vision.detections.Detections`; the
 :class:`Reader` holds the models and the config and passes them along. No torch and no
 OpenCV: numpy, Pillow and onnxruntime only.
 """
@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 from PIL import Image
 
-from companion.rules.ruleset import RuleSet, get_rules
+from chickenfoot.rules.ruleset import RuleSet, get_rules
 
 from .assemble import assemble, big_set_warning, small_tiles_warning
 from .config import ModelError, ReaderConfig, resolve_models_dir
@@ -191,7 +191,7 @@ class Reader:
                 top: int | None = None) -> list[TileReading]:
         """Read the halves of a tile at each of ``boxes`` (original pixels, half A at the box's
         -length/2 end), where something other than the detector says a tile must lie (see
-        :func:`vision.table.read_table`). Every reading is flagged for review and has detection
+        :func:`chickenfoot.vision.table.read_table`). Every reading is flagged for review and has detection
         confidence 0."""
         if not boxes:
             return []

@@ -1,6 +1,6 @@
 """What a photo was read as: one type from the reader to the screen and back.
 
-:class:`Reading` is what :meth:`vision.reader.Reader.read` returns, what ``chickenfoot score
+:class:`Reading` is what :meth:`chickenfoot.vision.reader.Reader.read` returns, what ``chickenfoot score
 --json`` prints (:meth:`Reading.to_dict`), what the app's photo review shows and corrects
 (tiles marked ``corrected`` or ``added`` by a player), and what the evaluation scores. Both
 types round-trip through their dicts.
@@ -12,8 +12,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from companion.rules.ruleset import RuleSet
-from companion.rules.tiles import Tile
+from chickenfoot.rules.ruleset import RuleSet
+from chickenfoot.rules.tiles import Tile
 
 from .geometry import OrientedBox
 

@@ -16,7 +16,7 @@ COMPRESSED_SUFFIX = ".xz"
 #: Largest ONNX model a compressed file may unpack to.
 MAX_MODEL_BYTES = 256 * 2**20
 
-#: Metadata key ``vision.lab.quantize`` writes: ``static`` (int8 weights and activations, run
+#: Metadata key ``chickenfoot.vision.lab.quantize`` writes: ``static`` (int8 weights and activations, run
 #: in int8) or ``weights`` (int8 weights only, run in float).
 QUANTIZED_KEY = "quantized"
 
@@ -62,7 +62,7 @@ def _options(ort: Any, threads: int, fold_int8_weights: bool = False) -> Any:
 def open_models(paths: Sequence[Path], threads: int) -> list[Any]:
     """Each model file opened for onnxruntime on the CPU, or :class:`ModelError` naming the file.
     A compressed file (:data:`COMPRESSED_SUFFIX`) is unpacked first; a model
-    ``vision.lab.quantize`` stored with int8 weights only (metadata ``quantized``: ``weights``)
+    ``chickenfoot.vision.lab.quantize`` stored with int8 weights only (metadata ``quantized``: ``weights``)
     is opened with those weights folded back to float."""
     try:
         import onnxruntime as ort

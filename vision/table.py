@@ -1,16 +1,16 @@
 """A photo of the table turned into a layout the rules core can check.
 
 Stage 5, for a photo of the whole table. The reader gives every face-up tile with its oriented
-box and which half is at which end; tiles in play touch (:mod:`vision.contacts`). From the hub
+box and which half is at which end; tiles in play touch (:mod:`chickenfoot.vision.contacts`). From the hub
 (the round's double, when known; else the double that gathers the most tiles) the layout grows
-like a minimum spanning tree over those contacts, cheapest first (:mod:`vision.tree`).
+like a minimum spanning tree over those contacts, cheapest first (:mod:`chickenfoot.vision.tree`).
 
 A tile the detector missed cuts off every tile beyond it, so where the layout shows a one-tile
 gap (or a line end with loose toes, or a named hub missing among its spokes), a tile is read at
-that spot (``look``, e.g. :meth:`vision.reader.Reader.look_at`) and joins only if it shows the
+that spot (``look``, e.g. :meth:`chickenfoot.vision.reader.Reader.look_at`) and joins only if it shows the
 numbers the gap needs.
 
-The result is an unordered :class:`companion.rules.layout.Layout` (a photo does not show the
+The result is an unordered :class:`chickenfoot.rules.layout.Layout` (a photo does not show the
 order of play), the tiles that touch nothing in it (a hand or the boneyard beside the table),
 and warnings for what a person should look at. Geometry only: the rules core judges the layout
 (its problem count also breaks ties when the hub is guessed).
@@ -26,11 +26,11 @@ from typing import Any
 
 import numpy as np
 
-from companion.rules import words
-from companion.rules.errors import InputError
-from companion.rules.layout import NOT_IN_SET, Layout, Report, check_layout
-from companion.rules.ruleset import DEFAULT_PRESET, RuleSet, get_rules
-from companion.rules.tiles import SETS, Tile
+from chickenfoot.rules import words
+from chickenfoot.rules.errors import InputError
+from chickenfoot.rules.layout import NOT_IN_SET, Layout, Report, check_layout
+from chickenfoot.rules.ruleset import DEFAULT_PRESET, RuleSet, get_rules
+from chickenfoot.rules.tiles import SETS, Tile
 
 from .contacts import A, B, contacts
 from .detections import box_rows, probiou
@@ -86,7 +86,7 @@ class TableReading:
         return [i for i in self.in_layout if tiles[i].tile == tile]
 
     def check(self, rules: RuleSet | str | None = None) -> Report:
-        """The rules core's report on the layout (see :func:`companion.rules.layout.check_layout`)."""
+        """The rules core's report on the layout (see :func:`chickenfoot.rules.layout.check_layout`)."""
         return check_layout(self.layout, rules)
 
     def problem_tiles(self, report: Report, read_as: Callable[[Tile], Tile] = lambda t: t) -> list[int]:
@@ -117,7 +117,7 @@ def read_table(reading: Reading, hub: Tile | str | None = None, set: int | None 
     ``hub``: the round's double, when known (advised: the photo alone cannot always tell the
     hub from a foot). ``set`` and ``rules`` go into the layout for the rules core (``rules``
     also breaks ties when the hub is guessed). ``look``: reads a tile at each given box (e.g.
-    :meth:`vision.reader.Reader.look_at` on the photo); with it, a one-tile gap between an open
+    :meth:`chickenfoot.vision.reader.Reader.look_at` on the photo); with it, a one-tile gap between an open
     end and a tile left out (:func:`gaps`) is read, and a tile showing the two numbers the gap
     needs joins the layout, flagged for review. A possible tile the reader did not count
     (``reading.candidates``) that lies in such a gap and shows those numbers joins the same way,

@@ -1,7 +1,7 @@
 """The layout as a tree over the contacts: from the hub, cheapest contact first.
 
 The layout grows like a minimum spanning tree (Prim's algorithm) over the contacts
-(:func:`vision.contacts.contacts`): a contact costs its gap in tile widths, plus
+(:func:`chickenfoot.vision.contacts.contacts`): a contact costs its gap in tile widths, plus
 :data:`MISMATCH_COST` when the touching numbers differ, so a misread or crowded corner does not
 pull a tile onto the wrong neighbour when a matching one touches too. A line tile takes further
 tiles only at its free end, a double on any side.
@@ -14,9 +14,9 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from companion.rules.errors import ChickenFootError
-from companion.rules.layout import Layout, Placement, check_layout
-from companion.rules.ruleset import RuleSet
+from chickenfoot.rules.errors import ChickenFootError
+from chickenfoot.rules.layout import Layout, Placement, check_layout
+from chickenfoot.rules.ruleset import RuleSet
 
 from .contacts import A, B, Contact
 from .reading import TileReading

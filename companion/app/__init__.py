@@ -2,16 +2,16 @@
 
 State objects, each tested without a browser:
 
-* :class:`~companion.app.setup.MatchSetup` - the new-match form (seating, preset, options).
-* :func:`~companion.app.brief.round_brief` / :func:`~companion.app.brief.rules_sections`.
-* :class:`~companion.app.round_entry.RoundEntry` - the hands of one round being entered.
-* :class:`~companion.app.photo_review.PhotoReview` - a photo's reading under correction.
-* :class:`~companion.app.dispute.DisputeBuilder` - the table described for a disputed play
+* :class:`~chickenfoot.app.setup.MatchSetup` - the new-match form (seating, preset, options).
+* :func:`~chickenfoot.app.brief.round_brief` / :func:`~chickenfoot.app.brief.rules_sections`.
+* :class:`~chickenfoot.app.round_entry.RoundEntry` - the hands of one round being entered.
+* :class:`~chickenfoot.app.photo_review.PhotoReview` - a photo's reading under correction.
+* :class:`~chickenfoot.app.dispute.DisputeBuilder` - the table described for a disputed play
   (built tap by tap, loaded from a layout file or read from a photo of the table).
-* :class:`~companion.app.match_session.MatchSession` - the match in progress.
-* :class:`~companion.app.settings.Settings` - theme, text size, default rules.
+* :class:`~chickenfoot.app.match_session.MatchSession` - the match in progress.
+* :class:`~chickenfoot.app.settings.Settings` - theme, text size, default rules.
 
-The screens (:mod:`companion.app.shell`, :mod:`companion.app.views`) import Flet; importing this
+The screens (:mod:`chickenfoot.app.shell`, :mod:`chickenfoot.app.views`) import Flet; importing this
 package does not, so the CLI and the state objects stay light.
 """
 

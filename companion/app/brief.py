@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from companion.rules import PRESETS, FirstPlayer, MissingDouble, RuleSet, Start
-from companion.rules.tiles import set_size
+from chickenfoot.rules import PRESETS, FirstPlayer, MissingDouble, RuleSet, Start
+from chickenfoot.rules.tiles import set_size
 
 
 @dataclass(frozen=True, slots=True)

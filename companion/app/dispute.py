@@ -3,7 +3,7 @@ read from a photo of the table.
 
 Every judgement comes from the rules core (:func:`check_layout`, :meth:`Report.judge`); this
 object only keeps the layout being described, which open end is selected, and the last answer.
-A photo is read by :mod:`vision` (:func:`vision.table.read_table` turns the reader's tiles into a
+A photo is read by :mod:`chickenfoot.vision` (:func:`chickenfoot.vision.table.read_table` turns the reader's tiles into a
 layout); the builder keeps that reading so the screen can show the photo with the layout drawn.
 
 Taking tiles back. A photo (or a layout file with ``"ordered": false``) does not say in which
@@ -22,17 +22,17 @@ import io
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from companion.rules import PRESETS, RuleSet, Tile, get_rules
-from companion.rules.errors import InputError
-from companion.rules.layout import Layout, OpenEnd, Report, Verdict, check_layout, resolve_rules
-from companion.rules.ruleset import changed_options
-from companion.rules.tiles import check_in_set
+from chickenfoot.rules import PRESETS, RuleSet, Tile, get_rules
+from chickenfoot.rules.errors import InputError
+from chickenfoot.rules.layout import Layout, OpenEnd, Report, Verdict, check_layout, resolve_rules
+from chickenfoot.rules.ruleset import changed_options
+from chickenfoot.rules.tiles import check_in_set
 
 if TYPE_CHECKING:
     from PIL import Image
 
-    from companion.board import Picture
-    from vision.table import TableReading
+    from chickenfoot.board import Picture
+    from chickenfoot.vision.table import TableReading
 
 #: Longest side of the annotated photo the screen shows (pixels).
 PHOTO_MAX_SIDE = 1024
@@ -159,14 +159,14 @@ class DisputeBuilder:
         self.selected, self.last = None, None
 
     def read_photo(self, data: bytes, reader: Any, name: str = "photo") -> TableReading:
-        """Read the table from a photo (encoded bytes) with ``reader`` (a :class:`vision.reader.Reader`)
+        """Read the table from a photo (encoded bytes) with ``reader`` (a :class:`chickenfoot.vision.reader.Reader`)
         and hold that layout, unordered. The hub is the one the player named, if any (else
         guessed from the photo); the rules and set are the builder's. Slow (the reader runs):
         call it from a worker thread. A file that is not a usable image (ImageError), a photo
         with no double (TableError) or no reader (ModelError) raises, and the table held
         before stays as it was."""
-        from vision.images import load_image
-        from vision.table import read_table_photo
+        from chickenfoot.vision.images import load_image
+        from chickenfoot.vision.table import read_table_photo
 
         preset, top, hub = self.preset, self.top, self.named_hub
         rules = self.rules
@@ -216,7 +216,7 @@ class DisputeBuilder:
         if ph is None:
             return []
         out = list(ph.table.warnings)
-        from vision.table import set_warning
+        from chickenfoot.vision.table import set_warning
 
         odd = set_warning(self.report())
         if odd:
@@ -238,8 +238,8 @@ class DisputeBuilder:
         ph = self.photo
         if ph is None:
             raise DisputeError("no photo of the table has been read")
-        from vision.draw import annotate_table
-        from vision.table import verdict_word
+        from chickenfoot.vision.draw import annotate_table
+        from chickenfoot.vision.table import verdict_word
 
         problems = self.photo_problem_tiles()
         verdict = verdict_word(self.report())
@@ -257,7 +257,7 @@ class DisputeBuilder:
     def picture(self) -> Picture:
         """The table drawn as a board (the judged play, if any, in place with its verdict).
         Laid out again only when the table or the question changes."""
-        from companion import board
+        from chickenfoot import board
 
         lay = self._layout()
         # The last question, unless its tile has been laid since (then it is on the table).

@@ -1,6 +1,6 @@
 """What a stored round draft holds for the round screen: the hands and the photo readings.
 
-A :class:`companion.match.RoundDraft` keeps its entry as plain data; this module says what that
+A :class:`chickenfoot.match.RoundDraft` keeps its entry as plain data; this module says what that
 data is: the :class:`RoundEntry` (went out, numbers, tiles) and, per hand, a photo reading not yet
 used (:class:`PhotoReview`, its photo kept beside the scorekeeper file under its SHA-256). Both
 go through small explicit ``*_to_dict`` / ``*_from_dict`` functions of what the app holds, so a
@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from companion.rules import RuleSet, Tile
+from chickenfoot.rules import RuleSet, Tile
 
 from .photo_review import PhotoReview
 from .round_entry import RoundEntry, TakenError
@@ -40,8 +40,8 @@ def review_to_dict(review: PhotoReview) -> dict[str, Any]:
 def review_from_dict(data: dict[str, Any], rules: RuleSet, top: int,
                      photo: Callable[[str], bytes | None]) -> PhotoReview:
     """Raises ``KeyError``/``TypeError``/``ValueError`` on data that is not a kept review."""
-    from vision.geometry import OrientedBox
-    from vision.reading import TileReading  # numpy loads with a kept reading, not at start-up
+    from chickenfoot.vision.geometry import OrientedBox
+    from chickenfoot.vision.reading import TileReading  # numpy loads with a kept reading, not at start-up
 
     items = [TileReading.from_dict(it) for it in data["items"]]
     key = data.get("image")

@@ -1,7 +1,7 @@
 """The widget kit every screen draws with: text, buttons, cards, dropdowns sized for a phone and
 for large text (every target at least 48 px high, every control named for screen readers).
 
-A mixin of :class:`companion.app.shell.App`: it needs the session's ``page``, its text
+A mixin of :class:`chickenfoot.app.shell.App`: it needs the session's ``page``, its text
 ``scale`` and its ``guarded`` / ``aguarded`` handler wrappers.
 """
 

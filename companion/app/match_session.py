@@ -1,6 +1,6 @@
 """The match in progress as the screens see it: table, brief, entry, undo/redo, the end.
 
-Every fact comes from :class:`companion.match.Match` (totals, ranks, leader, who starts,
+Every fact comes from :class:`chickenfoot.match.Match` (totals, ranks, leader, who starts,
 winner and tie-break); every change goes through it and is saved at once through the
 store, which bumps the shared change counter so every other open screen refreshes.
 """
@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from companion.match import Commit, Match, Outcome, Round, RoundDraft, Standing
-from companion.rules import MissingDouble, Start, TieBreak
+from chickenfoot.match import Commit, Match, Outcome, Round, RoundDraft, Standing
+from chickenfoot.rules import MissingDouble, Start, TieBreak
 
 from .brief import RoundBrief, round_brief
 from .drafts import DraftContent
@@ -187,7 +187,7 @@ class MatchSession:
 
     def save_draft(self, draft_id: str, by: str) -> Commit:
         """Save a draft as its round, exactly once, whichever device presses Save and however
-        often; ``by`` names the device (see :class:`companion.match.Saved` for the outcomes)."""
+        often; ``by`` names the device (see :class:`chickenfoot.match.Saved` for the outcomes)."""
         def apply(m: Match, d: RoundDraft) -> Match:
             payload = self._payload(self.content(d, m).entry)
             return m.edit_round(d.number, **payload) if d.edit else m.add_round(**payload)

@@ -1,17 +1,17 @@
 """Reviewing what the tile reader saw in a photo, before the hand is scored.
 
-The review holds the reader's own result, tile by tile: :class:`vision.reading.TileReading`,
+The review holds the reader's own result, tile by tile: :class:`chickenfoot.vision.reading.TileReading`,
 counted tiles first, then the possible tiles the reader was too unsure to count (shown, not
 counted until the player accepts or corrects them). The player corrects a misread tile, adds a
 missed one or removes a false one; each edit is a tile reading marked ``corrected`` or
-``added``, so the corrected review is a :class:`vision.reading.Reading` again (:attr:`PhotoReview.reading`).
+``added``, so the corrected review is a :class:`chickenfoot.vision.reading.Reading` again (:attr:`PhotoReview.reading`).
 The reader's review flag (``reader.json``'s ``review_conf``) says which tiles to check: such
-a tile, and one the reader asks about (:attr:`vision.reading.TileReading.question`: "Is this
+a tile, and one the reader asks about (:attr:`chickenfoot.vision.reading.TileReading.question`: "Is this
 the 0-0 (50) or a face-down tile?"), is open, listed but not in the penalty until the player
 counts it (:meth:`PhotoReview.accept`), corrects or removes it; while any is open the penalty
 reads "at least N, M to check" (:meth:`PhotoReview.headline`). A possible tile is shown at once
 only if :func:`likely_tile`. Drawing the
-outlines is :func:`vision.draw.draw_tiles`; :class:`Preview` draws them on a display-sized copy
+outlines is :func:`chickenfoot.vision.draw.draw_tiles`; :class:`Preview` draws them on a display-sized copy
 of the photo, numbers only, big enough to read on a phone (the list below the photo gives the
 values).
 
@@ -35,15 +35,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from companion.rules import RuleSet, Tile
-from companion.rules.errors import InputError
-from companion.rules.tiles import SETS, check_in_set
+from chickenfoot.rules import RuleSet, Tile
+from chickenfoot.rules.errors import InputError
+from chickenfoot.rules.tiles import SETS, check_in_set
 
 if TYPE_CHECKING:  # numpy and Pillow load when a photo is read, not when the app starts
     from PIL import Image
 
-    from vision.reader import Reader
-    from vision.reading import Reading, TileReading
+    from chickenfoot.vision.reader import Reader
+    from chickenfoot.vision.reading import Reading, TileReading
 
 #: A possible tile left uncounted only because its pips were read unsurely is shown with the
 #: counted tiles when the detector was at least this sure it is a tile; every other one is an
@@ -141,7 +141,7 @@ class PhotoReview:
         self.items[i] = self.items[i].accepted()
 
     def add(self, tile: Tile | str) -> None:
-        from vision.reading import TileReading
+        from chickenfoot.vision.reading import TileReading
 
         self.items.append(TileReading.added(self._check(tile)))
 
@@ -240,7 +240,7 @@ class PhotoReview:
     @property
     def reading(self) -> Reading:
         """The photo's reading as corrected: what the hand is scored from."""
-        from vision.reading import Reading
+        from chickenfoot.vision.reading import Reading
 
         return Reading.scored([it for it in self.items if it.counted], [it for it in self.items if not it.counted],
                               self.rules, self.image_size, self.warnings, backs=self.backs)
@@ -295,7 +295,7 @@ class Preview:
             if key == self._photo and self._base is not None:
                 return
             if decoded is None:
-                from vision.images import load_image
+                from chickenfoot.vision.images import load_image
 
                 decoded = load_image(image, PREVIEW_SIDE).image
             base = decoded.convert("RGB")
@@ -312,7 +312,7 @@ class Preview:
 
     def jpeg(self, review: PhotoReview, shown_width: float, show_unsure: bool = False) -> bytes:
         """The photo with the tiles :meth:`PhotoReview.shown` outlined and numbered."""
-        from vision.draw import draw_tiles
+        from chickenfoot.vision.draw import draw_tiles
 
         if review.image is None:
             raise ReviewError("no photo to show")

@@ -1,9 +1,9 @@
 """The practice screen's state: the choices before the deal, and a round against bots in play.
 
 :class:`PracticeSetup` collects the rules (any preset and its options, through the new-match
-form's own :class:`~companion.app.setup.MatchSetup`), the number of seats, which seats are bots,
+form's own :class:`~chickenfoot.app.setup.MatchSetup`), the number of seats, which seats are bots,
 the bots' kind and the seed of the shuffle. :class:`PracticeSession` sits on
-:class:`companion.practice.Practice`: it keeps what the person has chosen (a tile from the hand),
+:class:`chickenfoot.practice.Practice`: it keeps what the person has chosen (a tile from the hand),
 the reason the last try was refused, whether the hint is shown and what happened since the
 person last acted. Every rule, every bot move and every penalty comes from the practice round
 (the rules core and the scorekeeper); nothing here decides one.
@@ -15,17 +15,17 @@ import random
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from companion.app.dispute import TableNeeds
-from companion.app.setup import MatchSetup
-from companion.practice import Practice, seats_for
-from companion.rules.bots import BOTS
-from companion.rules.errors import ChickenFootError, IllegalPlayError, InputError
-from companion.rules.tiles import Tile
+from chickenfoot.app.dispute import TableNeeds
+from chickenfoot.app.setup import MatchSetup
+from chickenfoot.practice import Practice, seats_for
+from chickenfoot.rules.bots import BOTS
+from chickenfoot.rules.errors import ChickenFootError, IllegalPlayError, InputError
+from chickenfoot.rules.tiles import Tile
 
 if TYPE_CHECKING:
-    from companion.board import Picture
-    from companion.practice import Event
-    from companion.rules.plays import Play
+    from chickenfoot.board import Picture
+    from chickenfoot.practice import Event
+    from chickenfoot.rules.plays import Play
 
 MIN_SEATS, MAX_SEATS = 2, 8
 #: What each bot does, as the setup screen says it.
@@ -211,7 +211,7 @@ class PracticeSession:
 
     def picture(self) -> tuple[Picture, bytes]:
         """The table drawn (and its PNG), laid out again only when a tile has been laid."""
-        from companion.board import picture
+        from chickenfoot.board import picture
 
         s = self.practice.state
         key = len(s.table.order)

@@ -18,10 +18,10 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from companion.rules import RuleSet, Tile, full_set
-from companion.rules.errors import InputError
-from companion.rules.tiles import check_in_set
-from companion.rules.words import count
+from chickenfoot.rules import RuleSet, Tile, full_set
+from chickenfoot.rules.errors import InputError
+from chickenfoot.rules.tiles import check_in_set
+from chickenfoot.rules.words import count
 
 MAX_PIPS = 10_000
 

@@ -14,8 +14,8 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from companion.rules import DEFAULT_PRESET, PRESETS, get_rules, jsontext
-from companion.rules.errors import ChickenFootError, InputError
+from chickenfoot.rules import DEFAULT_PRESET, PRESETS, get_rules, jsontext
+from chickenfoot.rules.errors import ChickenFootError, InputError
 
 THEMES = ("system", "light", "dark")
 #: Text scale used when "large text" is on; chosen so a 360 px phone still fits a tile row.

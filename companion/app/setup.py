@@ -9,9 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from companion.rules import OPTIONS, PRESETS, RuleSet, get_rules
-from companion.rules.errors import ChickenFootError, InputError
-from companion.rules.tiles import set_size
+from chickenfoot.rules import OPTIONS, PRESETS, RuleSet, get_rules
+from chickenfoot.rules.errors import ChickenFootError, InputError
+from chickenfoot.rules.tiles import set_size
 
 MAX_NAME = 24
 

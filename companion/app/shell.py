@@ -1,8 +1,8 @@
 """The Flet front end: one :class:`AppContext` per server process, one :class:`App` per session.
 
-Screens are thin functions in :mod:`companion.app.views` that read the state objects and call
-them, drawn with the widget kit (:mod:`companion.app.kit`) and found through the route table
-(:mod:`companion.app.routes`); nothing here scores or decides a rule. Routes live in the URL, so a reload (or a second
+Screens are thin functions in :mod:`chickenfoot.app.views` that read the state objects and call
+them, drawn with the widget kit (:mod:`chickenfoot.app.kit`) and found through the route table
+(:mod:`chickenfoot.app.routes`); nothing here scores or decides a rule. Routes live in the URL, so a reload (or a second
 phone opening the same address) lands on the same screen with the same data.
 """
 
@@ -21,7 +21,7 @@ from typing import Any
 
 import flet as ft
 
-from companion.rules.errors import ChickenFootError, InputError
+from chickenfoot.rules.errors import ChickenFootError, InputError
 
 from .kit import Kit
 from .routes import parse
@@ -68,7 +68,7 @@ class AppContext:
         self._reader_lock = threading.Lock()
         self._warming = False
         self._warm_timer: threading.Timer | None = None
-        #: Files this server asked browsers for (web only): see :class:`companion.app.web.Uploads`.
+        #: Files this server asked browsers for (web only): see :class:`chickenfoot.app.web.Uploads`.
         self.uploads: Any = None
         if web:
             from .web import Uploads
@@ -120,7 +120,7 @@ class AppContext:
         """The ONNX tile reader, loaded on first use (a photo); raises ModelError if absent."""
         with self._reader_lock:
             if self._reader is None:
-                from vision.reader import Reader
+                from chickenfoot.vision.reader import Reader
 
                 self._reader = Reader.from_models_dir(self.models_dir)
             return self._reader
@@ -519,7 +519,7 @@ def log_to_stderr() -> None:
     if level:
         handler = logging.StreamHandler()
         handler.setFormatter(logging.Formatter("%(asctime)s %(name)s %(levelname)s %(message)s"))
-        ours = logging.getLogger("companion")
+        ours = logging.getLogger("chickenfoot")
         ours.addHandler(handler)
         ours.setLevel(level.upper())
 

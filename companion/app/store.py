@@ -13,10 +13,10 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from companion.match import Commit, Match, RoundDraft, loads_json
-from companion.match.stats import PlayerStats
-from companion.storage.errors import DraftNotFoundError
-from companion.storage.repository import Repository, resolve_db_path
+from chickenfoot.match import Commit, Match, RoundDraft, loads_json
+from chickenfoot.match.stats import PlayerStats
+from chickenfoot.storage.errors import DraftNotFoundError
+from chickenfoot.storage.repository import Repository, resolve_db_path
 
 __all__ = ["DraftNotFoundError", "MatchStore"]
 

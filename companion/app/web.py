@@ -61,7 +61,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from starlette.websockets import WebSocket  # a module-level name: FastAPI resolves the hint
 
-from companion.rules.errors import InputError
+from chickenfoot.rules.errors import InputError
 
 log = logging.getLogger(__name__)
 

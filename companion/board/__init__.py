@@ -22,17 +22,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from companion.rules.errors import InputError
-from companion.rules.layout import Layout, Report, check_layout
-from companion.rules.ruleset import RuleSet
-from companion.rules.tiles import Tile
+from chickenfoot.rules.errors import InputError
+from chickenfoot.rules.layout import Layout, Report, check_layout
+from chickenfoot.rules.ruleset import RuleSet
+from chickenfoot.rules.tiles import Tile
 
 from .geometry import Board, EndMark, Ghost, Piece, Spot, layout_table
 from .scene import Scene, board_scene, face_scene
 from .svg import to_svg
 
 if TYPE_CHECKING:
-    from companion.rules.engine import RoundState
+    from chickenfoot.rules.engine import RoundState
 
 #: Pixels per board unit (a tile is 2 x 1 units) unless a caller asks otherwise.
 SCALE = 40.0
@@ -44,7 +44,7 @@ class DrawingError(InputError):
 
 
 def from_report(report: Report, play: tuple[Tile | str, Tile | str] | None = None) -> Board:
-    """The table a :func:`~companion.rules.layout.check_layout` report rebuilt: tiles where a
+    """The table a :func:`~chickenfoot.rules.layout.check_layout` report rebuilt: tiles where a
     rule is broken are flagged, tiles that could not be placed are listed as loose, and
     ``play`` (tile, on) is judged and drawn in place."""
     table = report.table

@@ -20,8 +20,8 @@ import math
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from companion.rules.layout import OpenEnd, Table, Verdict
-from companion.rules.tiles import Tile
+from chickenfoot.rules.layout import OpenEnd, Table, Verdict
+from chickenfoot.rules.tiles import Tile
 
 LENGTH = 2.0
 WIDTH = 1.0

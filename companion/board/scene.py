@@ -12,7 +12,7 @@ import math
 import textwrap
 from dataclasses import dataclass, field
 
-from companion.rules.tiles import Tile
+from chickenfoot.rules.tiles import Tile
 
 from . import pips
 from .geometry import LENGTH, Board, Spot

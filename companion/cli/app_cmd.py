@@ -8,7 +8,7 @@ app is served fully offline (``no_cdn``): CanvasKit and fonts come from the inst
 Everything that can fail is checked before "serving at" is printed: the port and address (the
 listening socket is bound first), the scorekeeper file (opened and read) and ``--models`` (its
 ``reader.json`` and model files). A failure is one line and exit 2, like every bad input.
-Served beyond loopback, the app makes a table code (see :mod:`companion.app.web`).
+Served beyond loopback, the app makes a table code (see :mod:`chickenfoot.app.web`).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import os
 import sys
 from pathlib import Path
 
-from companion.rules.errors import InputError
+from chickenfoot.rules.errors import InputError
 
 DEFAULT_PORT = 8550
 
@@ -59,7 +59,7 @@ def check_models(models: str | None) -> None:
     named = models or os.environ.get("CHICKENFOOT_MODELS")
     if not named:
         return
-    from vision.reader import ReaderConfig
+    from chickenfoot.vision.reader import ReaderConfig
 
     base = Path(named).expanduser()
     if not base.is_dir():
@@ -72,9 +72,9 @@ def check_models(models: str | None) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from companion.app.shell import AppContext, log_to_stderr, run_desktop
-    from companion.app.web import ServeError, check_port
-    from companion.storage.repository import resolve_db_path
+    from chickenfoot.app.shell import AppContext, log_to_stderr, run_desktop
+    from chickenfoot.app.web import ServeError, check_port
+    from chickenfoot.storage.repository import resolve_db_path
 
     log_to_stderr()
 
@@ -107,8 +107,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def serve_web(args: argparse.Namespace, db: Path) -> int:
-    from companion.app import web
-    from companion.app.shell import AppContext, web_app
+    from chickenfoot.app import web
+    from chickenfoot.app.shell import AppContext, web_app
 
     host = args.host or "127.0.0.1"
     port = args.port if args.port is not None else DEFAULT_PORT

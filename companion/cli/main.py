@@ -19,16 +19,16 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from companion.rules.errors import ChickenFootError, InputError, excerpt
+from chickenfoot.rules.errors import ChickenFootError, InputError, excerpt
 
 # Order is the order shown in --help.
 COMMAND_MODULES = (
-    "companion.cli.rules_cmd",  # rules, check, simulate
-    "companion.cli.match_cmd",  # match ..., stats
-    "companion.cli.score_cmd",  # score PHOTO...
-    "companion.cli.table_cmd",  # table PHOTO
-    "companion.cli.practice_cmd",  # practice
-    "companion.cli.app_cmd",  # app
+    "chickenfoot.cli.rules_cmd",  # rules, check, simulate
+    "chickenfoot.cli.match_cmd",  # match ..., stats
+    "chickenfoot.cli.score_cmd",  # score PHOTO...
+    "chickenfoot.cli.table_cmd",  # table PHOTO
+    "chickenfoot.cli.practice_cmd",  # practice
+    "chickenfoot.cli.app_cmd",  # app
 )
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
@@ -78,7 +78,7 @@ def add_option_arg(p: argparse.ArgumentParser) -> None:
 
 
 def option_args(args: argparse.Namespace) -> dict[str, str] | None:
-    from companion.rules.ruleset import parse_option
+    from chickenfoot.rules.ruleset import parse_option
 
     return dict(parse_option(o) for o in args.option) if args.option else None
 
@@ -93,7 +93,7 @@ def output_file(text: str, flag: str, kinds: Sequence[str] = ()) -> Path:
     if text.endswith(("/", os.sep)) or path.is_dir():
         raise InputError(f"{flag} {text} is a folder; give a file name in it, e.g. "
                          f"{path / ('out' + (kinds[0] if kinds else '.json'))}")
-    from companion.storage.safe_json import writable_folder
+    from chickenfoot.storage.safe_json import writable_folder
 
     try:
         writable_folder(path.parent)
@@ -110,7 +110,7 @@ def output_file(text: str, flag: str, kinds: Sequence[str] = ()) -> Path:
 def write_outputs(files: Sequence[tuple[Path, bytes]]) -> None:
     """Write every output atomically; if one cannot be written, the ones this call created
     are removed again (exit 2 leaves no new file)."""
-    from companion.storage.safe_json import atomic_write
+    from chickenfoot.storage.safe_json import atomic_write
 
     done: list[Path] = []
     for path, data in files:

@@ -12,9 +12,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from companion.cli.main import add_option_arg, emit, option_args, output_file, write_outputs
-from companion.rules.errors import InputError
-from companion.rules.words import count
+from chickenfoot.cli.main import add_option_arg, emit, option_args, output_file, write_outputs
+from chickenfoot.rules.errors import InputError
+from chickenfoot.rules.words import count
 
 # The storage and match packages are imported inside the handlers: `chickenfoot --help` and the
 # other areas' commands should not pay for them.
@@ -158,7 +158,7 @@ def _usage(parser: argparse.ArgumentParser) -> int:
 
 # ------------------------------------------------------------------------------ helpers
 def _open(args: argparse.Namespace) -> Any:
-    from companion.storage import Repository
+    from chickenfoot.storage import Repository
 
     return Repository.open(args.db)
 
@@ -234,11 +234,11 @@ def _simple(attr: str, name: str) -> Any:
 
 # ----------------------------------------------------------------------------- commands
 def cmd_new(args: argparse.Namespace) -> int:
-    from companion.rules import get_rules
+    from chickenfoot.rules import get_rules
 
     players = [p.strip() for p in args.players.split(",") if p.strip()]
     rules = get_rules(args.rules, option_args(args))
-    from companion.match import Match
+    from chickenfoot.match import Match
 
     Match.new(players, rules)  # validate before opening (and maybe creating) the file
     with _open(args) as repo:
@@ -288,7 +288,7 @@ def cmd_edit(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from companion.match import dumps_json, export_csv
+    from chickenfoot.match import dumps_json, export_csv
 
     if args.id and args.all:
         raise InputError("give a match id or --all, not both")
@@ -307,7 +307,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    from companion.match import loads_json
+    from chickenfoot.match import loads_json
 
     path = Path(args.file).expanduser()
     try:
@@ -366,7 +366,7 @@ def cmd_db_check(args: argparse.Namespace) -> int:
 
 
 def cmd_db_restore(args: argparse.Namespace) -> int:
-    from companion.storage import Repository, resolve_db_path
+    from chickenfoot.storage import Repository, resolve_db_path
 
     path = resolve_db_path(args.db)
     kept = Repository.restore_backup(path)
@@ -381,7 +381,7 @@ def cmd_db_restore(args: argparse.Namespace) -> int:
 
 # ------------------------------------------------------------------------------ output
 def _emit_match(m: Any, as_json: bool, header: str | None = None) -> None:
-    from companion.match import match_view
+    from chickenfoot.match import match_view
 
     view = match_view(m)
     if as_json:

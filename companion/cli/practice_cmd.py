@@ -17,7 +17,7 @@ import re
 import sys
 from typing import Any
 
-from companion.cli.main import (
+from chickenfoot.cli.main import (
     EXIT_FAIL,
     EXIT_OK,
     add_option_arg,
@@ -26,13 +26,13 @@ from companion.cli.main import (
     option_args,
     write_outputs,
 )
-from companion.rules.errors import IllegalPlayError, InputError
+from chickenfoot.rules.errors import IllegalPlayError, InputError
 
 _MOVE = re.compile(r"^\s*(?:play\s+)?(\S+)\s+(?:on\s+)?(\S+)\s*$", re.IGNORECASE)
 
 
 def register(sub: Any) -> None:
-    from companion.rules.ruleset import DEFAULT_PRESET
+    from chickenfoot.rules.ruleset import DEFAULT_PRESET
 
     p = sub.add_parser("practice", help="practise a round against bots",
                        description=__doc__.split("\n\n")[1].replace("``", "") if __doc__ else None)
@@ -83,7 +83,7 @@ def parse_move(line: str) -> tuple[str, str | None, str | None]:
 
 def state_lines(practice: Any) -> list[str]:
     """The table, the hands' sizes, and the person's hand and choices (or the round's result)."""
-    from companion.rules.layout import check_layout
+    from chickenfoot.rules.layout import check_layout
 
     s = practice.state
     lines = check_layout(s.layout(), s.rules).summary_lines()[1:4]
@@ -126,9 +126,9 @@ def _apply(practice: Any, kind: str, tile: str | None, on: str | None) -> tuple[
 
 
 def cmd_practice(args: argparse.Namespace) -> int:
-    from companion.cli.rules_cmd import drawing_bytes, drawing_file
-    from companion.practice import Practice
-    from companion.rules.ruleset import get_rules
+    from chickenfoot.cli.rules_cmd import drawing_bytes, drawing_file
+    from chickenfoot.practice import Practice
+    from chickenfoot.rules.ruleset import get_rules
 
     draw_to = drawing_file(args.draw) if args.draw else None
     rules = get_rules(args.rules, option_args(args))

@@ -11,7 +11,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from companion.cli.main import (
+from chickenfoot.cli.main import (
     EXIT_FAIL,
     EXIT_OK,
     add_option_arg,
@@ -20,8 +20,8 @@ from companion.cli.main import (
     output_file,
     write_outputs,
 )
-from companion.rules.errors import InputError, TileNotInSetError
-from companion.rules.ruleset import (
+from chickenfoot.rules.errors import InputError, TileNotInSetError
+from chickenfoot.rules.ruleset import (
     DEFAULT_PRESET,
     OPTIONS,
     PRESETS,
@@ -31,9 +31,9 @@ from companion.rules.ruleset import (
     option_value,
     parse_option,
 )
-from companion.rules.tiles import Tile
+from chickenfoot.rules.tiles import Tile
 
-# companion.rules.bots.BOTS by name (that module is the round engine's, too slow to import for
+# chickenfoot.rules.bots.BOTS by name (that module is the round engine's, too slow to import for
 # every command's parser; tests/cli check the two agree)
 BOT_NAMES = ("random", "greedy", "lookahead")
 
@@ -117,7 +117,7 @@ def cmd_rules(args: argparse.Namespace) -> int:
 # ------------------------------------------------------------------------------- check
 def cmd_check(args: argparse.Namespace) -> int:
     # imported here, not at the top: every command builds this module's parser
-    from companion.rules.layout import NOT_IN_SET, Layout, check_layout, resolve_rules
+    from chickenfoot.rules.layout import NOT_IN_SET, Layout, check_layout, resolve_rules
 
     if (args.play is None) != (args.on is None):
         raise InputError("--play and --on go together: --play 4-7 --on 9-4")
@@ -159,14 +159,14 @@ def play_line(report: Any, verdict: Any) -> str:
 
 def drawing_file(text: str) -> Path:
     """Where ``--draw`` will write, checked before any work (see :func:`output_file`)."""
-    from companion.board import FORMATS
+    from chickenfoot.board import FORMATS
 
     return output_file(text, "--draw", tuple(FORMATS))
 
 
 def drawing_bytes(board: Any, path: Path) -> bytes:
-    """A :class:`companion.board.Board` as a picture of ``path``'s kind."""
-    from companion.board import picture
+    """A :class:`chickenfoot.board.Board` as a picture of ``path``'s kind."""
+    from chickenfoot.board import picture
 
     pic = picture(board)
     return pic.svg().encode("utf-8") if path.suffix.lower() == ".svg" else pic.png()
@@ -174,14 +174,14 @@ def drawing_bytes(board: Any, path: Path) -> bytes:
 
 def report_drawing(report: Any, play: tuple[Tile, Tile] | None, path: Path) -> bytes:
     """The checked table, and the judged play drawn in place."""
-    from companion.board import from_report
+    from chickenfoot.board import from_report
 
     return drawing_bytes(from_report(report, play), path)
 
 
 # ---------------------------------------------------------------------------- simulate
 def cmd_simulate(args: argparse.Namespace) -> int:
-    from companion.rules.simulate import simulate
+    from chickenfoot.rules.simulate import simulate
 
     if args.matches < 1:
         raise InputError(f"--matches must be 1 or more, not {args.matches}")

@@ -18,14 +18,14 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from companion.cli.main import EXIT_OK, add_option_arg, emit, option_args, output_file, write_outputs
-from companion.rules.ruleset import RuleSet, get_rules
-from companion.rules.tiles import SETS, Tile
-from companion.rules.words import count
+from chickenfoot.cli.main import EXIT_OK, add_option_arg, emit, option_args, output_file, write_outputs
+from chickenfoot.rules.ruleset import RuleSet, get_rules
+from chickenfoot.rules.tiles import SETS, Tile
+from chickenfoot.rules.words import count
 
 if TYPE_CHECKING:  # numpy and onnxruntime load only when a photo is scored, not for every command
-    from vision.images import LoadedImage
-    from vision.reader import Reading
+    from chickenfoot.vision.images import LoadedImage
+    from chickenfoot.vision.reader import Reading
 
 
 def register(subparsers: Any) -> None:
@@ -169,8 +169,8 @@ def _text(names: list[str], readings: list[Reading], warnings: list[str]) -> str
 def decode_photos(paths: list[str], models: Path) -> list[LoadedImage]:
     """Every photo decoded at the reader's working size, before any model loads: a bad file
     fails at once, before any work or output."""
-    from vision.images import load_image
-    from vision.reader import ReaderConfig
+    from chickenfoot.vision.images import load_image
+    from chickenfoot.vision.reader import ReaderConfig
 
     config_path = models / "reader.json"
     max_side = ReaderConfig.load(config_path).decode_max_side if config_path.exists() else 1600
@@ -200,8 +200,8 @@ def c_libraries_quiet() -> Iterator[None]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from vision.draw import annotate
-    from vision.reader import Reader, resolve_models_dir
+    from chickenfoot.vision.draw import annotate
+    from chickenfoot.vision.reader import Reader, resolve_models_dir
 
     rules = _rules(args)
     outs = annotate_paths(args.annotate, len(args.photos)) if args.annotate else []

@@ -1,7 +1,7 @@
 """``chickenfoot table PHOTO``: read the layout in a photo of the table and check it.
 
-The photo is read like a hand (:mod:`vision.reader`), then turned into a layout
-(:mod:`vision.table`) and checked by the rules core, as ``chickenfoot check`` checks a layout
+The photo is read like a hand (:mod:`chickenfoot.vision.reader`), then turned into a layout
+(:mod:`chickenfoot.vision.table`) and checked by the rules core, as ``chickenfoot check`` checks a layout
 file. ``--play TILE --on TILE`` settles an argument about one more play on that table; ``--save``
 writes the layout file to correct by hand or load into the app's dispute checker. Exit 0: legal
 (and so is the play), 1: a rule is broken, 2: unusable input (not an image, no double read).
@@ -12,12 +12,12 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from companion.cli.main import EXIT_FAIL, EXIT_OK, add_option_arg, emit, output_file, write_outputs
-from companion.cli.rules_cmd import drawing_file, play_line, report_drawing
-from companion.cli.score_cmd import _rules, decode_photos, picture_bytes, picture_file
-from companion.rules.errors import InputError
-from companion.rules.tiles import SETS, Tile
-from companion.rules.words import count
+from chickenfoot.cli.main import EXIT_FAIL, EXIT_OK, add_option_arg, emit, output_file, write_outputs
+from chickenfoot.cli.rules_cmd import drawing_file, play_line, report_drawing
+from chickenfoot.cli.score_cmd import _rules, decode_photos, picture_bytes, picture_file
+from chickenfoot.rules.errors import InputError
+from chickenfoot.rules.tiles import SETS, Tile
+from chickenfoot.rules.words import count
 
 
 def register(subparsers: Any) -> None:
@@ -59,11 +59,11 @@ def _hub(text: str | None) -> Tile | None:
 
 def run(args: argparse.Namespace) -> int:
     # imported here, not at the top: every command builds this module's parser
-    from companion.rules.layout import NOT_IN_SET, UNKNOWN_TARGET, Layout
-    from companion.rules.ruleset import changed_options
-    from vision.draw import annotate_table
-    from vision.reader import Reader, resolve_models_dir
-    from vision.table import read_table_photo, set_warning, verdict_word
+    from chickenfoot.rules.layout import NOT_IN_SET, UNKNOWN_TARGET, Layout
+    from chickenfoot.rules.ruleset import changed_options
+    from chickenfoot.vision.draw import annotate_table
+    from chickenfoot.vision.reader import Reader, resolve_models_dir
+    from chickenfoot.vision.table import read_table_photo, set_warning, verdict_word
 
     if (args.play is None) != (args.on is None):
         raise InputError("--play and --on go together: --play 4-7 --on 9-4")

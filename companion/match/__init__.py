@@ -1,6 +1,6 @@
 """The scorekeeper's match model: plain values, imports only the rules core (never storage).
 
-See :mod:`companion.match.model` for the match, :mod:`.stats` for per-player statistics and
+See :mod:`chickenfoot.match.model` for the match, :mod:`.stats` for per-player statistics and
 :mod:`.export` for JSON/CSV export and import.
 """
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from companion.rules.errors import InputError
+from chickenfoot.rules.errors import InputError
 
 
 class MatchError(InputError):

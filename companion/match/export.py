@@ -13,7 +13,7 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from companion.rules import jsontext
+from chickenfoot.rules import jsontext
 
 from .errors import MatchDataError
 from .model import Match, utc_now

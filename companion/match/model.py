@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from companion.rules import (
+from chickenfoot.rules import (
     SETS,
     ChickenFootError,
     FirstPlayer,
@@ -40,8 +40,8 @@ from companion.rules import (
     parse_tiles,
     set_size,
 )
-from companion.rules.standings import DRAW_RESULT, decide_winners
-from companion.rules.words import count
+from chickenfoot.rules.standings import DRAW_RESULT, decide_winners
+from chickenfoot.rules.words import count
 
 from .errors import MatchDataError, MatchStateError, PlayerError, RoundError
 

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from companion.rules import Tile
+from chickenfoot.rules import Tile
 
 from .model import Match
 

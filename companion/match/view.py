@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from companion.rules import Start
+from chickenfoot.rules import Start
 
 from .model import Match
 

@@ -4,9 +4,9 @@ practice`` drive.
 :class:`Practice` deals a seeded round of any preset for 2-8 seats (each a person or a bot),
 puts the round's double down as the rules say, and lets the bots play until a person has to
 act. A person plays a tile on an open end, draws or passes; a move the rules forbid is refused
-with the rules core's reason (:class:`~companion.rules.errors.IllegalPlayError`, ``reason`` a
+with the rules core's reason (:class:`~chickenfoot.rules.errors.IllegalPlayError`, ``reason`` a
 stable code). When the round ends its penalties are scored by the scorekeeper's own
-:class:`~companion.match.model.Match`, so a practice round counts exactly as a real one; the
+:class:`~chickenfoot.match.model.Match`, so a practice round counts exactly as a real one; the
 round can then be dealt again, or continued as a match against the same bots.
 
 Everything shown to a person comes from here (hand, hint, what may be done now, what the bots
@@ -20,14 +20,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from companion.board import Board, from_round
-from companion.match.model import Match
-from companion.rules.bots import BOTS, Bot, make_bot
-from companion.rules.engine import BLOCKED, DEAD_FOOT, DRAW, OUT, PASS, RoundState, new_round
-from companion.rules.errors import IllegalPlayError, InputError
-from companion.rules.plays import Play
-from companion.rules.ruleset import RuleSet
-from companion.rules.tiles import Tile
+from chickenfoot.board import Board, from_round
+from chickenfoot.match.model import Match
+from chickenfoot.rules.bots import BOTS, Bot, make_bot
+from chickenfoot.rules.engine import BLOCKED, DEAD_FOOT, DRAW, OUT, PASS, RoundState, new_round
+from chickenfoot.rules.errors import IllegalPlayError, InputError
+from chickenfoot.rules.plays import Play
+from chickenfoot.rules.ruleset import RuleSet
+from chickenfoot.rules.tiles import Tile
 
 #: The bot a seat gets when none is named.
 DEFAULT_BOT = "greedy"

@@ -1,12 +1,12 @@
 """The round engine: hidden hands, boneyard, draws, passes, going out, blocked rounds.
 
-OpenSpiel-style: the :class:`~companion.rules.ruleset.RuleSet` is frozen and lives apart from
+OpenSpiel-style: the :class:`~chickenfoot.rules.ruleset.RuleSet` is frozen and lives apart from
 the changing :class:`RoundState`; all randomness comes from the ``random.Random`` passed to
 :func:`new_round` (the shuffle), so a seed replays a round exactly. ``state.apply(action)``
 changes the state in place (fast, for simulation); ``state.child(action)`` returns a new state
 and leaves the original untouched.
 
-Actions are :class:`~companion.rules.plays.Play` tuples, :data:`DRAW` or :data:`PASS`. Only
+Actions are :class:`~chickenfoot.rules.plays.Play` tuples, :data:`DRAW` or :data:`PASS`. Only
 the player to act has choices, and :meth:`RoundState.legal_actions` lists them:
 
 * a player who can play must play (any legal play);

@@ -4,7 +4,7 @@ A play is ``(tile, target, orientation)``: the tile, the tile on the table it is
 and the number left showing on the tile's free end (what the next player must match there).
 Tiles are unique in a set, so the target tile names the position without ambiguity.
 
->>> from companion.rules.layout import Table
+>>> from chickenfoot.rules.layout import Table
 >>> table = Table(Tile(9, 9), spokes=6, toes=3, top=9)
 >>> list(legal_plays(table, [Tile(4, 9), Tile(1, 2)]))
 [Play(tile=Tile(4, 9), target=Tile(9, 9), orientation=4)]

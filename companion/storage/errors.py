@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from companion.rules.errors import ChickenFootError, InputError
+from chickenfoot.rules.errors import ChickenFootError, InputError
 
 
 class StorageError(ChickenFootError):

@@ -26,8 +26,8 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from companion.match import Match, MatchError
-from companion.rules import ChickenFootError, RuleSet, get_rules, jsontext
+from chickenfoot.match import Match, MatchError
+from chickenfoot.rules import ChickenFootError, RuleSet, get_rules, jsontext
 
 from .errors import SchemaError
 

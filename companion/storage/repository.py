@@ -20,7 +20,7 @@ atomic replace. So two devices adding rounds to one match never lose one, and a 
 the previous good state (plus ``FILE.bak``, the state before the last write).
 
 Rounds being entered are kept in the same file (table ``drafts``, see
-:mod:`companion.match.draft`), so a restart or a crash loses nothing typed; the photos they
+:mod:`chickenfoot.match.draft`), so a restart or a crash loses nothing typed; the photos they
 refer to are files named by their SHA-256 in the folder ``FILE-photos`` beside it, removed once
 no open draft needs them.
 
@@ -45,7 +45,7 @@ from typing import Any
 from tinydb import TinyDB
 from tinydb.table import Document, Table
 
-from companion.match import (
+from chickenfoot.match import (
     Commit,
     DraftState,
     Match,
@@ -57,8 +57,8 @@ from companion.match import (
     export_json,
     player_stats,
 )
-from companion.rules import RuleSet, get_rules
-from companion.rules.jsontext import JSONLimitError
+from chickenfoot.rules import RuleSet, get_rules
+from chickenfoot.rules.jsontext import JSONLimitError
 
 from .errors import (
     ConflictError,
@@ -570,7 +570,7 @@ class Repository:
 
     def commit_draft(self, draft_id: str, apply: Callable[[Match, RoundDraft], Match], by: str
                      ) -> Commit:
-        """Save a draft as its round, exactly once (see :func:`companion.match.draft.commit`):
+        """Save a draft as its round, exactly once (see :func:`chickenfoot.match.draft.commit`):
         the match and the draft are written together in one atomic replace. ``apply(match,
         draft)`` stores the latest stored draft's content on the latest stored match."""
         with self._writing():

@@ -32,7 +32,7 @@ from typing import Any
 
 from tinydb.storages import Storage
 
-from companion.rules import jsontext
+from chickenfoot.rules import jsontext
 
 from .errors import DamagedFileError, StorageBusyError, StorageError
 

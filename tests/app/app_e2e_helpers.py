@@ -52,7 +52,7 @@ class Server:
         self._fh = open(log, "w")  # noqa: SIM115 - closed in stop()
         full_env = {**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})}
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "companion", "app", "--web", "--port", str(self.port),
+            [sys.executable, "-m", "chickenfoot", "app", "--web", "--port", str(self.port),
              "--host", host, "--db", str(db)],
             cwd=ROOT, stdout=self._fh, stderr=subprocess.STDOUT, env=full_env)
         deadline = time.monotonic() + 60
@@ -230,7 +230,7 @@ def board_box(ui: Ui, pic: Any, selected: Any = None, max_height: float | None =
     ``box["framing"]`` says how the drawing is shown in it (the window is as wide as the drawing
     or as the screen allows: the framing follows from its width), ``selected`` the open end
     the window is centred on."""
-    from companion.app.views.board import MAX_HEIGHT, focus_of, framing
+    from chickenfoot.app.views.board import MAX_HEIGHT, focus_of, framing
 
     loc = ui.page.locator(BOARD).first
     loc.wait_for(state="attached", timeout=20_000)
@@ -276,7 +276,7 @@ def reveal(ui: Ui, loc: Any) -> None:
 
 def make_match(db: Path, players: list[str], rounds: Sequence[tuple[dict[str, int], str]] = ()) -> str:
     """A match stored in ``db`` with ``rounds`` of (penalties, who went out); its id."""
-    from companion.storage import Repository
+    from chickenfoot.storage import Repository
 
     with Repository.open(db) as repo:
         m = repo.create_match(players)

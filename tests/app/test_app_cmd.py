@@ -11,8 +11,8 @@ from pathlib import Path
 
 from app_e2e_helpers import ROOT, free_port
 
-from companion.cli.app_cmd import desktop_unavailable
-from companion.cli.main import build_parser
+from chickenfoot.cli.app_cmd import desktop_unavailable
+from chickenfoot.cli.main import build_parser
 
 
 def test_parser_knows_the_app_command():
@@ -32,7 +32,7 @@ def _serve(args: list[str], tmp_path: Path) -> tuple[str, bytes]:
     env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
     log = tmp_path / "out.log"
     with open(log, "w") as fh:
-        proc = subprocess.Popen([sys.executable, "-m", "companion", "app", *args, "--port", str(port),
+        proc = subprocess.Popen([sys.executable, "-m", "chickenfoot", "app", *args, "--port", str(port),
                                  "--db", str(tmp_path / "m.json")], cwd=ROOT, env=env,
                                 stdout=fh, stderr=subprocess.STDOUT)
         try:

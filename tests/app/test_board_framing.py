@@ -3,9 +3,9 @@ window no wider than the screen, centred on the play."""
 
 from __future__ import annotations
 
-from companion.app.dispute import DisputeBuilder
-from companion.app.views.board import READABLE_PX, SMALLEST_TEXT_UNITS, focus_of, framing
-from companion.rules import Tile
+from chickenfoot.app.dispute import DisputeBuilder
+from chickenfoot.app.views.board import READABLE_PX, SMALLEST_TEXT_UNITS, focus_of, framing
+from chickenfoot.rules import Tile
 
 
 def _table() -> DisputeBuilder:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from companion.app.dispute import DisputeBuilder, DisputeError
-from companion.rules import Tile
-from companion.rules.layout import FOOT_INCOMPLETE, HUB_INCOMPLETE, NO_MATCH, OK, judge_play
+from chickenfoot.app.dispute import DisputeBuilder, DisputeError
+from chickenfoot.rules import Tile
+from chickenfoot.rules.layout import FOOT_INCOMPLETE, HUB_INCOMPLETE, NO_MATCH, OK, judge_play
 
 
 def _hub_done() -> DisputeBuilder:

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from companion.app.dispute import PHOTO_MAX_SIDE, DisputeBuilder, DisputeError
-from companion.rules import Tile
-from companion.rules.errors import InputError
-from companion.rules.layout import END_TAKEN, HUB_INCOMPLETE, NO_MATCH, OK
+from chickenfoot.app.dispute import PHOTO_MAX_SIDE, DisputeBuilder, DisputeError
+from chickenfoot.rules import Tile
+from chickenfoot.rules.errors import InputError
+from chickenfoot.rules.layout import END_TAKEN, HUB_INCOMPLETE, NO_MATCH, OK
 
 DATA = Path(__file__).parents[1] / "data"
 PHOTO = DATA / "table.jpg"
@@ -24,8 +24,8 @@ TRUTH_PLAYS = sorted((p["tile"], p["on"]) for p in TRUTH["plays"])
 
 @pytest.fixture(scope="module")
 def reader():
-    from vision.config import MODELS_DIR
-    from vision.reader import Reader
+    from chickenfoot.vision.config import MODELS_DIR
+    from chickenfoot.vision.reader import Reader
 
     if not (MODELS_DIR / "reader.json").exists():
         pytest.skip("no shipped reader models (models/reader.json)")
@@ -186,7 +186,7 @@ def test_a_bad_file_is_a_clear_error_and_the_table_stays(reader, photo, data, me
 
 
 def test_a_photo_with_no_double_says_so_and_changes_nothing(reader):
-    from vision.table import TableError
+    from chickenfoot.vision.table import TableError
 
     buf = io.BytesIO()
     Image.new("RGB", (320, 240), (20, 90, 40)).save(buf, format="PNG")  # a bare table

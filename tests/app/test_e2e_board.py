@@ -25,10 +25,10 @@ from app_e2e_helpers import (
     wheel,
 )
 
-from companion.app.dispute import DisputeBuilder
-from companion.app.views.board import end_label
-from companion.rules.layout import Verdict
-from companion.rules.tiles import Tile
+from chickenfoot.app.dispute import DisputeBuilder
+from chickenfoot.app.views.board import end_label
+from chickenfoot.rules.layout import Verdict
+from chickenfoot.rules.tiles import Tile
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -93,7 +93,7 @@ def test_a_typed_layout_is_drawn_as_a_board_at_phone_and_desktop_width(server: S
     box = board_box(ui, b.picture(), b.selected)
     assert box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"], box
     # readable at its first zoom: the smallest writing 12 px or more, an open end a 44 px target
-    from companion.app.views.board import SMALLEST_TEXT_UNITS, TAP_REACH
+    from chickenfoot.app.views.board import SMALLEST_TEXT_UNITS, TAP_REACH
 
     pic = b.picture()
     assert box["framing"].k * SMALLEST_TEXT_UNITS * pic.scale >= 12 and 2 * TAP_REACH >= 44
@@ -136,7 +136,7 @@ def test_a_typed_layout_is_drawn_as_a_board_at_phone_and_desktop_width(server: S
 def test_a_table_photo_is_shown_as_a_board_beside_the_photo(server: Server, browser) -> None:  # type: ignore[no-untyped-def]
     """The real table photo through the browser's file dialog and the shipped reader: the table
     read from it is drawn as a board beside the annotated photo (below it on a phone)."""
-    from vision.config import MODELS_DIR
+    from chickenfoot.vision.config import MODELS_DIR
 
     if not (MODELS_DIR / "reader.json").exists():
         pytest.skip("no shipped reader models (models/reader.json)")

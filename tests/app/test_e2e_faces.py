@@ -25,7 +25,7 @@ PHONE = {"width": 360, "height": 780}
 
 def _draft_hands(db: Path, mid: str) -> list[list[str]]:
     """The tiles of each hand in the round being entered, as the scorekeeper file holds them."""
-    from companion.storage import Repository
+    from chickenfoot.storage import Repository
 
     with Repository.open(db) as repo:
         drafts = [d for d in repo.drafts(mid) if d.open]

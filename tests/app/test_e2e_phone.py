@@ -43,7 +43,7 @@ def _small(ui: Ui, screen: str) -> list[str]:
 
 
 def _settings(tmp_path: Path, large: bool) -> None:
-    from companion.app.settings import Settings, SettingsStore
+    from chickenfoot.app.settings import Settings, SettingsStore
 
     SettingsStore(tmp_path / "matches-settings.json").save(Settings(large_text=large))
 
@@ -142,7 +142,7 @@ class Watch:
     wholly in view between the app bar and the pad, and no control lies under the pad or Save."""
 
     def __init__(self, ui: Ui, tag: str) -> None:
-        from companion.app.shell import FOOTER_LABEL
+        from chickenfoot.app.shell import FOOTER_LABEL
 
         self.ui, self.tag, self.footer, self.taps, self.scrolled = ui, tag, FOOTER_LABEL, 0, 0
 
@@ -216,8 +216,8 @@ class Watch:
 
 
 def _finds_photo() -> Path:
-    from vision.config import MODELS_DIR
-    from vision.lab.realdata import realdata_root
+    from chickenfoot.vision.config import MODELS_DIR
+    from chickenfoot.vision.lab.realdata import realdata_root
 
     photo = realdata_root() / "jeremyarde__domino-counter" / "labelbox_photos" / "20210227_190416.jpg"
     if not (MODELS_DIR / "reader.json").exists():
@@ -229,10 +229,10 @@ def _finds_photo() -> Path:
 
 @pytest.mark.parametrize("large", [False, True], ids=["normal-text", "large-text"])
 def test_a_round_by_every_entry_way_never_jumps_at_360px(tmp_path: Path, browser, large: bool) -> None:  # type: ignore[no-untyped-def]
-    from companion.app.photo_review import from_reading, label, read_top
-    from companion.rules import Tile
-    from companion.storage import Repository
-    from vision.reader import Reader
+    from chickenfoot.app.photo_review import from_reading, label, read_top
+    from chickenfoot.rules import Tile
+    from chickenfoot.storage import Repository
+    from chickenfoot.vision.reader import Reader
 
     photo = _finds_photo()
     db = tmp_path / "matches.json"

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from app_e2e_helpers import ARTIFACTS, Server, Ui, shots_dir
 
-from vision.lab.realdata import realdata_root
+from chickenfoot.vision.lab.realdata import realdata_root
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -33,13 +33,13 @@ BIG_SET = "20210227_190419.jpg"
 
 
 def _photos(tmp_path: Path) -> tuple[Path, Path, Path]:
-    from vision.config import MODELS_DIR
+    from chickenfoot.vision.config import MODELS_DIR
 
     if not (MODELS_DIR / "reader.json").exists():
         pytest.skip("no shipped reader models (models/reader.json)")
     if not (REALDATA / UNSURE_FINDS).exists() or not (REALDATA / BIG_SET).exists():
         pytest.skip(f"real photos missing: {REALDATA} (the shared realdata folder)")
-    from vision.lab.bench import make_photo
+    from chickenfoot.vision.lab.bench import make_photo
 
     big = make_photo(tmp_path / "phone-12mp.jpg", (4000, 3000), seed=4242)
     return REALDATA / UNSURE_FINDS, REALDATA / BIG_SET, big
@@ -60,9 +60,9 @@ def _choose(ui: Ui, page, photo: Path, seat: int) -> float:  # type: ignore[no-u
 
 def test_photo_review_at_phone_width(tmp_path: Path, browser) -> None:  # type: ignore[no-untyped-def]
     finds_photo, big_set_photo, phone_photo = _photos(tmp_path)
-    from companion.app.photo_review import from_reading, read_top
-    from companion.storage import Repository
-    from vision.reader import Reader
+    from chickenfoot.app.photo_review import from_reading, read_top
+    from chickenfoot.storage import Repository
+    from chickenfoot.vision.reader import Reader
 
     db = tmp_path / "matches.json"
     with Repository.open(db) as repo:

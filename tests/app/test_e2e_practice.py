@@ -16,10 +16,10 @@ import re
 import pytest
 from app_e2e_helpers import BOARD, Server, Ui, board_box, board_point, reveal, shots_dir
 
-from companion.app.practice_session import PracticeSession, PracticeSetup
-from companion.app.settings import Settings
-from companion.app.views.board import end_label
-from companion.rules.tiles import Tile
+from chickenfoot.app.practice_session import PracticeSession, PracticeSetup
+from chickenfoot.app.settings import Settings
+from chickenfoot.app.views.board import end_label
+from chickenfoot.rules.tiles import Tile
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 

@@ -41,7 +41,7 @@ def _scoring_shots(name: str) -> Path:
 
 
 def _stored(db: Path, mid: str):  # type: ignore[no-untyped-def]
-    from companion.storage import Repository
+    from chickenfoot.storage import Repository
 
     with Repository.open(db) as repo:
         return repo.get(mid)
@@ -255,7 +255,7 @@ def _check_fits(ui: Ui, screen: str, width: int) -> int:
 
 
 def test_eight_players_in_large_text_at_360px_nothing_is_cut_off(tmp_path: Path, browser) -> None:  # type: ignore[no-untyped-def]
-    from companion.app.settings import Settings, SettingsStore
+    from chickenfoot.app.settings import Settings, SettingsStore
 
     db = tmp_path / "matches.json"
     names = ["Annabelle", "Bartholomew", "Cyrus", "Delphine", "Evangeline", "Ferdinand", "Gwendolyn",

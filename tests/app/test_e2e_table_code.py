@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from app_e2e_helpers import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, Server, Ui, require_browser
 
-from companion.storage import Repository
+from chickenfoot.storage import Repository
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 

@@ -164,7 +164,7 @@ def test_four_player_match_two_rounds_edit_and_reload(server: Server, browser) -
 def _photo_case(tmp_path: Path) -> tuple[Path, dict[str, str], str]:
     """(photo, extra env for the server, what the models are). Real models when shipped,
     else the reader tests' small fake ONNX models with a drawn hand (known answer)."""
-    from vision.config import MODELS_DIR
+    from chickenfoot.vision.config import MODELS_DIR
 
     if (MODELS_DIR / "reader.json").exists():
         shipped = sorted(p for p in (Path(__file__).parents[1] / "data").glob("*")
@@ -173,7 +173,7 @@ def _photo_case(tmp_path: Path) -> tuple[Path, dict[str, str], str]:
             return shipped[0], {}, "shipped models, shipped test image"
         import numpy as np
 
-        from datasets.render import SceneConfig, render_scene
+        from chickenfoot.vision.lab.datasets.render import SceneConfig, render_scene
 
         img, _ = render_scene(np.random.default_rng(5), SceneConfig(width=640, height=480))
         path = tmp_path / "rendered-hand.png"
@@ -195,9 +195,9 @@ def _photo_case(tmp_path: Path) -> tuple[Path, dict[str, str], str]:
 
 def test_score_a_photo_through_the_ui(tmp_path: Path, browser) -> None:  # type: ignore[no-untyped-def]
     photo, env, what = _photo_case(tmp_path)
-    from companion.app.photo_review import from_reading
-    from companion.rules import get_rules
-    from vision.reader import Reader
+    from chickenfoot.app.photo_review import from_reading
+    from chickenfoot.rules import get_rules
+    from chickenfoot.vision.reader import Reader
 
     models = env.get("CHICKENFOOT_MODELS")
     # What the reader itself makes of the photo: the UI must show exactly this penalty (how
@@ -300,7 +300,7 @@ def test_dispute_rules_settings_history_at_phone_and_desktop_width(server: Serve
     ui.see("No matches yet.")
 
     # import a JSON export (written by another scorekeeper file) through the file dialog
-    from companion.app.store import MatchStore
+    from chickenfoot.app.store import MatchStore
 
     other = MatchStore.open(tmp_path / "elsewhere.json")
     m = other.create(["Zoe", "Yan"], "pagat", {})
@@ -317,7 +317,7 @@ def test_dispute_rules_settings_history_at_phone_and_desktop_width(server: Serve
 def test_dispute_reads_the_table_from_a_photo(server: Server, browser, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     """The browser's own file dialog hands the real table photo to the dispute checker; the
     shipped reader reads it; a broken file then is refused and the table stays."""
-    from vision.config import MODELS_DIR
+    from chickenfoot.vision.config import MODELS_DIR
 
     if not (MODELS_DIR / "reader.json").exists():
         pytest.skip("no shipped reader models (models/reader.json)")

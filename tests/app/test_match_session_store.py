@@ -6,11 +6,11 @@ import json
 
 import pytest
 
-from companion.app.match_session import MatchSession
-from companion.app.round_entry import EntryError
-from companion.app.store import MatchStore
-from companion.match import MatchError, Saved
-from companion.rules import Tile
+from chickenfoot.app.match_session import MatchSession
+from chickenfoot.app.round_entry import EntryError
+from chickenfoot.app.store import MatchStore
+from chickenfoot.match import MatchError, Saved
+from chickenfoot.rules import Tile
 
 
 @pytest.fixture
@@ -185,9 +185,9 @@ def test_an_edit_draft_starts_from_the_round_and_a_photo_reading_is_kept(store):
 
     from PIL import Image
 
-    from companion.app.photo_review import PhotoReview
-    from vision.geometry import OrientedBox
-    from vision.reading import TileReading
+    from chickenfoot.app.photo_review import PhotoReview
+    from chickenfoot.vision.geometry import OrientedBox
+    from chickenfoot.vision.reading import TileReading
 
     buf = io.BytesIO()
     Image.new("RGB", (30, 20)).save(buf, format="PNG")

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from companion.app.practice_session import PracticeError, PracticeSession, PracticeSetup
-from companion.match.model import Match
-from companion.practice import Practice
-from companion.rules import Tile, get_rules
+from chickenfoot.app.practice_session import PracticeError, PracticeSession, PracticeSetup
+from chickenfoot.match.model import Match
+from chickenfoot.practice import Practice
+from chickenfoot.rules import Tile, get_rules
 
 
 def test_setup_seats_bots_rules_and_seed():

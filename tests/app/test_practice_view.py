@@ -12,8 +12,8 @@ import flet as ft
 import pytest
 from test_views_inprocess import FakePage, _buttons, _click, _find, _go, _texts
 
-from companion.app.shell import App, AppContext
-from companion.app.views.board import end_label
+from chickenfoot.app.shell import App, AppContext
+from chickenfoot.app.views.board import end_label
 
 
 @pytest.fixture

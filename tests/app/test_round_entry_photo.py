@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from companion.app.photo_review import PhotoReview, Preview, ReviewError, from_reading, label
-from companion.app.round_entry import EntryError, Mode, RoundEntry
-from companion.rules import Tile, get_rules
-from vision.geometry import OrientedBox
-from vision.lab.realdata import realdata_root
-from vision.reading import Reading, TileReading
+from chickenfoot.app.photo_review import PhotoReview, Preview, ReviewError, from_reading, label
+from chickenfoot.app.round_entry import EntryError, Mode, RoundEntry
+from chickenfoot.rules import Tile, get_rules
+from chickenfoot.vision.geometry import OrientedBox
+from chickenfoot.vision.lab.realdata import realdata_root
+from chickenfoot.vision.reading import Reading, TileReading
 
 PLAYERS = ["Ann", "Bob", "Cy", "Dee"]
 
@@ -136,7 +136,7 @@ def test_review_of_a_reading_and_its_annotated_png():
 
 
 def test_review_built_from_a_real_reader_reading(tmp_path):
-    """The adapter against the real ``vision.reader`` output, using the reader tests' small
+    """The adapter against the real ``chickenfoot.vision.reader`` output, using the reader tests' small
     fake ONNX models (known answer: 3-4, 0-3 and a low-confidence 0-0)."""
     pytest.importorskip("onnx", reason="the fake reader models need the onnx package (train extra)")
     import sys
@@ -144,7 +144,7 @@ def test_review_built_from_a_real_reader_reading(tmp_path):
     sys.path.insert(0, str(Path(__file__).parents[1] / "vision"))
     from fake_models import scene
 
-    from vision.reader import Reader
+    from chickenfoot.vision.reader import Reader
 
     photo, models, _ = scene(tmp_path)
     reading = Reader.from_models_dir(models).read(photo, get_rules())
@@ -172,7 +172,7 @@ def test_candidates_are_shown_not_counted_until_accepted(tmp_path):
     sys.path.insert(0, str(Path(__file__).parents[1] / "vision"))
     from fake_models import scene
 
-    from vision.reader import Reader
+    from chickenfoot.vision.reader import Reader
 
     photo, models, _ = scene(tmp_path)
     cfg = json.loads((models / "reader.json").read_text())
@@ -261,7 +261,7 @@ def test_an_entry_round_trips_through_plain_data_and_bad_data_is_left_blank():
 
 
 def test_a_photo_review_round_trips_with_its_photo_kept_by_key():
-    from companion.app.drafts import DraftContent, photo_key
+    from chickenfoot.app.drafts import DraftContent, photo_key
 
     img = _png(40, 20)
     r = PhotoReview(get_rules(), 9, [_tile(3, 4, 0.5, 50, review=True), _tile(5, 6, 0.7, 150, uncounted="unsure")],
@@ -299,7 +299,7 @@ REAL = realdata_root() / "jeremyarde__domino-counter" / "labelbox_photos"
 
 
 def _real(name: str) -> bytes:
-    from vision.config import MODELS_DIR
+    from chickenfoot.vision.config import MODELS_DIR
 
     if not (MODELS_DIR / "reader.json").exists():
         pytest.skip("no shipped reader models (models/reader.json)")
@@ -309,7 +309,7 @@ def _real(name: str) -> bytes:
 
 
 def test_unsure_finds_wait_behind_one_line_and_likely_tiles_do_not():
-    from companion.app.photo_review import likely_tile
+    from chickenfoot.app.photo_review import likely_tile
 
     likely = dataclasses.replace(_tile(5, 6, 0.3, 150, uncounted="unsure"), detection_confidence=0.9)
     grass = dataclasses.replace(_tile(1, 1, 0.2, 250, uncounted="unsure"), detection_confidence=0.35)
@@ -332,7 +332,7 @@ def test_unsure_finds_wait_behind_one_line_and_likely_tiles_do_not():
 
 
 def test_tiles_of_a_bigger_set_are_named_with_the_set_they_fit():
-    from companion.app.photo_review import fitting_set, read_top
+    from chickenfoot.app.photo_review import fitting_set, read_top
 
     assert read_top(9, 12) == 12 and read_top(18, 12) == 18
     assert [fitting_set([Tile(a, b)]) for a, b in ((1, 6), (1, 7), (8, 10), (3, 13), (0, 18))] == [6, 9, 12, 15, 18]
@@ -351,7 +351,7 @@ def test_tiles_of_a_bigger_set_are_named_with_the_set_they_fit():
 
 
 def test_the_preview_is_a_display_sized_jpeg_with_numbers_legible_on_a_phone():
-    from companion.app.photo_review import LABEL_PX, PREVIEW_SIDE
+    from chickenfoot.app.photo_review import LABEL_PX, PREVIEW_SIDE
 
     buf = io.BytesIO()
     Image.new("RGB", (4000, 3000), (20, 90, 40)).save(buf, format="JPEG", quality=90)
@@ -378,8 +378,8 @@ def test_a_real_photo_read_for_the_review_once_decoded(tmp_path):
     """The shipped reader on a real 8 MP phone photo: read for the widest set, the big-set
     tiles named; read again as the match's set, none is outside it; the preview is drawn from
     the reader's own decode."""
-    from companion.app.photo_review import read_photo, warm
-    from vision.reader import Reader
+    from chickenfoot.app.photo_review import read_photo, warm
+    from chickenfoot.vision.reader import Reader
 
     data = _real("20210227_190419.jpg")
     reader = Reader.from_models_dir()
@@ -397,8 +397,8 @@ def test_a_real_photo_read_for_the_review_once_decoded(tmp_path):
 
 
 def test_a_zero_typed_for_the_player_who_went_out_marks_them_out() -> None:
-    from companion.app.round_entry import Mode, RoundEntry
-    from companion.rules import PRESETS
+    from chickenfoot.app.round_entry import Mode, RoundEntry
+    from chickenfoot.rules import PRESETS
 
     rules = PRESETS["double-chicken-foot"]
     e = RoundEntry(rules, ["Ann", "Bob", "Cy"], 9)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from companion.app.routes import Route, parse
+from chickenfoot.app.routes import Route, parse
 
 
 @pytest.mark.parametrize(("path", "route"), [

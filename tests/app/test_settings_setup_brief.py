@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-from companion.app.brief import round_brief, rules_sections
-from companion.app.settings import Settings, SettingsError, SettingsStore
-from companion.app.setup import MatchSetup, SetupError
-from companion.rules import OPTIONS, PRESETS, get_rules
+from chickenfoot.app.brief import round_brief, rules_sections
+from chickenfoot.app.settings import Settings, SettingsError, SettingsStore
+from chickenfoot.app.setup import MatchSetup, SetupError
+from chickenfoot.rules import OPTIONS, PRESETS, get_rules
 
 
 def test_settings_round_trip_through_a_real_file(tmp_path):
@@ -107,8 +107,8 @@ def test_rules_page_is_generated_from_every_preset():
 
 def test_every_option_value_the_new_match_form_offers_is_in_words() -> None:
     """No "may-play", "false" or "none" on the form: each written value has its words."""
-    from companion.app.setup import FORM_OPTIONS, _choices
-    from companion.rules.words import option_choice
+    from chickenfoot.app.setup import FORM_OPTIONS, _choices
+    from chickenfoot.rules.words import option_choice
 
     for key in FORM_OPTIONS:
         for value in _choices(key):

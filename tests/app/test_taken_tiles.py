@@ -11,12 +11,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from PIL import Image
 
-from companion.app.drafts import DraftContent
-from companion.app.photo_review import PhotoReview
-from companion.app.round_entry import EntryError, Mode, RoundEntry, TakenError
-from companion.rules import Tile, full_set, get_rules
-from vision.geometry import OrientedBox
-from vision.reading import TileReading
+from chickenfoot.app.drafts import DraftContent
+from chickenfoot.app.photo_review import PhotoReview
+from chickenfoot.app.round_entry import EntryError, Mode, RoundEntry, TakenError
+from chickenfoot.rules import Tile, full_set, get_rules
+from chickenfoot.vision.geometry import OrientedBox
+from chickenfoot.vision.reading import TileReading
 
 PLAYERS = ["Ann", "Bob", "Cy"]
 

@@ -11,7 +11,7 @@ from typing import Any
 import flet as ft
 import pytest
 
-from companion.app.shell import App, AppContext
+from chickenfoot.app.shell import App, AppContext
 
 
 class _PubSub:
@@ -135,8 +135,8 @@ def _review_in_draft(app: App, m: Any, seat: int, size: tuple[int, int], tiles: 
 
     from PIL import Image
 
-    from companion.app.match_session import MatchSession
-    from companion.app.photo_review import PhotoReview
+    from chickenfoot.app.match_session import MatchSession
+    from chickenfoot.app.photo_review import PhotoReview
 
     buf = io.BytesIO()
     Image.new("RGB", size, (20, 90, 40)).save(buf, format=fmt)
@@ -195,7 +195,7 @@ def test_round_entry_handlers_save_a_round_and_the_match_ends(app: App) -> None:
 
 
 def test_settings_handlers_persist(app: App, tmp_path) -> None:
-    from companion.app.settings import SettingsStore
+    from chickenfoot.app.settings import SettingsStore
 
     app.ctx.save_settings(app.settings.with_(theme="dark", large_text=True))
     app.apply_settings()
@@ -204,7 +204,7 @@ def test_settings_handlers_persist(app: App, tmp_path) -> None:
 
 
 def test_a_change_from_another_process_reaches_open_screens(app: App, tmp_path) -> None:
-    from companion.app.store import MatchStore
+    from chickenfoot.app.store import MatchStore
 
     m = app.ctx.store.create(["Ann", "Bob"], "double-chicken-foot", {})
     app.ctx.check_external_changes()  # our own write: screens already know
@@ -254,8 +254,8 @@ def test_two_devices_share_one_round_entry_and_a_save_elsewhere_is_said(app: App
 def test_a_restart_keeps_the_round_being_entered_and_an_unconfirmed_photo(tmp_path) -> None:
 
 
-    from vision.geometry import OrientedBox
-    from vision.reading import TileReading
+    from chickenfoot.vision.geometry import OrientedBox
+    from chickenfoot.vision.reading import TileReading
 
     ctx = AppContext(tmp_path / "matches.json")
     a = App(FakePage(), ctx)  # type: ignore[arg-type]
@@ -290,7 +290,7 @@ def test_a_restart_keeps_the_round_being_entered_and_an_unconfirmed_photo(tmp_pa
 
 
 def test_round_entry_offers_the_opening_double_when_the_rules_allow(app: App) -> None:
-    from companion.app.match_session import MatchSession
+    from chickenfoot.app.match_session import MatchSession
 
     m = app.ctx.store.create(["Ann", "Bob"], "chickie-sixes", {})
     texts = _go(app, f"/match/{m.id}/round")
@@ -425,8 +425,8 @@ def test_photo_review_shows_candidates_grey_and_counts_one_on_request(app: App) 
     in tests/vision; here it is the review object the screen shows)."""
 
 
-    from vision.geometry import OrientedBox
-    from vision.reading import TileReading
+    from chickenfoot.vision.geometry import OrientedBox
+    from chickenfoot.vision.reading import TileReading
 
     m = app.ctx.store.create(["Ann", "Bob"], "double-chicken-foot", {"match_length": "single"})
     _go(app, f"/match/{m.id}/round")
@@ -453,8 +453,8 @@ def test_photo_review_hides_unsure_finds_and_names_a_bigger_set(app: App) -> Non
     bigger set than the match's are named with the set they fit and cannot be used as read."""
 
 
-    from vision.geometry import OrientedBox
-    from vision.reading import TileReading
+    from chickenfoot.vision.geometry import OrientedBox
+    from chickenfoot.vision.reading import TileReading
 
     m = app.ctx.store.create(["Ann", "Bob"], "double-chicken-foot", {"match_length": "single"})
     _go(app, f"/match/{m.id}/round")
@@ -486,8 +486,8 @@ def test_photo_review_hides_unsure_finds_and_names_a_bigger_set(app: App) -> Non
 def test_the_reader_is_warmed_once_in_the_background(tmp_path) -> None:  # type: ignore[no-untyped-def]
     import time
 
-    from companion.app.shell import AppContext
-    from vision.config import MODELS_DIR
+    from chickenfoot.app.shell import AppContext
+    from chickenfoot.vision.config import MODELS_DIR
 
     if not (MODELS_DIR / "reader.json").exists():
         pytest.skip("no shipped reader models (models/reader.json)")
@@ -539,7 +539,7 @@ def _photo_image(app: App) -> Any:
 def test_dispute_reads_the_table_from_a_photo(app: App) -> None:
     """The real photo and the real shipped reader: the screen shows the annotated photo, the table
     read from it, what to check; undo is named or off; a broken file leaves the table as it was."""
-    from vision.config import MODELS_DIR
+    from chickenfoot.vision.config import MODELS_DIR
 
     if not (MODELS_DIR / "reader.json").exists():
         pytest.skip("no shipped reader models (models/reader.json)")
@@ -641,7 +641,7 @@ def test_check_the_table_opens_the_dispute_checker_on_this_round(app: App) -> No
 def test_dispute_draws_the_table_and_a_tap_on_the_drawing_chooses_the_open_end(app: App) -> None:
     from types import SimpleNamespace
 
-    from companion.rules import Tile
+    from chickenfoot.rules import Tile
 
     _go(app, "/dispute")
     _click(app, "9-9")
@@ -748,8 +748,8 @@ def test_the_dispute_checker_chooses_a_tile_by_its_face(app: App) -> None:
 def test_a_photo_correction_to_a_taken_tile_is_refused_and_can_move_it(app: App) -> None:
 
 
-    from vision.geometry import OrientedBox
-    from vision.reading import TileReading
+    from chickenfoot.vision.geometry import OrientedBox
+    from chickenfoot.vision.reading import TileReading
 
     m = app.ctx.store.create(["Eve", "Fay", "Gus"], "double-chicken-foot", {})
     _go(app, f"/match/{m.id}/round")

@@ -22,8 +22,8 @@ import pytest
 from app_e2e_helpers import ROOT, Server, free_port
 from websockets.sync.client import connect
 
-from companion.app.web import CRASH_MESSAGE, TableGate, split_host
-from companion.storage import Repository
+from chickenfoot.app.web import CRASH_MESSAGE, TableGate, split_host
+from chickenfoot.storage import Repository
 
 REGISTER = [1, {"session_id": "", "page_name": "", "page": {"route": "/", "web": True, "width": 800,
                                                               "height": 600}}]
@@ -204,7 +204,7 @@ def test_errors_reach_the_client_as_one_short_line_and_sigterm_stops_within_3_s(
 # --------------------------------------------------------------------- start-up failures
 def _app(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
-    return subprocess.run([sys.executable, "-m", "companion", "app", "--web", *args], cwd=ROOT, env=env,
+    return subprocess.run([sys.executable, "-m", "chickenfoot", "app", "--web", *args], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=60)
 
 
@@ -266,7 +266,7 @@ class _HostilePicker:
 def test_a_path_named_by_a_web_client_is_never_read_or_written(tmp_path: Path) -> None:
     from test_views_inprocess import FakePage, _buttons, _caption, _go
 
-    from companion.app.shell import App, AppContext
+    from chickenfoot.app.shell import App, AppContext
 
     sentinel = tmp_path / "secret.json"
     sentinel.write_text('{"format": "chickenfoot-matches", "matches": []}')
@@ -339,7 +339,7 @@ def _asgi_put(gate: TableGate, path: str, chunks: list[bytes], port: int) -> tup
 
 
 def test_an_upload_is_delivered_once_whole_and_never_over_the_limit() -> None:
-    from companion.app.web import UploadRefused, Uploads
+    from chickenfoot.app.web import UploadRefused, Uploads
 
     async def app(scope: Any, receive: Any, send: Any) -> None:  # the Flet app: never reached
         raise AssertionError("an upload reached the app")
@@ -366,7 +366,7 @@ def test_an_upload_is_delivered_once_whole_and_never_over_the_limit() -> None:
 def test_an_upload_the_app_stopped_waiting_for_midway_is_answered_not_crashed() -> None:
     """The session gives up (its wait timed out, the browser reported an error) while the body is
     still arriving: the late bytes are refused with 410 and the future keeps its first outcome."""
-    from companion.app.web import Uploads
+    from chickenfoot.app.web import Uploads
 
     async def app(scope: Any, receive: Any, send: Any) -> None:
         raise AssertionError("an upload reached the app")
@@ -398,7 +398,7 @@ def test_a_file_sized_websocket_message_closes_that_connection_only(loopback: Se
     connection is closed (1009, too big) and the server goes on serving others."""
     from websockets.exceptions import ConnectionClosed
 
-    from companion.app.web import WS_MAX_BYTES
+    from chickenfoot.app.web import WS_MAX_BYTES
 
     own = f"http://127.0.0.1:{loopback.port}"
     with connect(f"ws://127.0.0.1:{loopback.port}/ws", additional_headers={"Origin": own},

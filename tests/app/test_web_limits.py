@@ -2,7 +2,7 @@
 per address, unfinished headers, WebSockets whose first message is garbage, wrong table codes
 from many addresses, uploads' bytes, number and pace. Every test speaks to a real uvicorn server
 on loopback over real sockets: the app itself (``chickenfoot app --web``) where the whole app is
-needed, else :func:`companion.app.web.server_config` served in this process with short limits.
+needed, else :func:`chickenfoot.app.web.server_config` served in this process with short limits.
 Other client addresses are other loopback addresses (127.0.0.2, ...), bound as the source."""
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ import pytest
 from app_e2e_helpers import Server
 from websockets.sync.client import connect
 
-from companion.app import web
-from companion.storage import Repository
+from chickenfoot.app import web
+from chickenfoot.storage import Repository
 
 REGISTER = [1, {"session_id": "", "page_name": "", "page": {"route": "/", "web": True, "width": 800,
                                                               "height": 600}}]
@@ -364,7 +364,7 @@ def test_a_closed_tab_s_session_is_deleted_once_its_keep_time_is_over(tmp_path: 
     import gc
     import weakref
 
-    from companion.app.shell import AppContext, make_main
+    from chickenfoot.app.shell import AppContext, make_main
 
     ctx = AppContext(_db(tmp_path), web=True)
     gate = web.TableGate(web.flet_app(make_main(ctx), keep_s=0.5), port=0, loopback_only=True,

@@ -9,10 +9,10 @@ import random
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from companion.board import from_layout, from_report, from_round, layout_table, picture
-from companion.board.geometry import Board
-from companion.rules import PRESETS, Layout, Tile, check_layout, get_rules, make_bot, new_round
-from companion.rules.engine import RoundState
+from chickenfoot.board import from_layout, from_report, from_round, layout_table, picture
+from chickenfoot.board.geometry import Board
+from chickenfoot.rules import PRESETS, Layout, Tile, check_layout, get_rules, make_bot, new_round
+from chickenfoot.rules.engine import RoundState
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

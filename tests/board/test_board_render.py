@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from companion.board import DrawingError, check_output, face_png, face_svg, from_layout, picture, save
-from companion.rules import Layout, Tile
+from chickenfoot.board import DrawingError, check_output, face_png, face_svg, from_layout, picture, save
+from chickenfoot.rules import Layout, Tile
 
 SVG = "{http://www.w3.org/2000/svg}"
 SPOKES = [(f"9-{i}", "9-9") for i in range(6)]

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from companion.cli.main import build_parser, main
-from companion.storage import Repository
+from chickenfoot.cli.main import build_parser, main
+from chickenfoot.storage import Repository
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT / "tests" / "fuzz" / "corpus"

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from companion.cli.main import main
+from chickenfoot.cli.main import main
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -201,7 +201,7 @@ def test_real_cli_process(tmp_path: Path) -> None:
     db = tmp_path / "p.json"
 
     def run(*argv: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "companion", *argv, "--db", str(db)],
+        return subprocess.run([sys.executable, "-m", "chickenfoot", *argv, "--db", str(db)],
                               cwd=ROOT, capture_output=True, text=True, timeout=60)
 
     made = run("match", "new", "--players", "Ann,Bob", "--json")

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from companion.cli.main import build_parser, main
-from companion.cli.rules_cmd import BOT_NAMES
-from companion.rules.errors import InputError, excerpt
+from chickenfoot.cli.main import build_parser, main
+from chickenfoot.cli.rules_cmd import BOT_NAMES
+from chickenfoot.rules.errors import InputError, excerpt
 
 ROOT = Path(__file__).resolve().parents[1].parent
 LONG = "5" * 5000
@@ -99,7 +99,7 @@ def test_help_has_no_rest_markup() -> None:
 
 
 def test_simulate_takes_every_bot_practice_offers(capsys: pytest.CaptureFixture[str]) -> None:
-    from companion.rules.bots import BOTS
+    from chickenfoot.rules.bots import BOTS
 
     assert set(BOT_NAMES) == set(BOTS)
     assert main(["simulate", "--bot", "lookahead", "--seed", "3", "--json"]) == 0
@@ -107,7 +107,7 @@ def test_simulate_takes_every_bot_practice_offers(capsys: pytest.CaptureFixture[
 
 
 def test_rules_name_lists_the_options_as_option_takes_them(capsys: pytest.CaptureFixture[str]) -> None:
-    from companion.rules.ruleset import OPTIONS
+    from chickenfoot.rules.ruleset import OPTIONS
 
     assert main(["rules", "pagat", "-o", "spokes=6"]) == 0
     out = capsys.readouterr().out

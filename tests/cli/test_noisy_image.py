@@ -37,7 +37,7 @@ def noisy_tiff(path: Path) -> Path:
 
 
 def _score(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "companion", "score", *args], cwd=ROOT,
+    return subprocess.run([sys.executable, "-m", "chickenfoot", "score", *args], cwd=ROOT,
                           capture_output=True, text=True, timeout=120)
 
 

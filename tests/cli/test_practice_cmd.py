@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from companion.cli.main import main
+from chickenfoot.cli.main import main
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def cli(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "companion", "practice", *args], cwd=ROOT, input=stdin,
+    return subprocess.run([sys.executable, "-m", "chickenfoot", "practice", *args], cwd=ROOT, input=stdin,
                           capture_output=True, text=True, timeout=120)
 
 
@@ -42,7 +42,7 @@ def test_a_refused_script_move_exits_1_with_the_reason(capsys: pytest.CaptureFix
 
 def test_a_whole_round_through_standard_input():
     """A script at the prompt: read the state (one JSON line), answer with a move, to the end."""
-    proc = subprocess.Popen([sys.executable, "-m", "companion", "practice", "--rules", "double-chicken-foot",
+    proc = subprocess.Popen([sys.executable, "-m", "chickenfoot", "practice", "--rules", "double-chicken-foot",
                              "--players", "4", "--seed", "8", "--json"], cwd=ROOT, stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert proc.stdin and proc.stdout

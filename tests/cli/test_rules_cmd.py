@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from companion.cli.main import main
-from companion.rules import Tile
+from chickenfoot.cli.main import main
+from chickenfoot.rules import Tile
 
 ROOT = Path(__file__).resolve().parents[2]
 SPOKES = [{"tile": f"9-{i}", "on": "9-9"} for i in range(6)]
@@ -23,7 +23,7 @@ def write(tmp_path: Path, data: object, name: str = "layout.json") -> str:
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "companion", *args], cwd=ROOT,
+    return subprocess.run([sys.executable, "-m", "chickenfoot", *args], cwd=ROOT,
                           capture_output=True, text=True, timeout=120)
 
 

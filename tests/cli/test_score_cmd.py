@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from companion.cli.main import main
+from chickenfoot.cli.main import main
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -155,7 +155,7 @@ def test_score_text_json_annotate_and_round_warnings(tmp_path: Path, capsys):
 def test_tile_outside_the_set_is_warned(tmp_path: Path, capsys):
     pytest.importorskip("onnx", reason="building the test models needs onnx (train extra)")
     fm = _fake_models()
-    from vision.geometry import OrientedBox
+    from chickenfoot.vision.geometry import OrientedBox
 
     img = Image.new("RGB", (400, 300), (60, 110, 60))
     box = OrientedBox(200, 150, 160, 80, 0.4)
@@ -209,7 +209,7 @@ def test_annotate_to_an_unwritable_place_exits_2(tmp_path: Path, capsys):
 def test_console_entry_point_one_line_error(tmp_path: Path):
     bad = tmp_path / "x.jpg"
     bad.write_bytes(b"\xff\xd8\xff\xe0garbage")
-    proc = subprocess.run([sys.executable, "-m", "companion", "score", str(bad)],
+    proc = subprocess.run([sys.executable, "-m", "chickenfoot", "score", str(bad)],
                           cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2 and proc.stdout == ""
     assert len(proc.stderr.strip().splitlines()) == 1

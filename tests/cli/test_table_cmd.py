@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from companion.cli.main import main
-from companion.rules.layout import Layout
+from chickenfoot.cli.main import main
+from chickenfoot.rules.layout import Layout
 
 ROOT = Path(__file__).resolve().parents[2]
 PHOTO = ROOT / "tests" / "data" / "table.jpg"

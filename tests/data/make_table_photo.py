@@ -3,12 +3,12 @@ layout it shows.
 
     python tests/data/make_table_photo.py [--seed 41021]
 
-Rendered by ``datasets.table.render_table`` at 960x720: a double-chicken-foot round the bots
+Rendered by ``chickenfoot.vision.lab.datasets.table.render_table`` at 960x720: a double-chicken-foot round the bots
 played part way (hub, spokes, two doubles with toes), laid out as players lay it. The seed is
 outside every range the training and evaluation scripts use. It was picked from 41000-41039 as
 one the shipped reader turns into exactly the right layout (6 of the 13 seeds there with 10-22
 tiles and a foot did): a fixture that shows the whole path works, not a measure of how often
-it does (that is ``python -m vision.lab.table_eval``).
+it does (that is ``python -m chickenfoot.vision.lab.table_eval``).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import argparse
 import json
 from pathlib import Path
 
-from datasets.table import render_table
+from chickenfoot.vision.lab.datasets.table import render_table
 
 HERE = Path(__file__).resolve().parent
 

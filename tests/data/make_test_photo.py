@@ -3,7 +3,7 @@
     python tests/data/make_test_photo.py [--seed 31009]
     python tests/data/make_test_photo.py --set 18 --seed 31018 --name hand18   # a double-18 hand
 
-Rendered with the project's own renderer (``datasets.render.render_scene``), 960x720, tiles
+Rendered with the project's own renderer (``chickenfoot.vision.lab.datasets.render.render_scene``), 960x720, tiles
 11-15% of the long side, wood table, 13 face-up tiles (0-0 among them) and face-down tiles
 that must not be counted. The seed is outside every range the training scripts use.
 ``--set 18`` draws the tiles from one double-18 set, with readable pips (``pip_contrast`` 100,
@@ -18,8 +18,8 @@ from pathlib import Path
 
 import numpy as np
 
-from companion.rules import Tile, get_rules
-from datasets.render import SceneConfig, render_scene
+from chickenfoot.rules import Tile, get_rules
+from chickenfoot.vision.lab.datasets.render import SceneConfig, render_scene
 
 HERE = Path(__file__).resolve().parent
 

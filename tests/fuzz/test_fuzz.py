@@ -29,7 +29,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from companion.rules.errors import ChickenFootError
+from chickenfoot.rules.errors import ChickenFootError
 
 CORPUS = Path(__file__).parent / "corpus"
 LONG = int(os.environ.get("CHICKENFOOT_FUZZ_EXAMPLES", "0"))
@@ -42,7 +42,7 @@ def _settings(short: int) -> Callable[[Any], Any]:
 
 # ------------------------------------------------------------------------------ targets
 def load_image_target(data: bytes, _: Path) -> None:
-    from vision.images import load_image
+    from chickenfoot.vision.images import load_image
 
     loaded = load_image(data, 1600, name="fuzz")
     assert loaded.image.mode == "RGB" and min(loaded.size) >= 1
@@ -50,8 +50,8 @@ def load_image_target(data: bytes, _: Path) -> None:
 
 @cache
 def _reader() -> Any:
-    from vision.config import MODELS_DIR
-    from vision.reader import Reader
+    from chickenfoot.vision.config import MODELS_DIR
+    from chickenfoot.vision.reader import Reader
 
     if not (MODELS_DIR / "reader.json").exists():
         pytest.skip("the shipped models are not here")
@@ -59,14 +59,14 @@ def _reader() -> Any:
 
 
 def reader_target(data: bytes, _: Path) -> None:
-    from companion.rules import get_rules
+    from chickenfoot.rules import get_rules
 
     reading = _reader().read(data, get_rules())
     assert reading.penalty >= 0
 
 
 def db_target(data: bytes, tmp: Path) -> None:
-    from companion.storage import Repository
+    from chickenfoot.storage import Repository
 
     db = tmp / "fuzz.json"
     db.write_bytes(data)
@@ -79,7 +79,7 @@ def db_target(data: bytes, tmp: Path) -> None:
 
 
 def layout_target(data: bytes, _: Path) -> None:
-    from companion.rules.layout import Layout, check_layout
+    from chickenfoot.rules.layout import Layout, check_layout
 
     layout = Layout.from_json(data.decode("utf-8", errors="replace"), "fuzz")
     report = check_layout(layout)
@@ -88,7 +88,7 @@ def layout_target(data: bytes, _: Path) -> None:
 
 
 def import_target(data: bytes, _: Path) -> None:
-    from companion.match import loads_json
+    from chickenfoot.match import loads_json
 
     loads_json(data.decode("utf-8", errors="replace"))
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from companion.match import Match, MatchDataError, MatchStateError, RoundDraft, Saved, commit
-from companion.match.draft import DraftState
-from companion.rules import get_rules
+from chickenfoot.match import Match, MatchDataError, MatchStateError, RoundDraft, Saved, commit
+from chickenfoot.match.draft import DraftState
+from chickenfoot.rules import get_rules
 
 
 def _match(rounds: int = 0) -> Match:

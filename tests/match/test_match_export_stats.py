@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from companion.match import (
+from chickenfoot.match import (
     CSV_COLUMNS,
     Match,
     MatchDataError,
@@ -18,7 +18,7 @@ from companion.match import (
     player_stats,
     read_export,
 )
-from companion.rules import get_rules
+from chickenfoot.rules import get_rules
 
 
 def finished(players: list[str], rounds: list[dict], **options: object) -> Match:

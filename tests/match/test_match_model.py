@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from companion.match import (
+from chickenfoot.match import (
     Match,
     MatchDataError,
     MatchStateError,
     PlayerError,
     RoundError,
 )
-from companion.rules import PlayerCountError, get_rules
+from chickenfoot.rules import PlayerCountError, get_rules
 
 NAMES = ["Ann", "Bob", "Cy", "Di", "Ed", "Flo", "Gus", "Hal"]
 
@@ -382,7 +382,7 @@ def test_from_dict_rejects_a_player_count_the_rules_cannot_seat() -> None:
 
 
 def test_rename_a_player_keeps_rounds_by_seat_and_is_no_undo_step():
-    from companion.match import MatchStateError, PlayerError
+    from chickenfoot.match import MatchStateError, PlayerError
 
     m = Match.new(["Ann", "Bob", "Cy"], get_rules("double-chicken-foot"))
     m = m.add_round(penalties={"Bob": 4, "Cy": 5}, out="Ann")

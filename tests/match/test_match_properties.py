@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from companion.match import Match, MatchError, dumps_json, export_csv, loads_json
-from companion.rules import PRESETS, full_set
+from chickenfoot.match import Match, MatchError, dumps_json, export_csv, loads_json
+from chickenfoot.rules import PRESETS, full_set
 
 PLAYERS = ["Ann", "Bob", "Cy", "Di", "Ed", "Flo", "Gus", "Hal"]
 

@@ -9,10 +9,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from companion.practice import Practice, seats_for
-from companion.rules import PRESETS, IllegalPlayError, InputError, Tile, get_rules
-from companion.rules.engine import DRAW, PASS
-from companion.rules.plays import Play
+from chickenfoot.practice import Practice, seats_for
+from chickenfoot.rules import PRESETS, IllegalPlayError, InputError, Tile, get_rules
+from chickenfoot.rules.engine import DRAW, PASS
+from chickenfoot.rules.plays import Play
 
 
 def play_round(p: Practice, rng: random.Random) -> Practice:

@@ -18,9 +18,9 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-# Through the package: importing the submodule companion.rules.simulate would make the package's
+# Through the package: importing the submodule chickenfoot.rules.simulate would make the package's
 # name ``simulate`` the module, not the function, for every test collected after this one.
-from companion.rules import PRESETS, get_rules, simulate  # noqa: E402
+from chickenfoot.rules import PRESETS, get_rules, simulate  # noqa: E402
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 SUMMARY = GOLDEN / "simulate.json"

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from companion.rules import (
+from chickenfoot.rules import (
     DRAW,
     PASS,
     IllegalPlayError,
@@ -21,7 +21,7 @@ from companion.rules import (
     new_round,
     play_out,
 )
-from companion.rules.engine import BLOCKED, DEAD_FOOT, OUT
+from chickenfoot.rules.engine import BLOCKED, DEAD_FOOT, OUT
 
 
 def T(s: str) -> Tile:

@@ -33,7 +33,7 @@ def test_full_record_turn_by_turn(preset, _, players, seed, bot):
 
 def test_cli_prints_the_recorded_match():
     preset, _, players, seed, bot = FULL[0]
-    out = subprocess.run([sys.executable, "-m", "companion", "simulate", "--rules", preset, "--players",
+    out = subprocess.run([sys.executable, "-m", "chickenfoot", "simulate", "--rules", preset, "--players",
                           str(players), "--seed", str(seed), "--bot", bot, "--json"],
                          cwd=ROOT, capture_output=True, text=True, timeout=120, check=True).stdout
     assert canonical(json.loads(out)) + "\n" == full_path(preset, players, seed, bot).read_text(encoding="utf-8")

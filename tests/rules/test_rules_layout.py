@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from companion.rules import (
+from chickenfoot.rules import (
     REASON_CODES,
     REASONS,
     IllegalPlayError,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from companion.rules import decide_winners, get_rules, simulate, simulate_match
+from chickenfoot.rules import decide_winners, get_rules, simulate, simulate_match
 
 
 def test_draw_tie_break_seed_000():

@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from companion.rules import (
+from chickenfoot.rules import (
     PRESETS,
     DrawPolicy,
     FirstPlayer,
@@ -33,7 +33,7 @@ from companion.rules import (
     new_round,
     simulate_match,
 )
-from companion.rules.engine import BLOCKED, DEAD_FOOT, OUT, RoundState
+from chickenfoot.rules.engine import BLOCKED, DEAD_FOOT, OUT, RoundState
 
 EXAMPLES = int(os.environ.get("CHICKENFOOT_RULES_EXAMPLES", "200"))
 SETTINGS = settings(

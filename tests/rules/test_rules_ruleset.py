@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from companion.rules import (
+from chickenfoot.rules import (
     OPTIONS,
     PRESETS,
     InvalidOptionError,

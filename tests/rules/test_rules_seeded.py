@@ -7,8 +7,8 @@ import random
 from hypothesis import given
 from hypothesis import strategies as st
 
-from companion.rules.bots import RandomBot
-from companion.rules.seeded import below, shuffle
+from chickenfoot.rules.bots import RandomBot
+from chickenfoot.rules.seeded import below, shuffle
 
 
 @given(st.integers(0, 2**64), st.integers(0, 200))

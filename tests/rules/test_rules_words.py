@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from companion.rules.words import article, count
+from chickenfoot.rules.words import article, count
 
 
 @pytest.mark.parametrize(("n", "art"), [(0, "a"), (1, "a"), (7, "a"), (8, "an"), (9, "a"), (11, "an"),
@@ -22,7 +22,7 @@ def test_count():
 
 
 def test_option_values_in_plain_words() -> None:
-    from companion.rules.words import option_choice
+    from chickenfoot.rules.words import option_choice
 
     assert option_choice("draw", "may-play") == "Draw one, may play it"
     assert option_choice("missing_double", "draw-until-found") == "Everyone draws in turn until it turns up"
@@ -32,7 +32,7 @@ def test_option_values_in_plain_words() -> None:
     assert option_choice("toes", "3") == "3"
 
 def test_an_open_end_in_words() -> None:
-    from companion.rules.words import open_end
+    from chickenfoot.rules.words import open_end
 
     assert open_end(4, "9-4", 1, "line", True) == "4 on 9-4"
     assert open_end(9, "9-9", 5, "hub", True) == "9 on 9-9, 5 spokes to go"

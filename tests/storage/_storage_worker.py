@@ -21,8 +21,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from companion.match import MatchStateError
-from companion.storage import Repository
+from chickenfoot.match import MatchStateError
+from chickenfoot.storage import Repository
 
 
 def main() -> None:

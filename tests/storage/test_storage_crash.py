@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from companion.match import Match
-from companion.rules import get_rules
-from companion.storage import (
+from chickenfoot.match import Match
+from chickenfoot.rules import get_rules
+from chickenfoot.storage import (
     DamagedFileError,
     Repository,
     StorageError,
@@ -237,8 +237,8 @@ def _paths(node: object, prefix: tuple = ()) -> list[tuple]:
 
 def test_random_hand_edits_give_clear_errors_never_tracebacks(tmp_path: Path) -> None:
     """Mutate one value anywhere in a real file (inner match text included) and use it."""
-    from companion.match import match_view
-    from companion.rules import ChickenFootError
+    from chickenfoot.match import match_view
+    from chickenfoot.rules import ChickenFootError
 
     db = tmp_path / "m.json"
     with Repository.open(db) as repo:

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from companion.match import DraftState, Saved
-from companion.storage import DraftNotFoundError, Repository
-from companion.storage import repository as repository_module
+from chickenfoot.match import DraftState, Saved
+from chickenfoot.storage import DraftNotFoundError, Repository
+from chickenfoot.storage import repository as repository_module
 
 WORKER = Path(__file__).with_name("_storage_worker.py")
 

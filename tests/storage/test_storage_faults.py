@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from companion.cli.main import main
-from companion.storage import Repository, safe_json
+from chickenfoot.cli.main import main
+from chickenfoot.storage import Repository, safe_json
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/fd")
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from companion.storage import MIGRATIONS, SCHEMA_VERSION, Repository, SchemaError
+from chickenfoot.storage import MIGRATIONS, SCHEMA_VERSION, Repository, SchemaError
 
 V0_FILE = {
     "_default": {

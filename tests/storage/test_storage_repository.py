@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from companion.match import Match, MatchStateError, RoundError
-from companion.rules import get_rules
-from companion.storage import (
+from chickenfoot.match import Match, MatchStateError, RoundError
+from chickenfoot.rules import get_rules
+from chickenfoot.storage import (
     ENV_VAR,
     ConflictError,
     MatchNotFoundError,
@@ -146,7 +146,7 @@ def test_import_merges_without_duplicating(tmp_path: Path) -> None:
     b = src.create_match(["Cy", "Di"])
     exported = src.export_json()
     dst = Repository.open(tmp_path / "b.json")
-    from companion.match import read_export
+    from chickenfoot.match import read_export
 
     first = dst.import_matches(read_export(exported))
     assert set(first.added) == {a.id, b.id}

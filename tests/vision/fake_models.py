@@ -20,8 +20,8 @@ from pathlib import Path
 import numpy as np
 from PIL import Image, ImageDraw
 
-from vision.geometry import OrientedBox
-from vision.obb import letterbox_geometry
+from chickenfoot.vision.geometry import OrientedBox
+from chickenfoot.vision.obb import letterbox_geometry
 
 CLASS_NAMES = sorted((str(v) for v in range(13)), key=str)  # "0", "1", "10", "11", "12", "2", ...
 WIDE_NAMES = sorted((str(v) for v in range(19)), key=str)  # a double-18 half reader's classes

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from vision.config import MODELS_DIR
+from chickenfoot.vision.config import MODELS_DIR
 
 TEST_DATA = Path(__file__).resolve().parents[1] / "data"
 

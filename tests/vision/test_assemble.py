@@ -1,4 +1,4 @@
-"""Assembling a reading (:mod:`vision.assemble`): which tiles count, pips and penalty by the rules,
+"""Assembling a reading (:mod:`chickenfoot.vision.assemble`): which tiles count, pips and penalty by the rules,
 and the warnings."""
 
 from __future__ import annotations
@@ -14,12 +14,12 @@ from hypothesis import strategies as st
 from PIL import Image
 from shipped import needs_shipped
 
-from companion.rules import get_rules
-from vision.assemble import APART_EXACT, apart, assemble
-from vision.detections import Detections
-from vision.geometry import OrientedBox
-from vision.reader import Reader
-from vision.reading import Reading
+from chickenfoot.rules import get_rules
+from chickenfoot.vision.assemble import APART_EXACT, apart, assemble
+from chickenfoot.vision.detections import Detections
+from chickenfoot.vision.geometry import OrientedBox
+from chickenfoot.vision.reader import Reader
+from chickenfoot.vision.reading import Reading
 
 ROOT = Path(__file__).resolve().parents[2]
 TEST_DATA = ROOT / "tests" / "data"
@@ -104,7 +104,7 @@ def _boxes_and_weights():
 @settings(max_examples=60, deadline=None)
 @given(_boxes_and_weights())
 def test_apart_keeps_a_set_that_overlaps_nowhere_and_misses_nothing_it_could_add(items):
-    from vision.geometry import overlap_share
+    from chickenfoot.vision.geometry import overlap_share
 
     boxes, weights = [b for b, _ in items], [w for _, w in items]
     keep = apart(boxes, weights, 0.4)

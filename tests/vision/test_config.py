@@ -1,4 +1,4 @@
-"""``reader.json`` (:mod:`vision.config`) and the model files it names."""
+"""``reader.json`` (:mod:`chickenfoot.vision.config`) and the model files it names."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from vision.config import ModelError, ReaderConfig
-from vision.reader import Reader
+from chickenfoot.vision.config import ModelError, ReaderConfig
+from chickenfoot.vision.reader import Reader
 
 ROOT = Path(__file__).resolve().parents[2]
 TEST_DATA = ROOT / "tests" / "data"

@@ -1,4 +1,4 @@
-"""Detection (:mod:`vision.detect`): the passes a photo needs and the boxes dropped, through real
+"""Detection (:mod:`chickenfoot.vision.detect`): the passes a photo needs and the boxes dropped, through real
 onnxruntime runs of small models with known output."""
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from vision import detect as detect_stage
-from vision.config import MODELS_DIR, ReaderConfig
-from vision.detect import (
+from chickenfoot.vision import detect as detect_stage
+from chickenfoot.vision.config import MODELS_DIR, ReaderConfig
+from chickenfoot.vision.detect import (
     Detector,
     closeup,
     detect,
@@ -26,10 +26,10 @@ from vision.detect import (
     zoom_factor,
     zoom_size,
 )
-from vision.detections import Detections, obb_corners
-from vision.geometry import OrientedBox
-from vision.reader import Reader
-from vision.reading import Reading, TileReading
+from chickenfoot.vision.detections import Detections, obb_corners
+from chickenfoot.vision.geometry import OrientedBox
+from chickenfoot.vision.reader import Reader
+from chickenfoot.vision.reading import Reading, TileReading
 
 ROOT = Path(__file__).resolve().parents[2]
 TEST_DATA = ROOT / "tests" / "data"
@@ -65,7 +65,7 @@ def test_boxes_no_flat_tile_could_have_are_dropped():
 def test_a_phantom_box_over_a_row_no_longer_swallows_the_row():
     """Seen on a rendered photo: a sure 7:1 box drawn over rows of tiles made contain_ratio drop
     every tile whose centre it covered. With the shipped shape limit, applied first as
-    :func:`vision.detect.detect` does, the row stays."""
+    :func:`chickenfoot.vision.detect.detect` does, the row stays."""
     shipped = ReaderConfig.load(MODELS_DIR / "reader.json")
     assert shipped.max_aspect > 0 and shipped.contain_ratio > 0
     row = [OrientedBox(300 + 52 * k, 600, 88, 46, 1.5) for k in range(8)]
@@ -227,7 +227,7 @@ def test_second_look_adds_what_it_finds_in_its_region_and_reads_what_it_added(tm
 def test_zoomed_pass_finds_small_tiles_the_whole_photo_pass_misses():
     """The shipped detector on a rendered photo of many small tiles: at 416 px it misses some;
     one pass at 3 x the input finds at least as many, in the photo's own pixels."""
-    from datasets.render import SceneConfig, render_scene
+    from chickenfoot.vision.lab.datasets.render import SceneConfig, render_scene
 
     reader = Reader.from_models_dir()
     det = reader.detector
@@ -274,9 +274,9 @@ def test_closeup_pass_runs_only_when_nothing_or_a_frame_filling_tile_was_seen(mo
 def test_closeup_pass_finds_a_tile_that_fills_the_photo():
     """The shipped detector on a rendered crop where one tile fills most of the frame: the
     close-up pass finds it, in the photo's own pixels."""
-    from datasets.render import SceneConfig, render_scene
-    from vision.geometry import polygon_iou
-    from vision.lab.tally import closeup_crop
+    from chickenfoot.vision.lab.datasets.render import SceneConfig, render_scene
+    from chickenfoot.vision.geometry import polygon_iou
+    from chickenfoot.vision.lab.tally import closeup_crop
 
     reader = Reader.from_models_dir()
     img, labels = render_scene(np.random.default_rng([78, 3]), SceneConfig(width=1280, height=960, tile_frac=(0.2, 0.25)))

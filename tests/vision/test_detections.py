@@ -1,4 +1,4 @@
-"""Box-on-box measures in :mod:`vision.detections`, on real arrays."""
+"""Box-on-box measures in :mod:`chickenfoot.vision.detections`, on real arrays."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from vision.detections import Detections, obb_corners, probiou
-from vision.geometry import OrientedBox
+from chickenfoot.vision.detections import Detections, obb_corners, probiou
+from chickenfoot.vision.geometry import OrientedBox
 
 
 def test_probiou_basic_properties():

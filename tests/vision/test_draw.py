@@ -7,10 +7,10 @@ import math
 import numpy as np
 from PIL import Image
 
-from companion.rules import get_rules
-from vision.draw import CANDIDATE_COLOUR, OK_COLOUR, REVIEW_COLOUR, annotate
-from vision.geometry import OrientedBox
-from vision.reader import Reading, TileReading
+from chickenfoot.rules import get_rules
+from chickenfoot.vision.draw import CANDIDATE_COLOUR, OK_COLOUR, REVIEW_COLOUR, annotate
+from chickenfoot.vision.geometry import OrientedBox
+from chickenfoot.vision.reader import Reading, TileReading
 
 
 def _reading(size: tuple[int, int]) -> Reading:
@@ -82,7 +82,7 @@ def test_candidates_are_outlined_grey_and_said_not_counted():
 
 
 def test_labels_are_moved_off_each_other_and_kept_in_the_photo():
-    from vision.draw import _overlaps, place_labels
+    from chickenfoot.vision.draw import _overlaps, place_labels
 
     anchors = [(100.0, 100.0), (104.0, 102.0), (98.0, 97.0), (5.0, 295.0)]
     sizes = [(60.0, 20.0)] * 4
@@ -111,7 +111,7 @@ def test_labels_are_sized_to_the_tiles_not_the_photo():
 
 
 def test_numbers_alone_at_a_given_size_above_their_tiles_and_skipped_tiles_left_out():
-    from vision.draw import draw_tiles
+    from chickenfoot.vision.draw import draw_tiles
 
     photo = Image.new("RGB", (800, 600), (30, 30, 90))
     reading = _reading(photo.size)

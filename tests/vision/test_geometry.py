@@ -1,4 +1,4 @@
-"""Image measures in :mod:`vision.geometry`, on drawn tiles."""
+"""Image measures in :mod:`chickenfoot.vision.geometry`, on drawn tiles."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from PIL import Image, ImageDraw
 
-from vision.geometry import (
+from chickenfoot.vision.geometry import (
     OrientedBox,
     divider_colour_contrast,
     divider_contrast,

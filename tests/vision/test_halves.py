@@ -1,4 +1,4 @@
-"""The half reader (:mod:`vision.halves`): crops cut from rotated tiles, class names to pip counts,
+"""The half reader (:mod:`chickenfoot.vision.halves`): crops cut from rotated tiles, class names to pip counts,
 and the choice of each half's value."""
 
 from __future__ import annotations
@@ -11,12 +11,12 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from companion.rules import get_rules
-from vision.assemble import assemble
-from vision.config import ModelError
-from vision.detections import Detections
-from vision.geometry import OrientedBox
-from vision.halves import (
+from chickenfoot.rules import get_rules
+from chickenfoot.vision.assemble import assemble
+from chickenfoot.vision.config import ModelError
+from chickenfoot.vision.detections import Detections
+from chickenfoot.vision.geometry import OrientedBox
+from chickenfoot.vision.halves import (
     NOT_PIPS,
     NOT_PIPS_CLASS,
     as_probabilities,

@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from companion.rules.errors import ChickenFootError
-from vision.images import MAX_PIXELS, ImageError, image_size, load_image
-from vision.lab.realdata import realdata_root
+from chickenfoot.rules.errors import ChickenFootError
+from chickenfoot.vision.images import MAX_PIXELS, ImageError, image_size, load_image
+from chickenfoot.vision.lab.realdata import realdata_root
 
 RED = (220, 30, 30)
 
@@ -260,13 +260,13 @@ def test_any_decoder_failure_is_an_image_error(monkeypatch: pytest.MonkeyPatch):
 
 
 def test_memory_is_checked_from_the_header_before_decoding():
-    from vision.images import DECODE_BUDGET, decode_cost
+    from chickenfoot.vision.images import DECODE_BUDGET, decode_cost
 
     big = Image.new("RGBA", (1, 1))
     big._size = (10500, 10500)  # a header's claim: nothing is decoded
     assert decode_cost(big) > DECODE_BUDGET
     with pytest.raises(ImageError) as err:
-        from vision.images import _check_memory
+        from chickenfoot.vision.images import _check_memory
 
         _check_memory(big, "x.png", whole=False)
     _assert_one_line(err.value, "needs")
@@ -277,7 +277,7 @@ def test_the_single_colour_12000_px_png_stays_under_600_mb():
     """The issue's image (a 144 MP PNG of a few hundred KB) took 1.24 GB; in a fresh process."""
     # VmHWM is this process's own peak: ru_maxrss would count the peak of the (large) pytest
     # process the child was spawned from, which a vfork'd child inherits at exec.
-    code = ("from vision.images import load_image\n"
+    code = ("from chickenfoot.vision.images import load_image\n"
             f"img = load_image({str(CORPUS / 'single-colour-12000x12000.png')!r}, 1600)\n"
             "hwm = next(x for x in open('/proc/self/status') if x.startswith('VmHWM:'))\n"
             "print(img.size[0], int(hwm.split()[1]) // 1024)\n")
@@ -309,8 +309,8 @@ REAL_PHONE = realdata_root() / (
 def test_a_real_phone_photo_turned_by_exif_reads_the_same_tiles_from_a_reduced_decode(tmp_path: Path):
     """The 3840 x 2160 photo is decoded at half size in the DCT; stored turned a quarter with
     EXIF orientation 6, it comes out upright and the shipped reader finds the same tile."""
-    from vision.config import MODELS_DIR
-    from vision.reader import Reader
+    from chickenfoot.vision.config import MODELS_DIR
+    from chickenfoot.vision.reader import Reader
 
     if not (MODELS_DIR / "reader.json").is_file():
         pytest.skip("no shipped models")

@@ -1,4 +1,4 @@
-"""Mining the not-pips class (datasets.not_pips): real renders on disk, read by the shipped
+"""Mining the not-pips class (chickenfoot.vision.lab.datasets.not_pips): real renders on disk, read by the shipped
 reader; the crops are cut the way the reader cuts halves, and only from boxes on no tile."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from datasets.not_pips import (
+from chickenfoot.vision.lab.datasets.not_pips import (
     JITTERED_CUTS,
     MAX_COVER,
     main,
@@ -20,8 +20,8 @@ from datasets.not_pips import (
     pick,
     pick_tiles,
 )
-from vision.config import MODELS_DIR
-from vision.reader import Reader
+from chickenfoot.vision.config import MODELS_DIR
+from chickenfoot.vision.reader import Reader
 
 pytestmark = pytest.mark.skipif(not (MODELS_DIR / "reader.json").exists(), reason="no shipped models")
 

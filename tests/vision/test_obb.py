@@ -1,4 +1,4 @@
-"""The detector's input and output (:mod:`vision.obb`): ultralytics' letterbox arithmetic and the
+"""The detector's input and output (:mod:`chickenfoot.vision.obb`): ultralytics' letterbox arithmetic and the
 OBB export decoded with rotated NMS, on real arrays."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from vision.detections import Detections, probiou
-from vision.obb import decode_obb, letterbox, letterbox_geometry, nms_rotated, unletterbox
+from chickenfoot.vision.detections import Detections, probiou
+from chickenfoot.vision.obb import decode_obb, letterbox, letterbox_geometry, nms_rotated, unletterbox
 
 ROOT = Path(__file__).resolve().parents[2]
 TEST_DATA = ROOT / "tests" / "data"

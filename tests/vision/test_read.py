@@ -1,4 +1,4 @@
-"""Reading halves over detections (:mod:`vision.read`): the box search, face-down tiles by their
+"""Reading halves over detections (:mod:`chickenfoot.vision.read`): the box search, face-down tiles by their
 divider, the second opinion, through real onnxruntime runs of small models."""
 
 from __future__ import annotations
@@ -14,21 +14,21 @@ import pytest
 from PIL import Image
 from shipped import needs_shipped
 
-from companion.rules import get_rules
-from vision import read as read_stage
-from vision.config import ReaderConfig
-from vision.detections import Detections
-from vision.geometry import OrientedBox
-from vision.halves import (
+from chickenfoot.rules import get_rules
+from chickenfoot.vision import read as read_stage
+from chickenfoot.vision.config import ReaderConfig
+from chickenfoot.vision.detections import Detections
+from chickenfoot.vision.geometry import OrientedBox
+from chickenfoot.vision.halves import (
     NOT_PIPS,
     NOT_PIPS_CLASS,
     choose_values,
     half_sureness,
     split_not_pips,
 )
-from vision.read import search_boxes
-from vision.reader import Reader
-from vision.reading import Reading
+from chickenfoot.vision.read import search_boxes
+from chickenfoot.vision.reader import Reader
+from chickenfoot.vision.reading import Reading
 
 ROOT = Path(__file__).resolve().parents[2]
 TEST_DATA = ROOT / "tests" / "data"

@@ -1,4 +1,4 @@
-"""The whole reader (:mod:`vision.reader`) through real onnxruntime (small ONNX models with
+"""The whole reader (:mod:`chickenfoot.vision.reader`) through real onnxruntime (small ONNX models with
 known behaviour), then the shipped models on the shipped test photos when they exist."""
 
 from __future__ import annotations
@@ -15,16 +15,16 @@ import pytest
 from PIL import Image
 from shipped import needs_shipped
 
-from companion.rules import Tile, get_rules
-from vision.config import MODELS_DIR, ModelError
-from vision.detect import needs_zoom
-from vision.detections import Detections
-from vision.halves import (
+from chickenfoot.rules import Tile, get_rules
+from chickenfoot.vision.config import MODELS_DIR, ModelError
+from chickenfoot.vision.detect import needs_zoom
+from chickenfoot.vision.detections import Detections
+from chickenfoot.vision.halves import (
     NOT_PIPS,
     NOT_PIPS_CLASS,
 )
-from vision.lab.realdata import realdata_root
-from vision.reader import Reader
+from chickenfoot.vision.lab.realdata import realdata_root
+from chickenfoot.vision.reader import Reader
 
 ROOT = Path(__file__).resolve().parents[2]
 TEST_DATA = ROOT / "tests" / "data"
@@ -214,7 +214,7 @@ def test_final_models_do_not_count_printed_matter_in_real_photos(capsys):
     lid = next(REAL_PRINTED.glob("9a814146c1*.jpg"))
     assert reader.read(lid).pips == 79  # the 13 tiles of the layout; the box lid's "DOMINOES" is not a 6-6
 
-    from companion.cli.main import main as cli
+    from chickenfoot.cli.main import main as cli
 
     assert cli(["score", str(backs)]) == 0
     assert "NOT COUNTED (looks like print, not pips)" in capsys.readouterr().out

@@ -1,5 +1,5 @@
 """The renderer: deterministic from its seed, labels that agree with the pixels and with
-vision.geometry, a valid ultralytics OBB layout, and blank halves / 0-0 common enough."""
+chickenfoot.vision.geometry, a valid ultralytics OBB layout, and blank halves / 0-0 common enough."""
 
 from __future__ import annotations
 
@@ -12,10 +12,10 @@ import pytest
 import yaml
 from PIL import Image
 
-from datasets.halves import render_halves
-from datasets.pips import MAX_VALUE, layout
-from datasets.printed import draw_printed_matter, paste_mask, text_mask
-from datasets.render import (
+from chickenfoot.vision.lab.datasets.halves import render_halves
+from chickenfoot.vision.lab.datasets.pips import MAX_VALUE, layout
+from chickenfoot.vision.lab.datasets.printed import draw_printed_matter, paste_mask, text_mask
+from chickenfoot.vision.lab.datasets.render import (
     SceneConfig,
     gray_readable,
     luma,
@@ -24,7 +24,7 @@ from datasets.render import (
     render_dataset,
     render_scene,
 )
-from vision.geometry import OrientedBox, rectify, split_halves
+from chickenfoot.vision.geometry import OrientedBox, rectify, split_halves
 
 
 def _scene(seed: int, **kw: object) -> tuple[Image.Image, list]:
@@ -327,7 +327,7 @@ def test_blanks_and_back_labels_options(tmp_path: Path) -> None:
     """``blanks`` gives many tiles a blank half (some 0-0) from its own stream, so the scene is
     otherwise its plain twin; ``back_labels`` adds the flat face-down tiles as BACK labels; the
     half-crop set with ``backs`` writes their halves as class x."""
-    from datasets.render import BACK
+    from chickenfoot.vision.lab.datasets.render import BACK
 
     for seed in range(6):
         plain_img, plain = _scene(seed, width=320, height=240)

@@ -13,12 +13,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from companion.rules.layout import Layout, check_layout
-from companion.rules.ruleset import get_rules
-from datasets.table import render_table, round_layout
-from vision.geometry import OrientedBox
-from vision.reader import Reader, Reading, TileReading
-from vision.table import A, B, TableError, contacts, read_table
+from chickenfoot.rules.layout import Layout, check_layout
+from chickenfoot.rules.ruleset import get_rules
+from chickenfoot.vision.lab.datasets.table import render_table, round_layout
+from chickenfoot.vision.geometry import OrientedBox
+from chickenfoot.vision.reader import Reader, Reading, TileReading
+from chickenfoot.vision.table import A, B, TableError, contacts, read_table
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data"
@@ -260,11 +260,11 @@ def test_the_shipped_reader_finds_a_tile_left_out_of_a_real_photo_again():
 
 
 def test_table_eval_scores_written_tables(tmp_path: Path, capsys):
-    """``python -m datasets.table`` writes photos with their truth; ``vision.lab.table_eval`` reads
+    """``python -m chickenfoot.vision.lab.datasets.table`` writes photos with their truth; ``chickenfoot.vision.lab.table_eval`` reads
     them back and scores the layout step from the true boxes."""
-    from datasets.table import main as render_main
-    from vision.lab.table_eval import evaluate
-    from vision.lab.table_eval import main as eval_main
+    from chickenfoot.vision.lab.datasets.table import main as render_main
+    from chickenfoot.vision.lab.table_eval import evaluate
+    from chickenfoot.vision.lab.table_eval import main as eval_main
 
     assert render_main(["--out", str(tmp_path), "--count", "3", "--seed", "7"]) == 0
     assert json.loads(capsys.readouterr().out)["images"] == 3
@@ -324,7 +324,7 @@ def test_a_named_hub_the_reader_did_not_count_is_taken_from_its_candidates():
 
 
 def test_set_warning_names_the_tiles_the_set_does_not_have():
-    from vision.table import set_warning
+    from chickenfoot.vision.table import set_warning
 
     odd = check_layout(Layout.build("9-9", [("9-10", "9-9"), ("9-4", "9-9")], set=9, ordered=False))
     assert set_warning(odd) == "not in a double-9 set: 9-10; misread?"

@@ -1,4 +1,4 @@
-"""``python -m vision.lab.bench``: end-to-end reading latency and model size.
+"""``python -m chickenfoot.vision.lab.bench``: end-to-end reading latency and model size.
 
 Times ``Reader.read(path)`` - decode from the file on disk to the finished list of tiles, penalty
 and warnings - on a 12-megapixel photo (4000 x 3000, 24 tiles), a 640 x 480 one and a real
@@ -12,7 +12,7 @@ in the same run: each photo is read by every reader in turn, run after run, so a
 load and the figures stand side by side. ``DIR`` may also be a ``reader.json`` file: that
 config, with the models in its folder.
 
-The two rendered photos are scenes (``datasets.render``, fixed seeds) with camera-like sensor
+The two rendered photos are scenes (``chickenfoot.vision.lab.datasets.render``, fixed seeds) with camera-like sensor
 noise added before JPEG encoding, so the files weigh about what a phone writes (a noiseless
 render compresses 5-10x better and would decode unrealistically fast). Pass ``--photo`` to
 time your own photos too. ``--set 18`` renders the two photos from one double-18 set and tells
@@ -32,8 +32,8 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
-from companion.rules import ChickenFootError, get_rules
-from vision.reader import Reader
+from chickenfoot.rules import ChickenFootError, get_rules
+from chickenfoot.vision.reader import Reader
 
 from .realdata import realdata_root
 
@@ -47,7 +47,7 @@ STAGES = ("decode", "detect", "halves")
 def make_photo(path: Path, size: tuple[int, int], seed: int, noise: float = 4.0, set_top: int = 0) -> Path:
     """A rendered table photo at ``size`` (tiles of one double-``set_top`` set, if given), with
     sensor-like noise, saved as a JPEG (quality 92)."""
-    from datasets.render import SceneConfig, render_scene  # data making, only for the bench input
+    from chickenfoot.vision.lab.datasets.render import SceneConfig, render_scene  # data making, only for the bench input
 
     rng = np.random.default_rng([seed, 0])
     img, _ = render_scene(rng, SceneConfig(width=size[0], height=size[1], tile_frac=(0.06, 0.12), set_top=set_top))
@@ -108,7 +108,7 @@ def load_average() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m vision.lab.bench", description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m chickenfoot.vision.lab.bench", description=__doc__.split("\n")[0])
     ap.add_argument("--models", type=Path, action="append", default=[], metavar="DIR",
                     help="also time the reader of this models folder (or reader.json), side by side")
     ap.add_argument("--runs", type=int, default=15)

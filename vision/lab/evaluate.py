@@ -1,15 +1,15 @@
-"""``python -m vision.lab.evaluate``: how well the shipped reader reads, on rendered and real photos.
+"""``python -m chickenfoot.vision.lab.evaluate``: how well the shipped reader reads, on rendered and real photos.
 
-Prints, per source and pooled (:mod:`vision.lab.tally`): tile recall and precision, false
+Prints, per source and pooled (:mod:`chickenfoot.vision.lab.tally`): tile recall and precision, false
 tiles, per-half accuracy, exact-tile accuracy, share of photos whose pip total is exactly right,
 mean absolute error of totals, share of photos whose penalty is right (a 0-0 counts 50 by
 default: missing or inventing one leaves the pip total right and costs a player 50 points), and
-confusion tables of half values. Real photos (:mod:`vision.lab.realdata`) are read twice, in
+confusion tables of half values. Real photos (:mod:`chickenfoot.vision.lab.realdata`) are read twice, in
 colour and as grayscale copies (pip colours often encode the value; the reader must count pips).
 
 Sources and how each label format is scored (see each folder's MANIFEST.md):
 
-* rendered validation set (``--rendered DIR`` from ``python -m datasets.render``, or rendered
+* rendered validation set (``--rendered DIR`` from ``python -m chickenfoot.vision.lab.datasets.render``, or rendered
   here with a seed the training did not use, 1280 px on the long side like a phone photo after
   decoding): oriented boxes with half A/B -> rotated-IoU matching, halves compared end to end;
   also exact tile by true tile length at 1280 px (under 40, 40-70, 70-100, 100 px and up, with
@@ -53,13 +53,13 @@ from typing import Any
 import numpy as np
 from PIL import Image
 
-from companion.rules import ChickenFootError, Tile, get_rules
-from vision.detections import obb_corners
-from vision.geometry import OrientedBox, polygon_iou
-from vision.images import ImageError, LoadedImage, load_image
-from vision.lab.lost import LOST_REASONS, lost_entry, lost_montage, nearest_read
-from vision.lab.realdata import Sample, half_crop_samples, in_play_area, real_samples, realdata_root
-from vision.lab.tally import (
+from chickenfoot.rules import ChickenFootError, Tile, get_rules
+from chickenfoot.vision.detections import obb_corners
+from chickenfoot.vision.geometry import OrientedBox, polygon_iou
+from chickenfoot.vision.images import ImageError, LoadedImage, load_image
+from chickenfoot.vision.lab.lost import LOST_REASONS, lost_entry, lost_montage, nearest_read
+from chickenfoot.vision.lab.realdata import Sample, half_crop_samples, in_play_area, real_samples, realdata_root
+from chickenfoot.vision.lab.tally import (
     BAND_SIDE,
     LENGTH_BUCKETS,
     Tally,
@@ -75,7 +75,7 @@ from vision.lab.tally import (
     pct,
     table,
 )
-from vision.reader import Reader, Reading, TileReading
+from chickenfoot.vision.reader import Reader, Reading, TileReading
 
 ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_REALDATA = realdata_root()
@@ -406,7 +406,7 @@ def render_validation(seed: int, count: int, max_value: int, out: Path, long_sid
     making, not reading). The scenes are the training scenes' layouts; 1280 px on the long side
     gives tiles of 38-384 px, as in phone photos (at the detector's 480 px training size the
     smallest tiles are 14 px long, with pips of a pixel or two)."""
-    cmd = [sys.executable, "-m", "datasets.render", "--out", str(out), "--count", str(count),
+    cmd = [sys.executable, "-m", "chickenfoot.vision.lab.datasets.render", "--out", str(out), "--count", str(count),
            "--seed", str(seed), "--val-frac", "1.0", "--max-value", str(max_value),
            "--long-side", str(long_side)] + (["--hard-cases"] if hard_cases else []) + (["--printed"] if printed else [])
     if pip_contrast is not None:
@@ -432,21 +432,21 @@ def _training_seeds(reader: Reader) -> set[int]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m vision.lab.evaluate", description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m chickenfoot.vision.lab.evaluate", description=__doc__.split("\n")[0])
     ap.add_argument("--models", type=Path, default=None, help="models folder (default: models/)")
     ap.add_argument("--rendered", type=Path, default=None, help="rendered dataset to score")
     ap.add_argument("--render-count", type=int, default=200, help="images to render when no --rendered")
     ap.add_argument("--render-seed", type=int, default=DEFAULT_RENDER_SEED)
     ap.add_argument("--render-long-side", type=int, default=1280, help="long side of rendered images")
     ap.add_argument("--render-hard-cases", action="store_true",
-                    help="render with boneyards of printed backs, stone tops, hands and close-ups (datasets.render)")
+                    help="render with boneyards of printed backs, stone tops, hands and close-ups (chickenfoot.vision.lab.datasets.render)")
     ap.add_argument("--render-printed", action="store_true",
-                    help="render with printed matter: lettered backs, box lids, score sheets (datasets.render --printed)")
+                    help="render with printed matter: lettered backs, box lids, score sheets (chickenfoot.vision.lab.datasets.render --printed)")
     ap.add_argument("--render-pip-contrast", type=float, default=None, metavar="D",
-                    help="least RGB distance between pips and face (datasets.render --pip-contrast; "
+                    help="least RGB distance between pips and face (chickenfoot.vision.lab.datasets.render --pip-contrast; "
                          "default: the renderer's, 100)")
     ap.add_argument("--render-gray-contrast", type=float, default=None, metavar="L",
-                    help="least luma difference between pips and face in grey photos (datasets.render "
+                    help="least luma difference between pips and face in grey photos (chickenfoot.vision.lab.datasets.render "
                          "--gray-contrast; default: the renderer's, 60; 0: no luma check)")
     ap.add_argument("--set", type=int, default=None, choices=(6, 9, 12, 15, 18), metavar="N", dest="top",
                     help="render photos of one double-N set each and tell the reader so; 15 and 18 "

@@ -8,8 +8,8 @@ from typing import Any
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-from vision.geometry import OrientedBox, polygon_iou
-from vision.reader import TileReading
+from chickenfoot.vision.geometry import OrientedBox, polygon_iou
+from chickenfoot.vision.reader import TileReading
 
 #: Why a true tile was not read exactly: a counted read with a wrong value; a read left
 #: uncounted as too unsure, as print rather than pips, or as overlapping surer tiles

@@ -1,6 +1,6 @@
-"""``python -m vision.lab.quantize``: the shipped models, made smaller from the float ones.
+"""``python -m chickenfoot.vision.lab.quantize``: the shipped models, made smaller from the float ones.
 
-    python -m vision.lab.quantize --src FLOAT_MODELS --out models [--mode [FILE=]MODE] [--check]
+    python -m chickenfoot.vision.lab.quantize --src FLOAT_MODELS --out models [--mode [FILE=]MODE] [--check]
 
 Reads the float ONNX files and ``reader.json`` in ``--src`` and writes each model, with the same
 file name, metadata and ``reader.json``, to ``--out``, stored as ``--mode`` says:
@@ -9,7 +9,7 @@ file name, metadata and ``reader.json``, to ``--out``, stored as ``--mode`` says
   back to float32 when onnxruntime loads the model. Half the size; runs as fast as the float
   model (weights rounded to 11 significant bits).
 * ``weights``: int8 weights, one scale per output channel, turned back to float at load
-  (:func:`vision.runtime.open_models`). A quarter of the size; runs as fast as the float model.
+  (:func:`chickenfoot.vision.runtime.open_models`). A quarter of the size; runs as fast as the float model.
 * ``static``: int8 weights and activations (QDQ, onnxruntime.quantization), run in int8. The
   detector head from its last convolutions on (box distribution, angle, scores and their
   concatenation: one uint8 scale cannot hold pixel coordinates and probabilities at once) and
@@ -21,7 +21,7 @@ file name, metadata and ``reader.json``, to ``--out``, stored as ``--mode`` says
   calibration input of that model. Min-max ranges, 7-bit weights per output channel.
 * ``xz`` (the detector ships so): the float model as it is, compressed with xz into
   ``FILE.xz`` (78% of the size for the detector; ``reader.json`` names the new file), unpacked
-  when loaded (:func:`vision.runtime.model_bytes`): the very same model.
+  when loaded (:func:`chickenfoot.vision.runtime.model_bytes`): the very same model.
 * ``float``: copied as it is.
 
 ``--check`` prints how far each new model's outputs are from the float one's on the calibration
@@ -41,12 +41,12 @@ from typing import Any
 
 import numpy as np
 
-from companion.rules import ChickenFootError, get_rules, jsontext
-from vision.config import ReaderConfig
-from vision.reader import Reader
-from vision.runtime import COMPRESSED_SUFFIX, QUANTIZED_KEY, model_bytes, open_models
+from chickenfoot.rules import ChickenFootError, get_rules, jsontext
+from chickenfoot.vision.config import ReaderConfig
+from chickenfoot.vision.reader import Reader
+from chickenfoot.vision.runtime import COMPRESSED_SUFFIX, QUANTIZED_KEY, model_bytes, open_models
 
-#: Calibration photos (``datasets.render``): a seed no training or evaluation set uses.
+#: Calibration photos (``chickenfoot.vision.lab.datasets.render``): a seed no training or evaluation set uses.
 CALIB_SEED = 95026
 CALIB_COUNT = 48
 #: Most inputs a model is calibrated on (the first ones recorded are kept).
@@ -83,7 +83,7 @@ class Recording:
 def render_calibration(out: Path, count: int, seed: int) -> list[Path]:
     """``count`` rendered photos at 1280 px: the first half plain, the rest with hard cases and
     printed matter (seed ``seed`` and ``seed + 1``), sets drawn up to double-18."""
-    from datasets.render import render_dataset  # data making, only for calibration
+    from chickenfoot.vision.lab.datasets.render import render_dataset  # data making, only for calibration
 
     plain = count // 2
     render_dataset(out / "plain", plain, seed, 1.0, 18, 1280, pip_contrast=100.0, gray_contrast=60.0)
@@ -212,7 +212,7 @@ def half_weights(model: Any) -> Any:
 def weights_only(model: Any) -> Any:
     """``model`` with every convolution's and linear layer's weights stored as int8, one scale
     per output channel, each turned back to float by a DequantizeLinear node (which onnxruntime
-    folds into a float constant at load: see :func:`vision.runtime.open_models`)."""
+    folds into a float constant at load: see :func:`chickenfoot.vision.runtime.open_models`)."""
     import onnx
     from onnx import helper, numpy_helper
 
@@ -271,7 +271,7 @@ def compare(src: Path, dst: Path, inputs: list[np.ndarray], threads: int) -> str
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m vision.lab.quantize", description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m chickenfoot.vision.lab.quantize", description=__doc__.split("\n")[0])
     ap.add_argument("--src", type=Path, required=True, help="folder of the float models and reader.json")
     ap.add_argument("--out", type=Path, required=True, help="folder to write the smaller models and reader.json to")
     ap.add_argument("--mode", action="append", default=[], metavar="[FILE=]MODE",

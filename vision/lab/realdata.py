@@ -13,8 +13,8 @@ from typing import Any
 
 from PIL import Image
 
-from companion.rules import Tile
-from vision.geometry import OrientedBox
+from chickenfoot.rules import Tile
+from chickenfoot.vision.geometry import OrientedBox
 
 
 def realdata_root() -> Path:

@@ -1,6 +1,6 @@
-"""How well a table photo becomes the right layout: ``python -m vision.lab.table_eval``.
+"""How well a table photo becomes the right layout: ``python -m chickenfoot.vision.lab.table_eval``.
 
-Renders table photos (:mod:`datasets.table`: a bot-played round stopped part way, laid out as
+Renders table photos (:mod:`chickenfoot.vision.lab.datasets.table`: a bot-played round stopped part way, laid out as
 players lay it) and reads each one twice: from the true tile boxes and values (the layout
 step alone) and with the shipped reader (the whole pipeline, as the app and ``chickenfoot
 layout`` run it). Each is scored with the round's double named (as the app does, knowing the
@@ -26,12 +26,12 @@ from pathlib import Path
 
 from PIL import Image
 
-from companion.rules.errors import ChickenFootError
-from companion.rules.layout import Layout, check_layout
-from companion.rules.ruleset import get_rules
-from datasets.render import TileLabel
-from vision.reader import Reader, Reading, TileReading
-from vision.table import Look, read_table
+from chickenfoot.rules.errors import ChickenFootError
+from chickenfoot.rules.layout import Layout, check_layout
+from chickenfoot.rules.ruleset import get_rules
+from chickenfoot.vision.lab.datasets.render import TileLabel
+from chickenfoot.vision.reader import Reader, Reading, TileReading
+from chickenfoot.vision.table import Look, read_table
 
 #: Seeds the printed figures in the model card were measured on.
 DEFAULT_SEED = 91001
@@ -121,17 +121,17 @@ def evaluate(folder: Path, reader: Reader | None, no_look: bool = False) -> dict
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m vision.lab.table_eval", description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m chickenfoot.vision.lab.table_eval", description=__doc__.split("\n")[0])
     ap.add_argument("--count", type=int, default=200, help="table photos to render (default %(default)s)")
     ap.add_argument("--seed", type=int, default=DEFAULT_SEED)
-    ap.add_argument("--data", type=Path, help="use table photos already written by datasets.table")
+    ap.add_argument("--data", type=Path, help="use table photos already written by chickenfoot.vision.lab.datasets.table")
     ap.add_argument("--models", type=Path, help="models folder (default: the shipped models)")
     ap.add_argument("--truth-only", action="store_true", help="judge the layout step alone (no reader)")
     ap.add_argument("--no-look", action="store_true",
                     help="do not read the gaps where a tile was missed (the reader's uncounted candidates in them still join)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
-    from datasets.table import write_tables
+    from chickenfoot.vision.lab.datasets.table import write_tables
 
     t0 = time.time()
     with tempfile.TemporaryDirectory(prefix="cf-tables-") as tmp:

@@ -11,8 +11,8 @@ from typing import Any
 
 import numpy as np
 
-from companion.rules import Tile
-from vision.geometry import covered_share
+from chickenfoot.rules import Tile
+from chickenfoot.vision.geometry import covered_share
 
 #: Least IoU of a read and a true tile to count as the same tile.
 IOU_THRESHOLD = 0.5

@@ -1,11 +1,11 @@
 """Reproduce the shipped tile reader: render data, train both models offline, export ONNX.
 
-    python -m vision.lab.train --config datasets/reader_train.yaml --work /tmp/cf-train --out models
-    python -m vision.lab.train --smoke --work /tmp/cf-smoke --out /tmp/cf-smoke/models   # about a minute
+    python -m chickenfoot.vision.lab.train --config datasets/reader_train.yaml --work /tmp/cf-train --out models
+    python -m chickenfoot.vision.lab.train --smoke --work /tmp/cf-smoke --out /tmp/cf-smoke/models   # about a minute
 
 Steps (each skipped when its output is already in ``--work``, so a stopped run picks up where it
 was; ``--resume`` also resumes a stopped ultralytics run from its last checkpoint):
-1. ``datasets.render`` photos -> OBB dataset; ``datasets.halves`` half crops -> classify dataset.
+1. ``chickenfoot.vision.lab.datasets.render`` photos -> OBB dataset; ``chickenfoot.vision.lab.datasets.halves`` half crops -> classify dataset.
 2. Train the tile detector (YOLO OBB, one class) and the half classifier (YOLO classify,
    pip counts) from the yamls in ``vision/lab/model_yaml`` with no pretrained weights.
 3. Export both to ONNX, check them with onnxruntime on the rendered validation halves (and the
@@ -31,10 +31,10 @@ import numpy as np
 import yaml
 from PIL import Image
 
-from vision.halves import NOT_PIPS, NOT_PIPS_CLASS, class_values
-from vision.lab.realdata import realdata_root
-from vision.lab.train_warmstart import checkpoint_from_onnx, setup_offline
-from vision.runtime import model_bytes
+from chickenfoot.vision.halves import NOT_PIPS, NOT_PIPS_CLASS, class_values
+from chickenfoot.vision.lab.realdata import realdata_root
+from chickenfoot.vision.lab.train_warmstart import checkpoint_from_onnx, setup_offline
+from chickenfoot.vision.runtime import model_bytes
 
 REPO = Path(__file__).resolve().parents[2]
 DEFAULT_CONFIG = REPO / "datasets" / "reader_train.yaml"
@@ -217,9 +217,9 @@ def half_crop_data(fdir: Path, count: int, seed: int, cls: dict[str, Any], top: 
                    tile_px: tuple[float, float] | None = None, blanks: float = 0.0,
                    backs: float = 0.0) -> dict[str, Any] | None:
     """Render a half-crop dataset for a classifier pass into ``fdir`` (cut as ``cls`` says, from
-    tiles ``tile_px`` long, default :data:`datasets.halves.TILE_PX`), unless an earlier run
+    tiles ``tile_px`` long, default :data:`chickenfoot.vision.lab.datasets.halves.TILE_PX`), unless an earlier run
     finished it; its stats and seconds, or None when it was already there."""
-    from datasets.halves import TILE_PX, render_halves
+    from chickenfoot.vision.lab.datasets.halves import TILE_PX, render_halves
 
     if (fdir / "done").exists():
         return None
@@ -273,11 +273,11 @@ def reuse_halves(src: Path, fdir: Path) -> dict[str, Any] | None:
 
 
 def not_pips_data(np_cfg: dict[str, Any], work: Path, fdir: Path, best: Path, imgsz: int, out: Path) -> dict[str, Any]:
-    """Mine half crops of detections that are not tiles (:mod:`datasets.not_pips`) and link a
+    """Mine half crops of detections that are not tiles (:mod:`chickenfoot.vision.lab.datasets.not_pips`) and link a
     pick of them into ``fdir`` as class ``x``. The mining reader is the detector in ``out`` (else
     the shipped one), the classifier as it stands before this pass, and the shipped reader
     settings, so the same entry mines the same crops."""
-    from datasets.not_pips import mine, pick, pick_tiles
+    from chickenfoot.vision.lab.datasets.not_pips import mine, pick, pick_tiles
 
     seed, photos = int(np_cfg["seed"]), int(np_cfg["photos"])
     # "tiles": also the halves of the detections that are true tiles, cut from the detector's boxes
@@ -408,7 +408,7 @@ def start_file(spec: str, work: Path) -> Path:
 
 def warm_start(onnx_file: Path, model_yaml: Path, run_dir: Path, imgsz: int, calib: Path,
                hyp: dict[str, Any], metrics: dict[str, Any], name: str) -> Path:
-    """A stage's ``start``: the checkpoint rebuilt from that ONNX file (:mod:`vision.lab.train_warmstart`),
+    """A stage's ``start``: the checkpoint rebuilt from that ONNX file (:mod:`chickenfoot.vision.lab.train_warmstart`),
     its BatchNorm statistics measured on ``calib`` (the first pass's training data, as training
     augments it), in place of the stage's first pass."""
     best = run_dir / "weights" / "best.pt"
@@ -426,7 +426,7 @@ def _fresh_det_data(fdir: Path, base: Path | None, count: int, seed: int, val_fr
     """Render ``count`` more detector photos into ``fdir``; its data.yaml trains on them plus every
     training folder of ``base`` (so earlier renders stay in the mix; None: a stage that starts
     from an ONNX file has none) and validates on the new ones."""
-    from datasets.render import render_dataset
+    from chickenfoot.vision.lab.datasets.render import render_dataset
 
     if not (fdir / "data.yaml").exists():
         t0 = time.time()
@@ -462,7 +462,7 @@ def run(cfg: dict[str, Any], work: Path, out: Path, resume: bool = False, stages
         # a start with no passes is that file as it is (a continuation that trains the classifier only)
         (out / "tile_obb.onnx").write_bytes(model_bytes(start_file(str(det["start"]), work)))
     elif stages in ("all", "det"):
-        from datasets.render import render_dataset
+        from chickenfoot.vision.lab.datasets.render import render_dataset
 
         # "start: models/tile_obb.onnx" begins from that file instead of a first pass (see warm_start)
         start = det.get("start")
@@ -577,7 +577,7 @@ def torch_threads() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m vision.lab.train", description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m chickenfoot.vision.lab.train", description=__doc__.split("\n")[0])
     ap.add_argument("--config", type=Path, default=None, help=f"training yaml (default {DEFAULT_CONFIG.name})")
     ap.add_argument("--smoke", action="store_true", help=f"tiny run of the same pipeline ({SMOKE_CONFIG.name})")
     ap.add_argument("--work", type=Path, default=Path("runs/reader"), help="data, runs and checkpoints")

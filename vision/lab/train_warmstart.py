@@ -1,9 +1,9 @@
 """Rebuild a trainable ultralytics checkpoint from a shipped ONNX file.
 
-    python -m vision.lab.train_warmstart --onnx models/half_cls.onnx --yaml vision/lab/model_yaml/half_cls.yaml --out cls.pt
-    python -m vision.lab.train_warmstart --onnx models/tile_obb.onnx --yaml vision/lab/model_yaml/tile_obb.yaml --out det.pt
+    python -m chickenfoot.vision.lab.train_warmstart --onnx models/half_cls.onnx --yaml vision/lab/model_yaml/half_cls.yaml --out cls.pt
+    python -m chickenfoot.vision.lab.train_warmstart --onnx models/tile_obb.onnx --yaml vision/lab/model_yaml/tile_obb.yaml --out det.pt
 
-Why: ``vision.lab.train`` keeps its checkpoints in a work folder that does not outlive the machine,
+Why: ``chickenfoot.vision.lab.train`` keeps its checkpoints in a work folder that does not outlive the machine,
 and the shipped models took about eight hours of passes on the 2-core CPU. Without this, the
 next pass has to run the whole chain again; with it, a pass starts from the shipped weights.
 
@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from vision.runtime import model_bytes
+from chickenfoot.vision.runtime import model_bytes
 
 #: Largest difference allowed between the checkpoint's and the ONNX file's outputs, relative to
 #: the largest output (the detector's are box coordinates in input pixels, up to its size).
@@ -69,7 +69,7 @@ def setup_offline(config_dir: Path) -> None:
     os.environ["YOLO_OFFLINE"] = "1"
     os.environ.setdefault("YOLO_CONFIG_DIR", str(config_dir))
     os.environ.setdefault("YOLO_VERBOSE", "True")
-    from vision.lab.train_torchvision import provide_missing_ops
+    from chickenfoot.vision.lab.train_torchvision import provide_missing_ops
 
     provide_missing_ops()  # PyPI's torchvision beside the CPU torch (see that module)
 
@@ -85,7 +85,7 @@ def _initializers(onnx_path: Path) -> tuple[dict[str, np.ndarray], Any]:
     except Exception as exc:  # protobuf's DecodeError and friends: not an ONNX file
         raise ValueError(f"{onnx_path}: not an ONNX file ({type(exc).__name__})") from exc
     init = {i.name: numpy_helper.to_array(i).copy() for i in m.graph.initializer}
-    # weights vision.lab.quantize stored smaller come back as float32 under their own names:
+    # weights chickenfoot.vision.lab.quantize stored smaller come back as float32 under their own names:
     # float16 through a Cast, int8 through a DequantizeLinear (one scale per output channel)
     for node in m.graph.node:
         if node.op_type == "Cast" and node.input[0] in init:
@@ -192,8 +192,8 @@ def calibration_inputs(task: str, imgsz: int, count: int, seed: int,
     transforms ultralytics trains with, so the statistics are those training will see."""
     from PIL import Image
 
-    from datasets.halves import scene_halves
-    from datasets.render import SceneConfig, render_scene
+    from chickenfoot.vision.lab.datasets.halves import scene_halves
+    from chickenfoot.vision.lab.datasets.render import SceneConfig, render_scene
 
     rng = np.random.default_rng([seed, 0])
     images = []
@@ -215,7 +215,7 @@ def calibration_inputs(task: str, imgsz: int, count: int, seed: int,
     if task == "classify" and hyp is not None:
         import torch
 
-        from vision.lab.train_torchvision import provide_missing_ops
+        from chickenfoot.vision.lab.train_torchvision import provide_missing_ops
 
         provide_missing_ops()  # the transforms below import torchvision
         from ultralytics.cfg import get_cfg
@@ -300,7 +300,7 @@ def checkpoint_from_onnx(onnx_path: Path, model_yaml: Path, dest: Path, imgsz: i
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m vision.lab.train_warmstart", description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m chickenfoot.vision.lab.train_warmstart", description=__doc__.split("\n")[0])
     ap.add_argument("--onnx", required=True, type=Path, help="a detector or half classifier this project exported")
     ap.add_argument("--yaml", required=True, type=Path, help="the model yaml it was trained from")
     ap.add_argument("--out", required=True, type=Path, help="checkpoint to write (.pt)")

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from companion.rules.errors import InputError
+from chickenfoot.rules.errors import InputError
 
 if TYPE_CHECKING:
-    from companion.app.shell import App
+    from chickenfoot.app.shell import App
 
 
 class NotFound(InputError):
@@ -27,7 +27,7 @@ def bind_event(fn: Callable[..., Any], *args: Any) -> Callable[[Any], Any]:
 
 def build(app: App, route: str) -> tuple[Any, ...]:
     """(title, controls, back route) or, for screens with a fixed bottom part, (..., footer)."""
-    from companion.app.routes import parse
+    from chickenfoot.app.routes import parse
 
     from . import dispute, home, match, practice, scoring, setup
 

@@ -1,10 +1,10 @@
 """The table drawn as a board: one control the dispute checker and the practice screen share.
 
-The drawing is a PNG of :mod:`companion.board` shown at the width the screen has (never wider
+The drawing is a PNG of :mod:`chickenfoot.board` shown at the width the screen has (never wider
 than drawn), inside an :class:`ft.InteractiveViewer` for pinch/wheel zoom and pan, with zoom
 buttons for a mouse or a screen reader. A tap on the drawing is handed back in the drawing's own
 pixels (the viewer's zoom and the shrinking to fit already undone), so the caller asks
-:meth:`companion.board.Picture.end_at` which open end is there. The drawing carries the table in
+:meth:`chickenfoot.board.Picture.end_at` which open end is there. The drawing carries the table in
 words as its semantics label: a screen reader reads the layout, not "image".
 """
 
@@ -19,9 +19,9 @@ from typing import TYPE_CHECKING, Any
 import flet as ft
 
 if TYPE_CHECKING:
-    from companion.app.shell import App
-    from companion.board import Picture
-    from companion.rules.tiles import Tile
+    from chickenfoot.app.shell import App
+    from chickenfoot.board import Picture
+    from chickenfoot.rules.tiles import Tile
 
 log = logging.getLogger(__name__)
 
@@ -41,7 +41,7 @@ TAP_REACH = 22.0
 
 def end_label(e: Any) -> str:
     """An open end's chip: "9 on 9-9, 5 spokes to go" (the same words the board's hint uses)."""
-    from companion.rules.words import open_end
+    from chickenfoot.rules.words import open_end
 
     return open_end(e.value, e.label or str(e.target), e.slots, e.kind, e.playable)
 

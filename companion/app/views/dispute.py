@@ -10,16 +10,16 @@ from typing import TYPE_CHECKING, Any
 
 import flet as ft
 
-from companion.app.dispute import DisputeBuilder
-from companion.app.views import bind
-from companion.app.views.board import available_width, board_view, end_label
-from companion.app.views.faces import face_button, face_row, suit_row
-from companion.rules import PRESETS, SETS, Tile
-from companion.rules.errors import ChickenFootError
-from companion.rules.words import count
+from chickenfoot.app.dispute import DisputeBuilder
+from chickenfoot.app.views import bind
+from chickenfoot.app.views.board import available_width, board_view, end_label
+from chickenfoot.app.views.faces import face_button, face_row, suit_row
+from chickenfoot.rules import PRESETS, SETS, Tile
+from chickenfoot.rules.errors import ChickenFootError
+from chickenfoot.rules.words import count
 
 if TYPE_CHECKING:
-    from companion.app.shell import App
+    from chickenfoot.app.shell import App
 
 log = logging.getLogger(__name__)
 

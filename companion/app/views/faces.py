@@ -1,6 +1,6 @@
 """Domino faces as buttons: wherever a tile is chosen (the round's tile picker, the photo
 review's corrections, the dispute checker), a tile is its face with pips, drawn by
-:func:`companion.board.face_png`, not a "3-4" label.
+:func:`chickenfoot.board.face_png`, not a "3-4" label.
 
 The PNGs are drawn once per (tile, 0-0 value, taken) and kept; each button is named by its
 tile ("3-4", "0-0 = 50") for screen readers and tests, and says who holds a taken tile
@@ -15,12 +15,12 @@ from typing import TYPE_CHECKING, Any
 
 import flet as ft
 
-from companion.app.views import bind
-from companion.board import face_png
-from companion.rules import Tile
+from chickenfoot.app.views import bind
+from chickenfoot.board import face_png
+from chickenfoot.rules import Tile
 
 if TYPE_CHECKING:
-    from companion.app.shell import App
+    from chickenfoot.app.shell import App
 
 #: A face's width on screen (logical pixels, before the large-text scale); the button around it
 #: adds 4 px on each side, so the smallest tap target is 52 x 95 (five to a row at 360 px).

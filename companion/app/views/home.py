@@ -6,14 +6,14 @@ from typing import TYPE_CHECKING, Any
 
 import flet as ft
 
-from companion.app.brief import rules_sections
-from companion.app.settings import THEMES
-from companion.app.views import bind
-from companion.rules import PRESETS
-from companion.rules.words import count
+from chickenfoot.app.brief import rules_sections
+from chickenfoot.app.settings import THEMES
+from chickenfoot.app.views import bind
+from chickenfoot.rules import PRESETS
+from chickenfoot.rules.words import count
 
 if TYPE_CHECKING:
-    from companion.app.shell import App
+    from chickenfoot.app.shell import App
 
 
 def _match_line(app: App, m: Any) -> str:
@@ -60,7 +60,7 @@ def build_home(app: App) -> tuple[str, list[Any], str | None]:
 
 def build_invite(app: App) -> tuple[str, list[Any], str | None]:
     """The table code and its QR code, for the next phone to join with."""
-    from companion.app.web import qr_png
+    from chickenfoot.app.web import qr_png
 
     url = app.ctx.invite_url or ""
     code = url.rsplit("code=", 1)[-1]

@@ -12,14 +12,14 @@ from typing import TYPE_CHECKING, Any
 import flet as ft
 import flet_charts as fch
 
-from companion.app.dispute import DisputeBuilder
-from companion.app.match_session import MatchSession
-from companion.app.views import bind
-from companion.rules import FirstPlayer
-from companion.rules.words import count
+from chickenfoot.app.dispute import DisputeBuilder
+from chickenfoot.app.match_session import MatchSession
+from chickenfoot.app.views import bind
+from chickenfoot.rules import FirstPlayer
+from chickenfoot.rules.words import count
 
 if TYPE_CHECKING:
-    from companion.app.shell import App
+    from chickenfoot.app.shell import App
 
 SERIES_COLOURS = [ft.Colors.BLUE, ft.Colors.RED, ft.Colors.GREEN, ft.Colors.ORANGE,
                   ft.Colors.PURPLE, ft.Colors.TEAL, ft.Colors.BROWN, ft.Colors.PINK]

@@ -10,17 +10,17 @@ from typing import TYPE_CHECKING, Any
 
 import flet as ft
 
-from companion.app.practice_session import BOT_WORDS, MAX_SEATS, MIN_SEATS, PracticeSession, PracticeSetup
-from companion.app.views import bind, bind_event
-from companion.app.views.board import available_width, board_view, end_label
-from companion.app.views.setup import options_tile
-from companion.rules import PRESETS
-from companion.rules.bots import BOTS
-from companion.rules.words import count
+from chickenfoot.app.practice_session import BOT_WORDS, MAX_SEATS, MIN_SEATS, PracticeSession, PracticeSetup
+from chickenfoot.app.views import bind, bind_event
+from chickenfoot.app.views.board import available_width, board_view, end_label
+from chickenfoot.app.views.setup import options_tile
+from chickenfoot.rules import PRESETS
+from chickenfoot.rules.bots import BOTS
+from chickenfoot.rules.words import count
 
 if TYPE_CHECKING:
-    from companion.app.shell import App
-    from companion.rules.tiles import Tile
+    from chickenfoot.app.shell import App
+    from chickenfoot.rules.tiles import Tile
 
 #: Size a tile of the hand is shown at (pixels).
 FACE_W, FACE_H = 30, 56
@@ -28,7 +28,7 @@ FACE_W, FACE_H = 30, 56
 
 @lru_cache(maxsize=512)
 def _face(tile: str, zero_zero: int) -> bytes:
-    from companion.board import face_png
+    from chickenfoot.board import face_png
 
     return face_png(tile, zero_zero=zero_zero, scale=40)
 

@@ -1,8 +1,8 @@
 """Scoring a round: one stored draft shared by every device, a number pad and Save that stay at
 the bottom of the screen, the tiles grouped by suit, photo readings reviewed at the hand.
 
-The round being entered is a stored :class:`companion.match.RoundDraft` (see
-:class:`companion.app.match_session.MatchSession`): every key is kept in the scorekeeper file,
+The round being entered is a stored :class:`chickenfoot.match.RoundDraft` (see
+:class:`chickenfoot.app.match_session.MatchSession`): every key is kept in the scorekeeper file,
 every device shows the same draft, and Save stores it once, whoever presses it and however often.
 A device whose round was saved elsewhere is told so and shown the round as saved, never an open
 pad for the next round. What this device has open (the pad, a picker, a photo) lives in
@@ -17,19 +17,19 @@ from typing import TYPE_CHECKING, Any
 
 import flet as ft
 
-from companion.app.drafts import DraftContent
-from companion.app.match_session import MatchSession
-from companion.app.photo_review import PhotoReview, Preview, is_low, label, read_photo
-from companion.app.round_entry import Mode, RoundEntry, TakenError
-from companion.app.store import DraftNotFoundError
-from companion.app.views import bind
-from companion.app.views.faces import face_button, face_row, suit_row
-from companion.match import DraftState, RoundDraft, Saved
-from companion.rules import Tile
-from companion.rules.words import count
+from chickenfoot.app.drafts import DraftContent
+from chickenfoot.app.match_session import MatchSession
+from chickenfoot.app.photo_review import PhotoReview, Preview, is_low, label, read_photo
+from chickenfoot.app.round_entry import Mode, RoundEntry, TakenError
+from chickenfoot.app.store import DraftNotFoundError
+from chickenfoot.app.views import bind
+from chickenfoot.app.views.faces import face_button, face_row, suit_row
+from chickenfoot.match import DraftState, RoundDraft, Saved
+from chickenfoot.rules import Tile
+from chickenfoot.rules.words import count
 
 if TYPE_CHECKING:
-    from companion.app.shell import App
+    from chickenfoot.app.shell import App
 
 log = logging.getLogger(__name__)
 

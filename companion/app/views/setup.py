@@ -6,13 +6,13 @@ from typing import TYPE_CHECKING, Any
 
 import flet as ft
 
-from companion.app.setup import MatchSetup, fmt_value
-from companion.app.views import bind, bind_event
-from companion.rules import PRESETS
-from companion.rules.words import option_choice
+from chickenfoot.app.setup import MatchSetup, fmt_value
+from chickenfoot.app.views import bind, bind_event
+from chickenfoot.rules import PRESETS
+from chickenfoot.rules.words import option_choice
 
 if TYPE_CHECKING:
-    from companion.app.shell import App
+    from chickenfoot.app.shell import App
 
 
 def _setup(app: App) -> MatchSetup:

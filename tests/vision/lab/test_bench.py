@@ -1,4 +1,4 @@
-"""vision.lab.bench's pieces: the rendered bench photos and the timing of whole reads (the figures
+"""chickenfoot.vision.lab.bench's pieces: the rendered bench photos and the timing of whole reads (the figures
 themselves are the benchmark's business, not the tests')."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import fake_models
 import pytest
 from PIL import Image
 
-from vision.lab.bench import main, make_photo, open_reader, time_reads
-from vision.reader import Reader
+from chickenfoot.vision.lab.bench import main, make_photo, open_reader, time_reads
+from chickenfoot.vision.reader import Reader
 
 
 def test_bench_photos_are_noisy_jpegs_and_can_show_one_big_set(tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""The evaluation (:mod:`vision.lab.evaluate`): matching, tallies, lost tiles and the printed report
+"""The evaluation (:mod:`chickenfoot.vision.lab.evaluate`): matching, tallies, lost tiles and the printed report
 on a small rendered folder."""
 
 from __future__ import annotations
@@ -11,17 +11,17 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from companion.rules import Tile, get_rules
-from vision.detections import obb_corners
-from vision.geometry import OrientedBox
+from chickenfoot.rules import Tile, get_rules
+from chickenfoot.vision.detections import obb_corners
+from chickenfoot.vision.geometry import OrientedBox
 
 ROOT = Path(__file__).resolve().parents[3]
 TEST_DATA = ROOT / "tests" / "data"
 
 
 def test_polygon_iou_and_matching_helpers():
-    from vision.geometry import polygon_iou
-    from vision.lab.tally import aabb_iou, greedy_match, half_pairs, match_by_value
+    from chickenfoot.vision.geometry import polygon_iou
+    from chickenfoot.vision.lab.tally import aabb_iou, greedy_match, half_pairs, match_by_value
 
     a = OrientedBox(100, 100, 80, 40, 0.3).corners()
     assert polygon_iou(a, a) == pytest.approx(1.0)
@@ -56,7 +56,7 @@ def rendered_folder(tmp_path: Path, halves: dict[str, tuple[int, int]], extra: t
 
 def test_evaluate_scores_a_rendered_folder_and_skips_absent_realdata(tmp_path: Path, capsys):
     pytest.importorskip("onnx", reason="building the test models needs onnx (train extra)")
-    from vision.lab import evaluate
+    from chickenfoot.vision.lab import evaluate
 
     photo, models, folder, labels = rendered_folder(tmp_path, {"3-4": (3, 4), "0-3": (0, 3), "0-0": (0, 0)})
     code = evaluate.main(["--models", str(models), "--rendered", str(folder),
@@ -103,7 +103,7 @@ def test_evaluate_lists_and_draws_the_tiles_it_did_not_read_exactly(tmp_path: Pa
     """``--lost`` / ``--lost-montage``: a label the reader finds nothing on (a 5-5 on bare felt)
     and one it reads otherwise (the 3-4 labelled 3-5) each come back with the reason and the read."""
     pytest.importorskip("onnx", reason="building the test models needs onnx (train extra)")
-    from vision.lab import evaluate
+    from chickenfoot.vision.lab import evaluate
 
     _, models, folder, _ = rendered_folder(tmp_path, {"3-4": (3, 5), "0-3": (0, 3), "0-0": (0, 0)},
                                            ({"tile": "5-5", "a": 5, "b": 5, "box": [100.0, 540.0, 90.0, 45.0, 0.0]},))
@@ -127,8 +127,8 @@ def test_evaluate_lists_and_draws_the_tiles_it_did_not_read_exactly(tmp_path: Pa
 def test_evaluator_says_why_a_true_tile_was_lost():
     """Misread, left uncounted (with the reader's reason) or never read: each true tile that
     was not read exactly is put down to one cause."""
-    from vision.lab.evaluate import Evaluator
-    from vision.reader import Reading, TileReading
+    from chickenfoot.vision.lab.evaluate import Evaluator
+    from chickenfoot.vision.reader import Reading, TileReading
 
     def read(a, b, box, uncounted=""):
         return TileReading(a, b, 0.9, box, False, 0.9, (0.9, 0.9), uncounted=uncounted)
@@ -146,7 +146,7 @@ def test_evaluator_says_why_a_true_tile_was_lost():
 
 
 def test_closeup_crops_frame_one_tile_and_never_cut_another():
-    from vision.lab.tally import _quad_in_rect, closeup_crop
+    from chickenfoot.vision.lab.tally import _quad_in_rect, closeup_crop
 
     def label(cx, cy, length, angle):
         quad = obb_corners(np.array([[cx, cy, length, length / 2, angle]]))[0]
@@ -171,7 +171,7 @@ def test_closeup_crops_frame_one_tile_and_never_cut_another():
 
 
 def test_tally_counts_how_many_wrong_reads_were_flagged():
-    from vision.lab.tally import Tally
+    from chickenfoot.vision.lab.tally import Tally
 
     t = Tally("x")
     t.add_tiles([((3, 4), (3, 4)), ((1, 2), (1, 5)), ((6, 6), (6, 6))], True, 4, 4,
@@ -185,7 +185,7 @@ def test_tally_counts_how_many_wrong_reads_were_flagged():
 
 def test_tally_penalty_sees_a_missed_double_blank_that_the_pip_total_does_not():
     """A 0-0 left out keeps the pip total right and costs its owner 50 points."""
-    from vision.lab.tally import Tally
+    from chickenfoot.vision.lab.tally import Tally
 
     rules = get_rules()
     truth = [Tile(0, 0), Tile(3, 4)]

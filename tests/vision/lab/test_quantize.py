@@ -1,4 +1,4 @@
-"""vision.lab.quantize: int8 copies of small convolutional models, and how the runtime opens them."""
+"""chickenfoot.vision.lab.quantize: int8 copies of small convolutional models, and how the runtime opens them."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from vision.config import ModelError
-from vision.lab.quantize import float_nodes, main, quantize_model
-from vision.runtime import QUANTIZED_KEY, metadata, model_bytes, open_models
+from chickenfoot.vision.config import ModelError
+from chickenfoot.vision.lab.quantize import float_nodes, main, quantize_model
+from chickenfoot.vision.runtime import QUANTIZED_KEY, metadata, model_bytes, open_models
 
 onnx = pytest.importorskip("onnx", reason="quantising needs onnx (train extra)")
 from onnx import TensorProto, helper, numpy_helper  # noqa: E402

@@ -6,14 +6,14 @@ import dataclasses
 import json
 from pathlib import Path
 
-from vision.config import MODELS_DIR, ReaderConfig
+from chickenfoot.vision.config import MODELS_DIR, ReaderConfig
 
 ROOT = Path(__file__).resolve().parents[3]
 TEST_DATA = ROOT / "tests" / "data"
 
 
 def test_the_training_config_writes_the_shipped_reader_settings():
-    """``vision.lab.train`` writes the yaml's ``reader`` block into a new reader.json: retraining from
+    """``chickenfoot.vision.lab.train`` writes the yaml's ``reader`` block into a new reader.json: retraining from
     it must give the settings that ship."""
     import yaml
 

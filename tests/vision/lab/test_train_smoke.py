@@ -20,15 +20,15 @@ if importlib.util.find_spec("ultralytics") is None:
     pytest.skip("training extra not installed: pip install -e '.[train]'", allow_module_level=True)
 ort = pytest.importorskip("onnxruntime")
 
-from vision.geometry import rectify, split_halves  # noqa: E402
-from vision.halves import NOT_PIPS, NOT_PIPS_CLASS  # noqa: E402
+from chickenfoot.vision.geometry import rectify, split_halves  # noqa: E402
+from chickenfoot.vision.halves import NOT_PIPS, NOT_PIPS_CLASS  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[3]
 
 
 def test_smoke_training_exports_working_onnx(tmp_path: Path) -> None:
     out = tmp_path / "models"
-    cmd = [sys.executable, "-m", "vision.lab.train", "--smoke", "--work", str(tmp_path / "work"), "--out", str(out)]
+    cmd = [sys.executable, "-m", "chickenfoot.vision.lab.train", "--smoke", "--work", str(tmp_path / "work"), "--out", str(out)]
     done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
 
@@ -51,7 +51,7 @@ def test_smoke_training_exports_working_onnx(tmp_path: Path) -> None:
     # a real rendered val photo and its true boxes, cut as the reader cuts them
     val = sorted((tmp_path / "work" / "det_data" / "images" / "val").glob("*.jpg"))[0]
     tiles = json.loads((tmp_path / "work" / "det_data" / "tiles" / "val" / f"{val.stem}.json").read_text())
-    from vision.geometry import OrientedBox
+    from chickenfoot.vision.geometry import OrientedBox
 
     img = Image.open(val).convert("RGB")
     crops = []
@@ -66,7 +66,7 @@ def test_smoke_training_exports_working_onnx(tmp_path: Path) -> None:
     assert np.allclose(p.sum(1), 1.0, atol=1e-3)
 
     # the reader loads all three models
-    from vision.reader import Reader
+    from chickenfoot.vision.reader import Reader
 
     loaded = Reader.from_models_dir(out)
     assert loaded.model_bytes == sum((out / reader[k]).stat().st_size

@@ -1,4 +1,4 @@
-"""torchvision imports beside whichever torch build is installed (``vision.lab.train_torchvision``):
+"""torchvision imports beside whichever torch build is installed (``chickenfoot.vision.lab.train_torchvision``):
 its compiled operators load, or the two its import needs are declared and ``nms`` keeps the
 boxes torchvision's own kernel keeps. Runs in a subprocess, as training does."""
 
@@ -17,7 +17,7 @@ if importlib.util.find_spec("torchvision") is None or importlib.util.find_spec("
 ROOT = Path(__file__).resolve().parents[3]
 
 CODE = """
-from vision.lab.train_torchvision import provide_missing_ops
+from chickenfoot.vision.lab.train_torchvision import provide_missing_ops
 declared = provide_missing_ops()
 import torch, torchvision, torchvision.transforms
 boxes = torch.tensor([[0, 0, 10, 10], [1, 1, 11, 11], [20, 20, 30, 30], [0, 0, 9, 10.]])

@@ -1,4 +1,4 @@
-"""Training from the shipped ONNX files (``vision.lab.train_warmstart``, a stage's ``start`` in the training
+"""Training from the shipped ONNX files (``chickenfoot.vision.lab.train_warmstart``, a stage's ``start`` in the training
 yaml): the rebuilt checkpoint computes what the ONNX file computes, a bad pairing is refused,
 and a continuation run trains from it and exports. Needs the ``train`` extra; runs in
 subprocesses, as the smoke training does (importing ultralytics patches PIL for the process)."""
@@ -32,7 +32,7 @@ def _run(*args: str, timeout: int = 600) -> subprocess.CompletedProcess[str]:
 def test_checkpoint_rebuilt_from_the_shipped_onnx_computes_the_same(tmp_path: Path, onnx_file: str, model_yaml: str,
                                                                     classes: int) -> None:
     out = tmp_path / "start.pt"
-    done = _run("-m", "vision.lab.train_warmstart", "--onnx", f"models/{onnx_file}", "--yaml", f"vision/lab/model_yaml/{model_yaml}",
+    done = _run("-m", "chickenfoot.vision.lab.train_warmstart", "--onnx", f"models/{onnx_file}", "--yaml", f"vision/lab/model_yaml/{model_yaml}",
                 "--out", str(out), "--count", "8")
     assert done.returncode == 0, done.stderr[-2000:]
     report = json.loads(done.stdout.strip().splitlines()[-1])
@@ -41,16 +41,16 @@ def test_checkpoint_rebuilt_from_the_shipped_onnx_computes_the_same(tmp_path: Pa
 
 
 def test_a_yaml_that_does_not_match_the_onnx_file_is_refused(tmp_path: Path) -> None:
-    done = _run("-m", "vision.lab.train_warmstart", "--onnx", "models/half_cls.onnx", "--yaml", "vision/lab/model_yaml/tile_obb.yaml",
+    done = _run("-m", "chickenfoot.vision.lab.train_warmstart", "--onnx", "models/half_cls.onnx", "--yaml", "vision/lab/model_yaml/tile_obb.yaml",
                 "--out", str(tmp_path / "x.pt"))
     assert done.returncode == 2 and done.stderr.startswith("error: ")
     assert not (tmp_path / "x.pt").exists()
-    done = _run("-m", "vision.lab.train_warmstart", "--onnx", str(tmp_path / "absent.onnx"), "--yaml", "vision/lab/model_yaml/half_cls.yaml",
+    done = _run("-m", "chickenfoot.vision.lab.train_warmstart", "--onnx", str(tmp_path / "absent.onnx"), "--yaml", "vision/lab/model_yaml/half_cls.yaml",
                 "--out", str(tmp_path / "x.pt"))
     assert done.returncode == 2 and "absent.onnx" in done.stderr
     junk = tmp_path / "junk.onnx"
     junk.write_bytes(b"\x00not a model at all" * 10)
-    done = _run("-m", "vision.lab.train_warmstart", "--onnx", str(junk), "--yaml", "vision/lab/model_yaml/half_cls.yaml",
+    done = _run("-m", "chickenfoot.vision.lab.train_warmstart", "--onnx", str(junk), "--yaml", "vision/lab/model_yaml/half_cls.yaml",
                 "--out", str(tmp_path / "x.pt"))
     assert done.returncode == 2 and "not an ONNX file" in done.stderr and len(done.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "x.pt").exists()
@@ -67,7 +67,7 @@ def test_a_continuation_run_trains_from_the_shipped_files_and_exports(tmp_path: 
     config = tmp_path / "continue.yaml"
     config.write_text(yaml.safe_dump(cfg))
     out, work = tmp_path / "models", tmp_path / "work"
-    done = _run("-m", "vision.lab.train", "--config", str(config), "--work", str(work), "--out", str(out), timeout=900)
+    done = _run("-m", "chickenfoot.vision.lab.train", "--config", str(config), "--work", str(work), "--out", str(out), timeout=900)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     # no first pass was rendered or trained
     assert not (work / "det_data").exists() and not (work / "cls_data").exists()
@@ -88,7 +88,7 @@ def test_a_continuation_run_trains_from_the_shipped_files_and_exports(tmp_path: 
 
 
 def test_a_start_may_name_a_file_as_it_was_at_a_git_revision(tmp_path: Path) -> None:
-    from vision.lab.train import MissingStart, start_file
+    from chickenfoot.vision.lab.train import MissingStart, start_file
 
     assert start_file("models/half_cls.onnx", tmp_path) == ROOT / "models" / "half_cls.onnx"
     old = start_file("models/half_cls.onnx@HEAD", tmp_path)
@@ -103,7 +103,7 @@ def test_calibration_augments_with_ultralytics_defaults_for_keys_the_yaml_leaves
     code = """
 import numpy as np
 from ultralytics.cfg import DEFAULT_CFG_DICT
-from vision.lab.train_warmstart import CLASSIFY_AUGMENT_KEYS, calibration_inputs
+from chickenfoot.vision.lab.train_warmstart import CLASSIFY_AUGMENT_KEYS, calibration_inputs
 defaults = {k: DEFAULT_CFG_DICT[k] for k in CLASSIFY_AUGMENT_KEYS}
 assert defaults["auto_augment"], defaults
 left_out = calibration_inputs("classify", 32, 6, 3, hyp={"time": 0.5})
