@@ -4,6 +4,10 @@ rules <- match <- storage; rules <- board (the drawing); match, board <- practic
 (``vision/`` but its lab) reads only the rules; the lab (``vision/lab/``, ``datasets/``) reads the
 reader and the rules and is read by nothing below the app; app and CLI on top; torch only in
 training; no import loop anywhere in vision or datasets.
+
+The folders are the design card's; the import names are the installed package's (pyproject's
+package-dir): ``companion/`` is ``chickenfoot``, ``vision/`` ``chickenfoot.vision`` and
+``datasets/`` the lab's ``chickenfoot.vision.lab.datasets``.
 """
 
 from __future__ import annotations
@@ -18,12 +22,20 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 STDLIB = set(sys.stdlib_module_names)
 TRAINING_ONLY = {"torch", "torchvision", "ultralytics", "cv2"}
+#: Each source folder and the package it is imported as.
+PACKAGE_OF = {"companion": "chickenfoot", "vision": "chickenfoot.vision", "datasets": "chickenfoot.vision.lab.datasets"}
+
+
+def _module_parts(f: Path) -> tuple[str, ...]:
+    """``vision/reader.py`` -> ("chickenfoot", "vision", "reader")."""
+    top, *rest = f.relative_to(ROOT).with_suffix("").parts
+    return (*PACKAGE_OF[top].split("."), *rest)
 
 
 def _imports(path: Path) -> set[str]:
     """Absolute dotted names imported by a file (relative imports resolved against its package)."""
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-    pkg = path.relative_to(ROOT).with_suffix("").parts[:-1]
+    pkg = _module_parts(path)[:-1]
     found: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -44,7 +56,7 @@ def _files(pkg: str) -> list[Path]:
 
 
 def _ours(name: str) -> bool:
-    return name.split(".")[0] in {"companion", "vision", "datasets"}
+    return name.split(".")[0] == "chickenfoot"
 
 
 def _violations(pkg: str, allowed_ours: tuple[str, ...], extra_check=None) -> list[str]:
@@ -104,7 +116,7 @@ def _runtime_files() -> list[Path]:
 
 
 def _module(f: Path) -> str:
-    parts = f.relative_to(ROOT).with_suffix("").parts
+    parts = _module_parts(f)
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
@@ -116,8 +128,9 @@ def test_reader_imports_only_rules_and_itself_never_the_lab():
             if name.split(".")[0] in TRAINING_ONLY:
                 bad.append(f"{f.relative_to(ROOT)} imports {name} (training-only)")
             elif _ours(name) and not (name.startswith("chickenfoot.rules")
-                                      or any(name == m or name.startswith(m + ".") for m in runtime - {"vision"})
-                                      or name == "vision"):
+                                      or any(name == m or name.startswith(m + ".")
+                                             for m in runtime - {"chickenfoot.vision"})
+                                      or name == "chickenfoot.vision"):
                 bad.append(f"{f.relative_to(ROOT)} imports {name}")
     assert bad == []
 
@@ -125,12 +138,12 @@ def test_reader_imports_only_rules_and_itself_never_the_lab():
 def test_the_lab_reads_the_reader_and_nothing_reads_the_lab():
     # the renderer and data makers read the reader, the rules and the board's pip layouts (one
     # drawing of a domino face for the app and the training data), never the lab's tools
-    assert _violations("datasets", ("chickenfoot.rules", "chickenfoot.board.pips", "datasets", "vision")) == []
+    assert _violations("datasets", ("chickenfoot.rules", "chickenfoot.board.pips", "chickenfoot.vision")) == []
     assert [f"{f.relative_to(ROOT)} imports {n}" for f in _files("datasets") for n in _imports(f)
-            if n.startswith("chickenfoot.vision.lab")] == []
-    assert _violations("vision/lab", ("chickenfoot.rules", "vision", "datasets")) == []
+            if n.startswith("chickenfoot.vision.lab") and not n.startswith("chickenfoot.vision.lab.datasets")] == []
+    assert _violations("vision/lab", ("chickenfoot.rules", "chickenfoot.vision")) == []
     assert [f"{f.relative_to(ROOT)} imports {n}" for f in _files("companion") for n in _imports(f)
-            if n.startswith(("chickenfoot.vision.lab", "datasets"))] == []
+            if n.startswith("chickenfoot.vision.lab")] == []
 
 
 def _import_graph(pkgs: tuple[str, ...]) -> dict[str, set[str]]:
@@ -144,7 +157,8 @@ def _import_graph(pkgs: tuple[str, ...]) -> dict[str, set[str]]:
         for name in _imports(f):
             while name and name not in modules:  # "chickenfoot.vision.reader.Reader" -> "chickenfoot.vision.reader"
                 name = name.rpartition(".")[0]
-            if name and name != here and name not in ("vision", "datasets", "chickenfoot.vision.lab"):
+            if name and name != here and name not in ("chickenfoot.vision", "chickenfoot.vision.lab",
+                                                      "chickenfoot.vision.lab.datasets"):
                 targets.add(name)
         graph[here] = targets
     return graph
@@ -225,7 +239,8 @@ def test_app_side_runtime_never_loads_torch():
     mods = ["chickenfoot.cli.main", "chickenfoot.rules"]
     for m in ("chickenfoot.app", "chickenfoot.match", "chickenfoot.storage", "chickenfoot.board", "chickenfoot.practice",
               "chickenfoot.vision.reader"):
-        if (ROOT / (m.replace(".", "/") + ".py")).exists() or (ROOT / m.replace(".", "/")).is_dir():
+        where = ROOT / "companion" / Path(*m.split(".")[1:])
+        if m.startswith("chickenfoot.vision") or where.with_suffix(".py").exists() or where.is_dir():
             mods.append(m)
     code = (
         "import importlib, sys\n"

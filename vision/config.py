@@ -1,8 +1,9 @@
 """What ``reader.json`` says: the model files and the settings the reader reads with.
 
-The shipped ``models/`` folder holds the three ONNX files and ``reader.json``; in an installed
-wheel it is package data at ``vision/models/``, in a checkout it is the repository's
-``models/`` beside ``vision/``. Every setting below is one the shipped reader uses; a number 0
+The shipped ``models/`` folder holds the three ONNX files and ``reader.json``: the package
+:mod:`chickenfoot.models`, beside this package both in an installed wheel
+(``chickenfoot/models/`` beside ``chickenfoot/vision/``) and in a checkout (``models/`` beside
+``vision/``). Every setting below is one the shipped reader uses; a number 0
 (or 1 for the zooms) turns its step off, which is how the tests run each step alone.
 """
 
@@ -26,10 +27,9 @@ class ModelError(ChickenFootError):
 
 
 def shipped_models_dir() -> Path:
-    """The models that came with the package: ``vision/models`` in an installed wheel, else
-    the checkout's ``models/``."""
-    packaged = _HERE / "models"
-    return packaged if (packaged / "reader.json").is_file() else _HERE.parent / "models"
+    """The models that came with the package (:mod:`chickenfoot.models`, the folder beside
+    this package in a wheel and in a checkout alike)."""
+    return _HERE.parent / "models"
 
 
 #: The shipped models (see :func:`shipped_models_dir`).
