@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
+from chickenfoot.vision.geometry import OrientedBox, rectify, split_halves
 from chickenfoot.vision.lab.datasets.render import (
     BACK,
     DEFAULT_GRAY_CONTRAST,
@@ -29,7 +30,6 @@ from chickenfoot.vision.lab.datasets.render import (
     jpeg_roundtrip,
     render_scene,
 )
-from chickenfoot.vision.geometry import OrientedBox, rectify, split_halves
 
 _SIZES = ((960, 720), (960, 540), (720, 960), (800, 800), (640, 480))
 #: Tile lengths (px, log-uniform) of the photos halves are cut from, unless a pass says otherwise.

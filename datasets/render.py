@@ -31,10 +31,10 @@ from pathlib import Path
 import numpy as np
 from PIL import Image, ImageDraw, ImageFilter
 
+from chickenfoot.vision.geometry import OrientedBox
 from chickenfoot.vision.lab.datasets.backgrounds import draw_clutter, make_background
 from chickenfoot.vision.lab.datasets.pips import MAX_VALUE, layout, pip_radius
 from chickenfoot.vision.lab.datasets.printed import draw_printed_matter, paste_mask, text_mask, word
-from chickenfoot.vision.geometry import OrientedBox
 
 SS = 2  # supersampling factor for drawing
 

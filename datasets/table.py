@@ -30,7 +30,14 @@ from chickenfoot.rules.layout import Layout
 from chickenfoot.rules.layout import Placement as Play
 from chickenfoot.rules.ruleset import PRESETS, RuleSet, get_rules
 from chickenfoot.rules.tiles import Tile
-from chickenfoot.vision.lab.datasets.render import Placement, SceneConfig, TileLabel, _Board, _try_place, render_scene
+from chickenfoot.vision.lab.datasets.render import (
+    Placement,
+    SceneConfig,
+    TileLabel,
+    _Board,
+    _try_place,
+    render_scene,
+)
 
 #: Tile length over the photo's long side in training photos of tables: as big as the reader's
 #: table zoom (``table_fine_trigger_px``) makes the tiles of a whole-table photo.

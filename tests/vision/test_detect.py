@@ -274,8 +274,8 @@ def test_closeup_pass_runs_only_when_nothing_or_a_frame_filling_tile_was_seen(mo
 def test_closeup_pass_finds_a_tile_that_fills_the_photo():
     """The shipped detector on a rendered crop where one tile fills most of the frame: the
     close-up pass finds it, in the photo's own pixels."""
-    from chickenfoot.vision.lab.datasets.render import SceneConfig, render_scene
     from chickenfoot.vision.geometry import polygon_iou
+    from chickenfoot.vision.lab.datasets.render import SceneConfig, render_scene
     from chickenfoot.vision.lab.tally import closeup_crop
 
     reader = Reader.from_models_dir()

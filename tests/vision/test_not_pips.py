@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from chickenfoot.vision.config import MODELS_DIR
 from chickenfoot.vision.lab.datasets.not_pips import (
     JITTERED_CUTS,
     MAX_COVER,
@@ -20,7 +21,6 @@ from chickenfoot.vision.lab.datasets.not_pips import (
     pick,
     pick_tiles,
 )
-from chickenfoot.vision.config import MODELS_DIR
 from chickenfoot.vision.reader import Reader
 
 pytestmark = pytest.mark.skipif(not (MODELS_DIR / "reader.json").exists(), reason="no shipped models")

@@ -12,6 +12,7 @@ import pytest
 import yaml
 from PIL import Image
 
+from chickenfoot.vision.geometry import OrientedBox, rectify, split_halves
 from chickenfoot.vision.lab.datasets.halves import render_halves
 from chickenfoot.vision.lab.datasets.pips import MAX_VALUE, layout
 from chickenfoot.vision.lab.datasets.printed import draw_printed_matter, paste_mask, text_mask
@@ -24,7 +25,6 @@ from chickenfoot.vision.lab.datasets.render import (
     render_dataset,
     render_scene,
 )
-from chickenfoot.vision.geometry import OrientedBox, rectify, split_halves
 
 
 def _scene(seed: int, **kw: object) -> tuple[Image.Image, list]:

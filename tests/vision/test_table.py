@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 
 from chickenfoot.rules.layout import Layout, check_layout
 from chickenfoot.rules.ruleset import get_rules
-from chickenfoot.vision.lab.datasets.table import render_table, round_layout
 from chickenfoot.vision.geometry import OrientedBox
+from chickenfoot.vision.lab.datasets.table import render_table, round_layout
 from chickenfoot.vision.reader import Reader, Reading, TileReading
 from chickenfoot.vision.table import A, B, TableError, contacts, read_table
 

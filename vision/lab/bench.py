@@ -47,7 +47,10 @@ STAGES = ("decode", "detect", "halves")
 def make_photo(path: Path, size: tuple[int, int], seed: int, noise: float = 4.0, set_top: int = 0) -> Path:
     """A rendered table photo at ``size`` (tiles of one double-``set_top`` set, if given), with
     sensor-like noise, saved as a JPEG (quality 92)."""
-    from chickenfoot.vision.lab.datasets.render import SceneConfig, render_scene  # data making, only for the bench input
+    from chickenfoot.vision.lab.datasets.render import (  # data making, only for the bench input
+        SceneConfig,
+        render_scene,
+    )
 
     rng = np.random.default_rng([seed, 0])
     img, _ = render_scene(rng, SceneConfig(width=size[0], height=size[1], tile_frac=(0.06, 0.12), set_top=set_top))

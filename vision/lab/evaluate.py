@@ -58,7 +58,13 @@ from chickenfoot.vision.detections import obb_corners
 from chickenfoot.vision.geometry import OrientedBox, polygon_iou
 from chickenfoot.vision.images import ImageError, LoadedImage, load_image
 from chickenfoot.vision.lab.lost import LOST_REASONS, lost_entry, lost_montage, nearest_read
-from chickenfoot.vision.lab.realdata import Sample, half_crop_samples, in_play_area, real_samples, realdata_root
+from chickenfoot.vision.lab.realdata import (
+    Sample,
+    half_crop_samples,
+    in_play_area,
+    real_samples,
+    realdata_root,
+)
 from chickenfoot.vision.lab.tally import (
     BAND_SIDE,
     LENGTH_BUCKETS,
