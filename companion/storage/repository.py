@@ -195,7 +195,7 @@ class Repository:
         where = resolve_db_path(path)
         # The default place is the project's own and made on the first save; a file someone
         # named (--db, $CHICKENFOOT_DB) must be in a folder that exists, as every output is.
-        named = bool(path or os.environ.get(ENV_VAR))
+        named = where.expanduser() != default_db_path()
         if named and not where.expanduser().parent.is_dir():
             source = "--db" if path else f"${ENV_VAR}"
             raise StorageError(f"{source} {where}: there is no folder {where.expanduser().parent} "

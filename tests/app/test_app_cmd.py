@@ -27,14 +27,16 @@ def test_no_display_means_no_desktop_window(monkeypatch):
         assert desktop_unavailable() == "no display"
 
 
-def _serve(args: list[str], tmp_path: Path) -> tuple[str, bytes]:
+def _serve(args: list[str], tmp_path: Path, *, db: bool = True, **extra_env: str) -> tuple[str, bytes]:
+    """Run ``chickenfoot app ARGS`` (on ``tmp_path/m.json``, or with ``db=False`` on the default
+    file) until its page is served; its output and the page."""
     port = free_port()
-    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "CHICKENFOOT_DB")}
     log = tmp_path / "out.log"
+    where = ["--db", str(tmp_path / "m.json")] if db else []
     with open(log, "w") as fh:
-        proc = subprocess.Popen([sys.executable, "-m", "chickenfoot", "app", *args, "--port", str(port),
-                                 "--db", str(tmp_path / "m.json")], cwd=ROOT, env=env,
-                                stdout=fh, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen([sys.executable, "-m", "chickenfoot", "app", *args, "--port", str(port), *where],
+                                cwd=ROOT, env=env | extra_env, stdout=fh, stderr=subprocess.STDOUT)
         try:
             deadline = time.monotonic() + 60
             body = b""
@@ -59,6 +61,14 @@ def test_app_without_display_says_so_and_serves_the_web_app(tmp_path):
     out, body = _serve([], tmp_path)
     assert "desktop window cannot open here (no display); serving the web app instead" in out
     assert "serving at http://127.0.0.1:" in out
+    assert b"<html" in body.lower()
+
+
+def test_app_on_a_fresh_machine_serves_on_the_default_file(tmp_path):
+    """The README's first command: no --db, no $CHICKENFOOT_DB, no user data folder yet."""
+    data = tmp_path / "fresh-data"
+    out, body = _serve(["--web"], tmp_path, db=False, XDG_DATA_HOME=str(data))
+    assert f"scorekeeper file {data / 'chickenfoot' / 'matches.json'}" in out, out
     assert b"<html" in body.lower()
 
 

@@ -56,6 +56,16 @@ def test_a_named_file_needs_its_folder_the_default_place_is_made(tmp_path: Path,
     assert (tmp_path / "data" / "chickenfoot" / "matches.json").is_file()
 
 
+def test_the_default_place_named_by_its_path_is_still_made(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The app resolves the file before opening it: the default place, passed as a path, is
+    still the project's own folder, made on the first save (a fresh machine has none)."""
+    monkeypatch.delenv("CHICKENFOOT_DB", raising=False)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "fresh"))
+    with Repository.open(resolve_db_path(None)) as repo:
+        repo.create_match(["Ann", "Bob"])
+    assert (tmp_path / "fresh" / "chickenfoot" / "matches.json").is_file()
+
+
 def test_a_read_only_folder_is_named_not_the_lock_file(tmp_path: Path) -> None:
     folder = tmp_path / "ro"
     folder.mkdir()
