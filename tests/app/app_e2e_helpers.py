@@ -32,6 +32,39 @@ def require_browser() -> None:
         pytest.skip("playwright is not installed (pip install -e '.[test]')")
 
 
+#: Flet's first WebSocket message: register a new session on the home route.
+REGISTER = [1, {"session_id": "", "page_name": "", "page": {"route": "/", "web": True, "width": 800,
+                                                              "height": 600}}]
+
+
+def db_with_a_match(tmp_path: Path) -> Path:
+    """A scorekeeper file holding one match of Zelda and Yann (the home screen names them)."""
+    from chickenfoot.storage import Repository
+
+    db = tmp_path / "matches.json"
+    with Repository.open(db) as repo:
+        repo.create_match(["Zelda", "Yann"], "double-chicken-foot")
+    return db
+
+
+def open_home(port: int, timeout: float = 10) -> bool:
+    """Open a session over the app's WebSocket as a browser of this server would; whether the
+    home screen (the match of :func:`db_with_a_match`) arrived within ``timeout`` seconds."""
+    import contextlib
+
+    import msgpack
+    from websockets.sync.client import connect
+
+    with connect(f"ws://127.0.0.1:{port}/ws", additional_headers={"Origin": f"http://127.0.0.1:{port}"}) as ws:
+        ws.send(b"\x00" + msgpack.packb(REGISTER))
+        got = b""
+        end = time.monotonic() + timeout
+        while b"Zelda" not in got and time.monotonic() < end:
+            with contextlib.suppress(TimeoutError):
+                got += ws.recv(timeout=0.5)
+        return b"Zelda" in got
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

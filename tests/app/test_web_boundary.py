@@ -19,26 +19,15 @@ from typing import Any
 
 import msgpack
 import pytest
-from app_e2e_helpers import ROOT, Server, free_port
+from app_e2e_helpers import REGISTER, ROOT, Server, db_with_a_match, free_port
 from websockets.sync.client import connect
 
 from chickenfoot.app.web import CRASH_MESSAGE, TableGate, split_host
-from chickenfoot.storage import Repository
-
-REGISTER = [1, {"session_id": "", "page_name": "", "page": {"route": "/", "web": True, "width": 800,
-                                                              "height": 600}}]
-
-
-def _db_with_a_match(tmp_path: Path) -> Path:
-    db = tmp_path / "matches.json"
-    with Repository.open(db) as repo:
-        repo.create_match(["Zelda", "Yann"], "double-chicken-foot")
-    return db
 
 
 @pytest.fixture
 def loopback(tmp_path: Path) -> Iterator[Server]:
-    srv = Server(_db_with_a_match(tmp_path), tmp_path / "app.log")
+    srv = Server(db_with_a_match(tmp_path), tmp_path / "app.log")
     try:
         yield srv
     finally:
@@ -47,7 +36,7 @@ def loopback(tmp_path: Path) -> Iterator[Server]:
 
 @pytest.fixture
 def table(tmp_path: Path) -> Iterator[Server]:
-    srv = Server(_db_with_a_match(tmp_path), tmp_path / "app.log", host="0.0.0.0")
+    srv = Server(db_with_a_match(tmp_path), tmp_path / "app.log", host="0.0.0.0")
     try:
         yield srv
     finally:
@@ -217,7 +206,7 @@ def _one_line_exit_2(out: subprocess.CompletedProcess[str]) -> str:
 
 
 def test_app_start_up_failures_are_one_line_and_exit_2(tmp_path: Path) -> None:
-    db = _db_with_a_match(tmp_path)
+    db = db_with_a_match(tmp_path)
     before = db.read_bytes()
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
@@ -272,7 +261,7 @@ def test_a_path_named_by_a_web_client_is_never_read_or_written(tmp_path: Path) -
     sentinel.write_text('{"format": "chickenfoot-matches", "matches": []}')
     os.chmod(sentinel, 0o600)
     stamp = (sentinel.read_bytes(), sentinel.stat().st_mtime_ns)
-    ctx = AppContext(_db_with_a_match(tmp_path), web=True)
+    ctx = AppContext(db_with_a_match(tmp_path), web=True)
     ctx.uploads.wait_s = 0.3
     page = FakePage()
     page.web = False  # the client's claim; the server knows better

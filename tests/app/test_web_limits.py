@@ -19,21 +19,10 @@ from typing import Any
 
 import msgpack
 import pytest
-from app_e2e_helpers import Server
+from app_e2e_helpers import Server, db_with_a_match, open_home
 from websockets.sync.client import connect
 
 from chickenfoot.app import web
-from chickenfoot.storage import Repository
-
-REGISTER = [1, {"session_id": "", "page_name": "", "page": {"route": "/", "web": True, "width": 800,
-                                                              "height": 600}}]
-
-
-def _db(tmp_path: Path) -> Path:
-    db = tmp_path / "matches.json"
-    with Repository.open(db) as repo:
-        repo.create_match(["Zelda", "Yann"], "double-chicken-foot")
-    return db
 
 
 def _request(port: int, path: str, *, source: str = "127.0.0.1", method: str = "GET",
@@ -105,7 +94,7 @@ def _closed_within(sock: socket.socket, seconds: float, trickle: bytes = b"") ->
 # --------------------------------------------------------------------------- connections
 @pytest.fixture
 def table(tmp_path: Path) -> Iterator[Server]:
-    srv = Server(_db(tmp_path), tmp_path / "app.log", host="0.0.0.0")
+    srv = Server(db_with_a_match(tmp_path), tmp_path / "app.log", host="0.0.0.0")
     try:
         yield srv
     finally:
@@ -233,14 +222,7 @@ def test_a_websocket_handler_is_freed_within_5_s_whatever_its_first_message() ->
             assert len(web.HANDLERS) == before, f"{len(web.HANDLERS) - before} handlers still running"
             assert took < 5.0, f"handlers freed after {took:.1f} s"
             print(f"{2 * len(firsts)} bad first messages: every handler freed {took:.1f} s after the last")
-        with connect(url, additional_headers=own) as ws:  # a real session still works
-            ws.send(b"\x00" + msgpack.packb(REGISTER))
-            got = b""
-            end = time.monotonic() + 10
-            while b"Zelda" not in got and time.monotonic() < end:
-                with contextlib.suppress(TimeoutError):
-                    got += ws.recv(timeout=0.5)
-            assert b"Zelda" in got
+        assert open_home(port)  # a real session still works
 
 
 # ------------------------------------------------------------------------------ table code
@@ -366,29 +348,18 @@ def test_a_closed_tab_s_session_is_deleted_once_its_keep_time_is_over(tmp_path: 
 
     from chickenfoot.app.shell import AppContext, make_main
 
-    ctx = AppContext(_db(tmp_path), web=True)
+    ctx = AppContext(db_with_a_match(tmp_path), web=True)
     gate = web.TableGate(web.flet_app(make_main(ctx), keep_s=0.5), port=0, loopback_only=True,
                          code=None, uploads=ctx.uploads)
-
-    def tab(port: int) -> None:
-        own = {"Origin": f"http://127.0.0.1:{port}"}
-        with connect(f"ws://127.0.0.1:{port}/ws", additional_headers=own) as ws:
-            ws.send(b"\x00" + msgpack.packb(REGISTER))
-            got = b""
-            end = time.monotonic() + 10
-            while b"Zelda" not in got and time.monotonic() < end:
-                with contextlib.suppress(TimeoutError):
-                    got += ws.recv(timeout=0.5)
-            assert b"Zelda" in got
 
     try:
         with _served(gate) as port:
             gate.port = port
-            tab(port)
+            assert open_home(port)
             first = set(ctx.sessions)
             seen: dict[int, weakref.ref[Any]] = {}
             for _ in range(3):
-                tab(port)
+                assert open_home(port)
                 seen.update((id(a), weakref.ref(a)) for a in ctx.sessions if a not in first)
             del first
             tabs = list(seen.values())
