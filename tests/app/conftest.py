@@ -40,3 +40,16 @@ def server(tmp_path: Path) -> Iterator[object]:
         yield srv
     finally:
         srv.stop()
+
+
+@pytest.fixture
+def table(tmp_path: Path) -> Iterator[object]:
+    """The app served to the network (``--host 0.0.0.0``: the table code asked) on a file
+    holding one match, reached here over loopback."""
+    from app_e2e_helpers import Server, db_with_a_match
+
+    srv = Server(db_with_a_match(tmp_path), tmp_path / "app.log", host="0.0.0.0")
+    try:
+        yield srv
+    finally:
+        srv.stop()

@@ -34,15 +34,6 @@ def loopback(tmp_path: Path) -> Iterator[Server]:
         srv.stop()
 
 
-@pytest.fixture
-def table(tmp_path: Path) -> Iterator[Server]:
-    srv = Server(db_with_a_match(tmp_path), tmp_path / "app.log", host="0.0.0.0")
-    try:
-        yield srv
-    finally:
-        srv.stop()
-
-
 def _get(srv: Server, path: str, headers: dict[str, str] | None = None,
          method: str = "GET", body: str | None = None) -> tuple[int, dict[str, str], bytes]:
     c = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=10)

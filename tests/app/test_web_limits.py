@@ -92,15 +92,6 @@ def _closed_within(sock: socket.socket, seconds: float, trickle: bytes = b"") ->
 
 
 # --------------------------------------------------------------------------- connections
-@pytest.fixture
-def table(tmp_path: Path) -> Iterator[Server]:
-    srv = Server(db_with_a_match(tmp_path), tmp_path / "app.log", host="0.0.0.0")
-    try:
-        yield srv
-    finally:
-        srv.stop()
-
-
 def _joined_cookie(srv: Server, source: str = "127.0.0.1") -> str:
     status, headers, _ = _request(srv.port, f"/join?code={srv.code}", source=source)
     assert status == 303
