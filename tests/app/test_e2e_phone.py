@@ -35,8 +35,21 @@ TAPPABLE = """() => Array.from(document.querySelectorAll('flt-semantics'))
   }).filter(n => n.width > 0 && n.height > 0)"""
 
 
+def _settled(ui: Ui, script: str, *args: Any) -> Any:
+    """``script``'s result once the layout has settled (two readings 0.3 s apart agree, within
+    5 s): a redraw still moving, or a screen still growing into its width, is not measured."""
+    last = ui.page.evaluate(script, *args)
+    for _ in range(16):
+        ui.page.wait_for_timeout(300)
+        now = ui.page.evaluate(script, *args)
+        if now == last:
+            break
+        last = now
+    return last
+
+
 def _small(ui: Ui, screen: str) -> list[str]:
-    nodes = ui.page.evaluate(TAPPABLE)
+    nodes = _settled(ui, TAPPABLE)
     assert nodes, f"{screen}: no tappable node found"
     return [f"{screen}: {n['role']} {n['name']!r} {n['width']:.0f}x{n['height']:.0f}" for n in nodes
             if n["width"] < THUMB - 0.5 or n["height"] < THUMB - 0.5]
