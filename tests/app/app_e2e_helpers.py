@@ -65,6 +65,22 @@ def open_home(port: int, timeout: float = 10) -> bool:
         return b"Zelda" in got
 
 
+def http_request(port: int, path: str, *, source: str = "127.0.0.1", method: str = "GET",
+                 headers: dict[str, str] | None = None, body: bytes | str | None = None,
+                 timeout: float = 10) -> tuple[int, dict[str, str], bytes]:
+    """One plain HTTP request to this machine's ``port`` from the loopback address ``source``:
+    the status, the headers (lower-case names) and the body."""
+    import http.client
+
+    c = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout, source_address=(source, 0))
+    try:
+        c.request(method, path, body=body, headers=headers or {})
+        r = c.getresponse()
+        return r.status, {k.lower(): v for k, v in r.getheaders()}, r.read()
+    finally:
+        c.close()
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

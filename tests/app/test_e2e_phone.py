@@ -55,6 +55,16 @@ def _small(ui: Ui, screen: str) -> list[str]:
             if n["width"] < THUMB - 0.5 or n["height"] < THUMB - 0.5]
 
 
+def _measure(ui: Ui, screen: str, shot: str) -> list[str]:
+    """The screen's tappable nodes under a thumb's size, measured on the tall page (nothing
+    clipped), then a screenshot as a phone shows it, from its top."""
+    small = _small(ui, screen)
+    ui.page.set_viewport_size(PHONE)
+    ui.shot(shot)
+    ui.page.set_viewport_size(TALL)
+    return small
+
+
 def _settings(tmp_path: Path, large: bool) -> None:
     from chickenfoot.app.settings import Settings, SettingsStore
 
@@ -101,32 +111,21 @@ def test_every_tappable_node_of_every_screen_is_a_thumbs_size(tmp_path: Path, br
         ]
         for name, route, ready in screens:
             _visit(ui, srv.url + route, ready)
-            small += _small(ui, name)
-            ui.page.set_viewport_size(PHONE)  # the screen as a phone shows it, from its top
-            ui.shot(f"{name}-{text}-text-360x780")
-            ui.page.set_viewport_size(TALL)
+            small += _measure(ui, name, f"{name}-{text}-text-360x780")
         # the round's panels: the tile picker and the photo panel
         _visit(ui, f"{srv.url}match/{mid}/round", "Ann: … points")
         ui.click("Tiles", nth=2)
         ui.see("Tiles with a 9:")
-        small += _small(ui, "round, tile picker")
-        ui.page.set_viewport_size(PHONE)
-        ui.shot(f"round-tiles-{text}-text-360x780")
-        ui.page.set_viewport_size(TALL)
+        small += _measure(ui, "round, tile picker", f"round-tiles-{text}-text-360x780")
         # the dispute checker with a hub chosen and an open end selected
         _visit(ui, f"{srv.url}dispute", "Read the table from a photo")
         ui.click("9-9")
-        small += _small(ui, "dispute, hub chosen")
-        ui.page.set_viewport_size(PHONE)
-        ui.shot(f"dispute-hub-{text}-text-360x780")
-        ui.page.set_viewport_size(TALL)
+        small += _measure(ui, "dispute, hub chosen", f"dispute-hub-{text}-text-360x780")
         # a practice round being played
         _visit(ui, f"{srv.url}practice", "Deal")
         ui.click("Deal")
         ui.see(re.compile("Your turn|turn"))
-        small += _small(ui, "practice round")
-        ui.page.set_viewport_size(PHONE)
-        ui.shot(f"practice-round-{text}-text-360x780")
+        small += _measure(ui, "practice round", f"practice-round-{text}-text-360x780")
     finally:
         srv.stop()
     assert not small, f"{len(small)} tappable nodes under {THUMB} px:\n" + "\n".join(small)

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import http.client
 import os
 import signal
 import socket
@@ -19,7 +18,7 @@ from typing import Any
 
 import msgpack
 import pytest
-from app_e2e_helpers import REGISTER, ROOT, Server, db_with_a_match, free_port
+from app_e2e_helpers import REGISTER, ROOT, Server, db_with_a_match, free_port, http_request
 from websockets.sync.client import connect
 
 from chickenfoot.app.web import CRASH_MESSAGE, TableGate, split_host
@@ -36,13 +35,7 @@ def loopback(tmp_path: Path) -> Iterator[Server]:
 
 def _get(srv: Server, path: str, headers: dict[str, str] | None = None,
          method: str = "GET", body: str | None = None) -> tuple[int, dict[str, str], bytes]:
-    c = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=10)
-    try:
-        c.request(method, path, body=body, headers=headers or {})
-        r = c.getresponse()
-        return r.status, {k.lower(): v for k, v in r.getheaders()}, r.read()
-    finally:
-        c.close()
+    return http_request(srv.port, path, method=method, headers=headers, body=body)
 
 
 def _session(srv: Server, origin: str | None, cookie: str | None = None,

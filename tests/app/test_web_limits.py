@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import http.client
 import socket
 import threading
 import time
@@ -19,22 +18,10 @@ from typing import Any
 
 import msgpack
 import pytest
-from app_e2e_helpers import Server, db_with_a_match, open_home
+from app_e2e_helpers import Server, db_with_a_match, http_request, open_home
 from websockets.sync.client import connect
 
 from chickenfoot.app import web
-
-
-def _request(port: int, path: str, *, source: str = "127.0.0.1", method: str = "GET",
-             headers: dict[str, str] | None = None, body: bytes | str | None = None,
-             timeout: float = 10) -> tuple[int, dict[str, str], bytes]:
-    c = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout, source_address=(source, 0))
-    try:
-        c.request(method, path, body=body, headers=headers or {})
-        r = c.getresponse()
-        return r.status, {k.lower(): v for k, v in r.getheaders()}, r.read()
-    finally:
-        c.close()
 
 
 async def _plain(scope: dict[str, Any], receive: Any, send: Any) -> None:
@@ -93,7 +80,7 @@ def _closed_within(sock: socket.socket, seconds: float, trickle: bytes = b"") ->
 
 # --------------------------------------------------------------------------- connections
 def _joined_cookie(srv: Server, source: str = "127.0.0.1") -> str:
-    status, headers, _ = _request(srv.port, f"/join?code={srv.code}", source=source)
+    status, headers, _ = http_request(srv.port, f"/join?code={srv.code}", source=source)
     assert status == 303
     return headers["set-cookie"].split(";")[0]
 
@@ -114,12 +101,12 @@ def test_a_thousand_idle_or_slow_connections_from_one_address_leave_a_phone_serv
                 s.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
             held.append(s)
         start = time.monotonic()
-        status, _, body = _request(table.port, "/", headers={"Cookie": cookie}, timeout=5)
+        status, _, body = http_request(table.port, "/", headers={"Cookie": cookie}, timeout=5)
         took = time.monotonic() - start
         assert status == 200 and b"Join this table" not in body
         assert took < 1.0, f"the phone waited {took:.2f} s"
         start = time.monotonic()
-        status, _, body = _request(table.port, "/", source="127.0.0.3", timeout=5)
+        status, _, body = http_request(table.port, "/", source="127.0.0.3", timeout=5)
         assert status == 403 and b"Join this table" in body and time.monotonic() - start < 1.0
         # what the attacker keeps: at most its share, the rest closed by the server
         time.sleep(0.5)
@@ -173,7 +160,7 @@ def test_one_address_cannot_hold_more_than_its_share_nor_all_of_them_the_server(
         for s in mine + others:
             s.close()
         time.sleep(0.3)
-        assert _request(port, "/", source="127.0.0.9")[0] == 200  # freed as they close
+        assert http_request(port, "/", source="127.0.0.9")[0] == 200  # freed as they close
 
 
 def test_address_keys() -> None:
@@ -222,11 +209,11 @@ def test_wrong_codes_from_many_addresses_never_refuse_the_right_code_from_a_new_
     statuses = []
     for k in range(2, 42):  # 40 addresses x 8 wrong codes: 320, eight times the old limit for all
         for _ in range(web.TRIES_PER_MINUTE):
-            statuses.append(_request(table.port, f"/join?code={wrong}", source=f"127.0.0.{k}")[0])
+            statuses.append(http_request(table.port, f"/join?code={wrong}", source=f"127.0.0.{k}")[0])
     assert set(statuses) == {403}
-    assert _request(table.port, f"/join?code={wrong}", source="127.0.0.2")[0] == 429  # that one is blocked
-    assert _request(table.port, f"/join?code={table.code}", source="127.0.0.2")[0] == 429
-    assert _request(table.port, f"/join?code={table.code}", source="127.0.0.99")[0] == 303  # a new phone
+    assert http_request(table.port, f"/join?code={wrong}", source="127.0.0.2")[0] == 429  # that one is blocked
+    assert http_request(table.port, f"/join?code={table.code}", source="127.0.0.2")[0] == 429
+    assert http_request(table.port, f"/join?code={table.code}", source="127.0.0.99")[0] == 303  # a new phone
 
 
 def test_the_wrong_code_limiter_counts_per_address_and_remembers_a_bounded_number() -> None:
