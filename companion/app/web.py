@@ -500,19 +500,15 @@ class TableGate:
             await _reply(send, 404, "No file is expected here (it was sent already, or too late).\n")
             return
         ups = self.uploads
-        limit = ups.max_bytes
-        too_big = UploadRefused(f"the file is larger than {limit // 2**20} MB")
         declared = headers.get("content-length", "")
-        if declared.isdigit() and int(declared) > limit:
-            settle(fut, error=too_big)
-            await _reply(send, 413, "Too large.\n")
+        if declared.isdigit() and int(declared) > ups.max_bytes:
+            await _refuse(fut, send, 413, _too_big(ups.max_bytes))
             return
         # What the body will hold is counted before it is read when the browser says its size
         # (browsers do for files), else as it arrives.
         held = int(declared) if declared.isdigit() else 0
         if not ups.hold(held):
-            settle(fut, error=UploadRefused("the server is receiving other files; try again in a moment"))
-            await _reply(send, 503, "Busy receiving other files: try again in a moment.\n")
+            await _refuse(fut, send, 503, _BUSY)
             return
         counted = [held]  # bytes counted as held for this body so far
         try:
@@ -543,17 +539,14 @@ class TableGate:
             elapsed = time.monotonic() - start
             slow = elapsed > ups.grace_s and size < ups.min_rate * elapsed
             if message is None or slow:
-                settle(fut, error=UploadRefused("the file came too slowly"))
-                await _reply(send, 408, "The file came too slowly.\n")
+                await _refuse(fut, send, 408, _TOO_SLOW)
                 return
             if size > limit:
-                settle(fut, error=UploadRefused(f"the file is larger than {limit // 2**20} MB"))
-                await _reply(send, 413, "Too large.\n")
+                await _refuse(fut, send, 413, _too_big(limit))
                 return
             if size > counted[0]:
                 if not ups.hold(size - counted[0]):
-                    settle(fut, error=UploadRefused("the server is receiving other files; try again in a moment"))
-                    await _reply(send, 503, "Busy receiving other files: try again in a moment.\n")
+                    await _refuse(fut, send, 503, _BUSY)
                     return
                 counted[0] = size
             chunks.append(body)
@@ -615,6 +608,22 @@ def _safe_headers(send: Send) -> Send:
             message = {**message, "headers": kept + _ADDED}
         await send(message)
     return wrapped
+
+
+#: Why an upload was refused: what the session waiting for it says, and the HTTP answer's body.
+_BUSY = ("the server is receiving other files; try again in a moment",
+         "Busy receiving other files: try again in a moment.\n")
+_TOO_SLOW = ("the file came too slowly", "The file came too slowly.\n")
+
+
+def _too_big(limit: int) -> tuple[str, str]:
+    return f"the file is larger than {limit // 2**20} MB", "Too large.\n"
+
+
+async def _refuse(fut: concurrent.futures.Future[bytes], send: Send, status: int, why: tuple[str, str]) -> None:
+    """Tell the session waiting for the file why it will not come, and the sender."""
+    settle(fut, error=UploadRefused(why[0]))
+    await _reply(send, status, why[1])
 
 
 async def _reply(send: Send, status: int, body: str, ctype: str = "text/plain; charset=utf-8") -> None:
