@@ -140,8 +140,8 @@ def error_line(message: str) -> str:
 
 
 def fail(message: str, as_json: bool = False, code: str = "error") -> int:
-    message = excerpt(message)
-    sys.stderr.write(error_line(message) + "\n")
+    message = excerpt(message)  # the same short message on the line and in the JSON
+    sys.stderr.write(ERROR_PREFIX + message + "\n")
     if as_json:
         emit({"error": {"code": code, "message": message}, "exit": EXIT_USAGE}, True)
     return EXIT_USAGE
