@@ -55,7 +55,9 @@ def face_up(image: Image.Image, dets: Detections, halves: HalfReader, c: ReaderC
     batch = halves.crop(image, tiles, c.crop_size, c.crop_pad)
     probs = halves.classify(batch)
     if c.blank_divider_min > 0 or c.blank_wander_max > 0:
-        blank, ask = _backs(image, tiles, probs, halves.values[choose_values(probs, halves.values)], halves.values, c)
+        double_blank = halves.values[choose_values(probs, halves.values)].reshape(-1, 2).max(1) == 0
+        ask = np.zeros(len(tiles), bool)
+        blank = _backs(image, tiles.oriented_boxes(), probs, halves.values, np.flatnonzero(double_blank), ask, c)
         tiles = tiles.with_data(ask=ask)
         if len(blank):
             keep = np.setdiff1d(np.arange(len(tiles)), blank)
@@ -214,19 +216,18 @@ def _not_pips_of(probs: np.ndarray, values: np.ndarray, i: int) -> tuple[float, 
     return float(probs[2 * i, x].sum()), float(probs[2 * i + 1, x].sum())
 
 
-def _backs(image: Image.Image, tiles: Detections, probs: np.ndarray, half_values: np.ndarray,
-           values: np.ndarray, c: ReaderConfig) -> tuple[np.ndarray, np.ndarray]:
-    """Which of ``tiles``, whose halves read ``half_values`` (two a tile) from ``probs``, are
-    backs, and which to ask about (a mask over ``tiles``)."""
-    double_blank = half_values.reshape(-1, 2).max(1) == 0
-    boxes = tiles.oriented_boxes()
-    backs, ask = [], np.zeros(len(tiles), bool)
-    for i in np.flatnonzero(double_blank):
-        verdict = blank_verdict(image, boxes[i], _not_pips_of(probs, values, i), c)
+def _backs(image: Image.Image, boxes: Sequence[OrientedBox], probs: np.ndarray, values: np.ndarray,
+           which: Sequence[int] | np.ndarray, ask: np.ndarray, c: ReaderConfig) -> list[int]:
+    """Judge the tiles at ``which``, each read 0-0 (:func:`blank_verdict`; their halves'
+    probabilities two rows a tile in ``probs``): marks in ``ask`` those to ask about, and returns
+    those that are backs."""
+    backs = []
+    for i in which:
+        verdict = blank_verdict(image, boxes[i], _not_pips_of(probs, values, int(i)), c)
         if verdict == BACK:
-            backs.append(i)
+            backs.append(int(i))
         ask[i] = verdict == ASK
-    return np.array(backs, np.int64), ask
+    return backs
 
 
 def _judge_blank(image: Image.Image, read: Detections, which: Sequence[int] | np.ndarray, values: np.ndarray,
@@ -235,15 +236,8 @@ def _judge_blank(image: Image.Image, read: Detections, which: Sequence[int] | np
     backs dropped, the rest asked about or not."""
     if not len(which):
         return read
-    boxes = read.oriented_boxes()
-    probs = flat(read, "probs")
     ask = read.data["ask"].copy() if "ask" in read.data else np.zeros(len(read), bool)
-    backs = []
-    for i in which:
-        verdict = blank_verdict(image, boxes[i], _not_pips_of(probs, values, int(i)), c)
-        if verdict == BACK:
-            backs.append(int(i))
-        ask[i] = verdict == ASK
+    backs = _backs(image, read.oriented_boxes(), flat(read, "probs"), values, which, ask, c)
     return _drop(read.with_data(ask=ask), backs)
 
 
