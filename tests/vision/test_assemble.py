@@ -25,6 +25,13 @@ ROOT = Path(__file__).resolve().parents[2]
 TEST_DATA = ROOT / "tests" / "data"
 
 
+def _sure_halves(*halves: int) -> np.ndarray:
+    """Half-reader probabilities (one row a half, values 0-12) each sure of its value."""
+    probs = np.full((len(halves), 13), 0.001)
+    probs[np.arange(len(halves)), halves] = 0.99
+    return probs
+
+
 def test_assemble_scores_with_the_rules_and_flags_low_confidence():
     values = np.arange(13)
     dets = Detections(
@@ -126,9 +133,7 @@ def test_assemble_counts_no_two_overlapping_tiles():
     # 3-4 and 5-1 touch end to end; a detection astride them reads 4-5 surely (real halves of both)
     dets = Detections(np.array([[40, 100, 80, 40, 0.0], [80, 100, 80, 40, 0.0], [120, 100, 80, 40, 0.0]]),
                       [0.8, 0.9, 0.85], [0, 0, 0])
-    probs = np.full((6, 13), 0.001)
-    for row, v in enumerate([3, 4, 4, 5, 5, 1]):
-        probs[row, v] = 0.99
+    probs = _sure_halves(*[3, 4, 4, 5, 5, 1])
     loose = assemble(dets, probs, values, to_original=1.0, image_size=(300, 200), review_conf=0.6,
                      rules=get_rules(), count_conf=0.5)
     assert sorted(str(t.tile) for t in loose.tiles) == ["1-5", "3-4", "4-5"] and loose.pips == 22
@@ -164,9 +169,7 @@ def test_a_tile_asked_about_is_open_and_gives_way_to_a_counted_tile_it_overlaps(
     values = np.arange(13)
     dets = Detections(np.array([[100, 50, 80, 40, 0.0], [300, 50, 80, 40, 0.0], [310, 52, 80, 40, 0.0]]),
                       [0.95, 0.9, 0.3], [0, 0, 0])
-    probs = np.full((6, 13), 0.001)
-    for row, v in enumerate([0, 0, 5, 6, 0, 0]):
-        probs[row, v] = 0.99
+    probs = _sure_halves(*[0, 0, 5, 6, 0, 0])
     reading = assemble(dets, probs, values, to_original=1.0, image_size=(400, 100), review_conf=0.8,
                        rules=get_rules(), count_conf=0.45, ask=np.array([True, False, True]), overlap_max=0.4)
     asked = reading.questions
