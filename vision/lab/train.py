@@ -184,7 +184,8 @@ def write_reader_json(out: Path, cfg: dict[str, Any], work: Path | None = None) 
         + [int(f["seed"]) for f in (cfg["detector"].get("finetune") or []) if "seed" in f]
         + [int(w["seed"]) for w in ([cfg["classifier_wide"], *(cfg["classifier_wide"].get("finetune") or [])]
                                     if cfg.get("classifier_wide") else []) if "seed" in w],
-        "finetuned_on": [],  # no real photo was trained on
+        # real files trained on, whole sources at a time: the evaluation leaves them out
+        "finetuned_on": trained_real_files(cfg, work) if work else [],
     })
     # a stage that starts from an ONNX file inherits the seeds that file was trained on (from the
     # reader.json beside it, at the same revision)
@@ -194,10 +195,11 @@ def write_reader_json(out: Path, cfg: dict[str, Any], work: Path | None = None) 
         onnx_path, _, rev = str(start).partition("@")
         rj = str(Path(onnx_path).parent / "reader.json") + (f"@{rev}" if rev else "")
         try:
-            seeds = json.loads(start_file(rj, work or out).read_text()).get("seeds", [])
+            inherited = json.loads(start_file(rj, work or out).read_text())
         except (MissingStart, OSError):
-            seeds = []
-        data["seeds"] = list(dict.fromkeys([*seeds, *data["seeds"]]))
+            inherited = {}
+        data["seeds"] = list(dict.fromkeys([*inherited.get("seeds", []), *data["seeds"]]))
+        data["finetuned_on"] = sorted({*inherited.get("finetuned_on", []), *data["finetuned_on"]})
     cls_path = out / "half_cls.onnx"
     if cls_path.exists():
         # class index -> pip count; ultralytics orders class folders as strings ("10" before "2")
@@ -247,12 +249,45 @@ def pass_data(ps: dict[str, Any], fdir: Path, work: Path, best: Path, cls: dict[
                               float(ps.get("backs", 0.0)))
     if data is not None:
         made["data"] = data
+    if ps.get("real") and not (fdir / "real_done").exists():
+        made["real"] = real_data(ps["real"], fdir, cls)
+        print(f"{label}, real halves:", {k: v for k, v in made["real"].items() if k != "files"}, flush=True)
     if ps.get("not_pips") and not (fdir / "not_pips_done").exists():
         st = not_pips_data(ps["not_pips"], work, fdir, best, cls["imgsz"], out)
         (fdir / "not_pips_done").write_text(json.dumps(st))
         made["not_pips"] = st
         print(f"{label}, not-pips halves:", st, flush=True)
     return made
+
+
+def real_data(real: dict[str, Any], fdir: Path, cls: dict[str, Any]) -> dict[str, Any]:
+    """Half crops of the labelled real photos of whole ``sources`` (:mod:`chickenfoot.vision.lab.real_halves`),
+    placed by the shipped reader, added to ``fdir``'s training split; every file of those sources
+    is recorded in ``fdir/real_done`` for ``reader.json``'s ``finetuned_on``."""
+    from chickenfoot.vision.lab.real_halves import write_real_halves
+    from chickenfoot.vision.reader import Reader
+
+    linked = [d for d in (fdir / "train").iterdir() if d.is_symlink()] if (fdir / "train").exists() else []
+    if linked:
+        raise SystemExit(f"{fdir}: real halves cannot join reused halves (linked class folders {linked[0].name}...)")
+    t0 = time.time()
+    st = write_real_halves(fdir, [str(s) for s in real["sources"]], Reader.from_models_dir(REPO / "models"),
+                           int(real.get("copies", 8)), int(real["seed"]), cls["crop_size"], cls["crop_pad"],
+                           float(real.get("jitter", 1.0)))
+    st["seconds"] = round(time.time() - t0, 1)
+    (fdir / "real_done").write_text(json.dumps(st))
+    return st
+
+
+def trained_real_files(cfg: dict[str, Any], work: Path) -> list[str]:
+    """The real files a config's classifier passes trained on (each pass's ``real_done``)."""
+    passes = cfg["classifier"].get("finetune") or []
+    files: list[str] = []
+    for i, ft in enumerate(passes if isinstance(passes, list) else [passes]):
+        done = work / f"cls_data_ft{'' if i == 0 else i + 1}" / "real_done"
+        if ft.get("real") and done.exists():
+            files += json.loads(done.read_text())["files"]
+    return sorted(set(files))
 
 
 def reuse_halves(src: Path, fdir: Path) -> dict[str, Any] | None:
