@@ -40,6 +40,10 @@ DRAFT, SEEN, PAD, FRESH, PANEL, SUIT, NOTICE = "draft", "seen", "pad", "fresh", 
 PAD_KEY = 48
 #: ``app.screen`` key: (seat, tile) of a taken tile tapped in the picker, refused.
 REFUSED = "refused"
+#: The ways a hand is entered, as each player's row names them (one line of buttons).
+MODES = ("Went out", "Number", "Tiles", "Photo")
+#: Side padding of those buttons and the space between them (px).
+MODE_PAD, MODE_SPACING = 8, 4
 
 
 def draft_moved(app: App) -> bool:
@@ -410,6 +414,10 @@ def _entry_screen(app: App, ms: MatchSession, d: RoundDraft) -> tuple[str, list[
             body.append(app.text("Saved now: " + ", ".join(
                 f"{p} {'out' if rnd.out == k else rnd.penalties[k]}" for k, p in enumerate(ms.players)), 15))
 
+    # The four ways in share one line on a phone, large text too (a second line pushed the
+    # active row under the pad): their labels shrink a little to fit the card's width.
+    room = (app.page.width or 360) - 28 - 26 - 3 * MODE_SPACING - 4 * 2 * MODE_PAD
+    mode_size = app.fitted_size(list(MODES), room, 15)
     for i, h in enumerate(entry.hands):
         active = pad == i or (panel is not None and panel[0] == i)
         status = app.text(_status(entry, i), 17)
@@ -418,7 +426,8 @@ def _entry_screen(app: App, ms: MatchSession, d: RoundDraft) -> tuple[str, list[
                       vertical_alignment=ft.CrossAxisAlignment.CENTER)
 
         def mode_button(label: str, on: bool, handler: Any, tip: str) -> ft.Control:
-            return app.button(label, handler, kind="filled" if on else "outlined", tooltip=tip, compact=True)
+            return app.button(label, handler, kind="filled" if on else "outlined", tooltip=tip,
+                              size=mode_size, pad_x=MODE_PAD)
 
         modes = ft.Row([
             mode_button("Went out", h.mode is Mode.OUT, bind(s.went_out, i), f"{h.player} went out"),
@@ -428,7 +437,7 @@ def _entry_screen(app: App, ms: MatchSession, d: RoundDraft) -> tuple[str, list[
                         bind(s.open_panel, i, "tiles"), f"Pick {h.player}'s tiles"),
             mode_button("Photo", h.mode is Mode.PHOTO or (panel == (i, "photo")),
                         _photo_tap(s, i), f"Photo of {h.player}'s hand"),
-        ], wrap=True, spacing=4, run_spacing=4)
+        ], wrap=True, spacing=MODE_SPACING, run_spacing=4)
         parts: list[Any] = [head, modes]
         if panel == (i, "tiles"):
             parts.append(s.tile_picker(i))
