@@ -25,20 +25,20 @@ log = logging.getLogger(__name__)
 
 
 def _builder(app: App) -> DisputeBuilder:
-    b = app.drafts.get("dispute")
+    b = app.drafts.dispute
     if b is None:
         b = DisputeBuilder(app.settings.default_preset, 9)
-        app.drafts["dispute"] = b
+        app.drafts.dispute = b
     return b
 
 
 def build_dispute(app: App) -> tuple[str, list[Any], str | None]:
     b = _builder(app)
     tile_field = ft.TextField(label="Tile, e.g. 4-7", width=170, text_size=app.fs(18),
-                              value=app.drafts.get("dispute-tile", ""))
+                              value=app.drafts.dispute_tile)
 
     def remember(e: Any) -> None:
-        app.drafts["dispute-tile"] = e.control.value
+        app.drafts.dispute_tile = e.control.value
 
     tile_field.on_change = remember
 
@@ -72,12 +72,12 @@ def build_dispute(app: App) -> tuple[str, list[Any], str | None]:
     def add(_: Any) -> None:
         v = b.add(tile_field.value or "")
         if v.legal:
-            app.drafts["dispute-tile"] = ""
+            app.drafts.dispute_tile = ""
         app.render()
 
     def add_anyway(_: Any) -> None:
         b.add(tile_field.value or "", force=True)
-        app.drafts["dispute-tile"] = ""
+        app.drafts.dispute_tile = ""
         app.render()
 
     def undo(_: Any) -> None:
@@ -93,20 +93,20 @@ def build_dispute(app: App) -> tuple[str, list[Any], str | None]:
         app.snack(f"Loaded {name}")
         app.render()
 
-    photo = app.drafts.setdefault("dispute-photo", {"busy": False, "error": None})
+    photo = app.drafts.dispute_photo
 
     async def read_photo(_: Any) -> None:
-        if b.layout is not None and b.layout.plays and b.photo is None and not photo.get("replace"):
+        if b.layout is not None and b.layout.plays and b.photo is None and not photo.replace:
             # A table typed tile by tile is not thrown away by a photo without asking.
-            photo["ask"] = True
+            photo.ask = True
             app.render()
             return
-        photo.update(ask=False, replace=False)
+        photo.ask = photo.replace = False
         picked = await app.pick_one("Photo of the table")
         if picked is None:
             return
         name, data = picked
-        photo.update(busy=True, error=None)
+        photo.busy, photo.error = True, None
         app.render()
         try:
             # The reader runs in a worker thread: the page stays responsive meanwhile.
@@ -114,13 +114,13 @@ def build_dispute(app: App) -> tuple[str, list[Any], str | None]:
             await asyncio.to_thread(lambda: (b.read_photo(data, app.ctx.reader(), name), b.photo_jpeg(),
                                              b.board_png()))
         except ChickenFootError as exc:  # not an image, truncated, no double read, no models
-            photo["error"] = " ".join(str(exc).split()) or type(exc).__name__
+            photo.error = " ".join(str(exc).split()) or type(exc).__name__
         except Exception as exc:  # the reader itself failed: still a message, never a crash
             log.exception("reading %s failed", name)
-            photo["error"] = f"{name}: the reader failed ({type(exc).__name__})"
+            photo.error = f"{name}: the reader failed ({type(exc).__name__})"
         finally:
-            photo["busy"] = False
-        error, photo["error"] = photo["error"], None
+            photo.busy = False
+        error, photo.error = photo.error, None
         if error:  # said on this screen until the next action here (see App.show_error)
             app.show_error(f"Could not read the photo: {error}."
                            + (" The table below is unchanged." if b.layout is not None else ""))
@@ -140,17 +140,17 @@ def build_dispute(app: App) -> tuple[str, list[Any], str | None]:
         ft.Row([
             app.button("Load layout file", load, kind="tonal", icon=ft.Icons.FILE_OPEN),
             app.button("Read the table from a photo", read_photo, kind="tonal", icon=ft.Icons.PHOTO_CAMERA,
-                       disabled=photo["busy"]),
+                       disabled=photo.busy),
         ], wrap=True, spacing=8, run_spacing=8)]
-    if photo["busy"]:
+    if photo.busy:
         body.append(ft.Row([ft.ProgressRing(width=28, height=28), app.text("Reading the table…", 16)]))
-    if photo.get("ask"):
+    if photo.ask:
         async def replace_it(_: Any) -> None:
-            photo.update(ask=False, replace=True)
+            photo.ask, photo.replace = False, True
             await read_photo(None)
 
         def keep_it(_: Any) -> None:
-            photo["ask"] = False
+            photo.ask = False
             app.render()
 
         body.append(app.card(
@@ -258,7 +258,7 @@ def _tile_chooser(app: App, b: DisputeBuilder) -> list[Any]:
     zero_zero = b.rules.tile_penalty(Tile(0, 0))
 
     def choose(t: Tile) -> None:
-        app.drafts["dispute-tile"] = str(t)
+        app.drafts.dispute_tile = str(t)
         if b.selected is not None:
             b.ask(t)
         app.render()
@@ -304,22 +304,22 @@ def _fix_section(app: App, b: DisputeBuilder) -> list[Any]:
     """Tiles from a photo (or an unordered file) are fixed by name, not taken back in order."""
     source = "the photo" if b.photo is not None else "the file"
     read_as = ft.TextField(label="Tile on the table", width=170, text_size=app.fs(16),
-                           value=app.drafts.get("dispute-fix", ""))
+                           value=app.drafts.dispute_fix)
     really = ft.TextField(label="Really, e.g. 3-7", width=170, text_size=app.fs(16))
 
     def remember(e: Any) -> None:
-        app.drafts["dispute-fix"] = e.control.value
+        app.drafts.dispute_fix = e.control.value
 
     read_as.on_change = remember
 
     def correct(_: Any) -> None:
         b.correct(read_as.value or "", really.value or "")
-        app.drafts["dispute-fix"] = ""
+        app.drafts.dispute_fix = ""
         app.render()
 
     def remove(_: Any) -> None:
         b.remove(read_as.value or "")
-        app.drafts["dispute-fix"] = ""
+        app.drafts.dispute_fix = ""
         app.render()
 
     return [

@@ -231,7 +231,7 @@ def _domino(app: App, value: int) -> ft.Control:
 def _dispute_round(app: App, rules: Any, top: int, double: int) -> None:
     """Open the dispute checker on this round's table: the match's rules, set and double (so a
     photo of the table is read around the right hub)."""
-    app.drafts["dispute"] = DisputeBuilder.for_round(rules, top, double)
+    app.drafts.dispute = DisputeBuilder.for_round(rules, top, double)
     app.go("/dispute")
 
 

@@ -34,15 +34,15 @@ def _face(tile: str, zero_zero: int) -> bytes:
 
 
 def _setup(app: App) -> PracticeSetup:
-    s = app.drafts.get("practice-setup")
+    s = app.drafts.practice_setup
     if s is None:
         s = PracticeSetup(app.settings.default_preset, dict(app.settings.default_options))
-        app.drafts["practice-setup"] = s
+        app.drafts.practice_setup = s
     return s
 
 
 def build_practice(app: App) -> tuple[str, list[Any], str | None]:
-    sess: PracticeSession | None = app.drafts.get("practice")
+    sess: PracticeSession | None = app.drafts.practice
     if sess is None:
         return _build_setup(app)
     return _build_round(app, sess)
@@ -78,7 +78,7 @@ def _build_setup(app: App) -> tuple[str, list[Any], str | None]:
 
     def deal(_: Any) -> None:
         s.set_seed(seed.value or "")
-        app.drafts["practice"] = s.start()
+        app.drafts.practice = s.start()
         app.new_screen()  # the round opens at its top: what happened, whose turn
 
     names = s.names()
@@ -150,15 +150,15 @@ def _build_round(app: App, sess: PracticeSession) -> tuple[str, list[Any], str |
         redraw()
 
     def again(_: Any) -> None:
-        app.drafts["practice"] = sess.again()
+        app.drafts.practice = sess.again()
         app.new_screen()
 
     def next_round(_: Any) -> None:
-        app.drafts["practice"] = sess.next_round()
+        app.drafts.practice = sess.next_round()
         app.new_screen()
 
     def new_practice(_: Any) -> None:
-        app.drafts.pop("practice", None)
+        app.drafts.practice = None
         app.new_screen()
 
     title = f"Practice · round {p.round_index + 1}"

@@ -16,11 +16,11 @@ if TYPE_CHECKING:
 
 
 def _setup(app: App) -> MatchSetup:
-    s = app.drafts.get("setup")
+    s = app.drafts.setup
     if s is None:
         st = app.settings
         s = MatchSetup(st.default_preset, dict(st.default_options))
-        app.drafts["setup"] = s
+        app.drafts.setup = s
     return s
 
 
@@ -105,7 +105,7 @@ def build_new(app: App) -> tuple[str, list[Any], str | None]:
             app.page.update()
             return
         m = app.ctx.store.create(s.players, s.preset, s.options)
-        app.drafts.pop("setup", None)
+        app.drafts.setup = None
         app.notify_change(m.id)
         app.go(f"/match/{m.id}/brief")
 
