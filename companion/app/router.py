@@ -15,10 +15,10 @@ if TYPE_CHECKING:
 #: Each screen of :data:`chickenfoot.app.routes` by name: ``module:class`` in
 #: :mod:`chickenfoot.app.views` (imported when first shown).
 SCREENS: dict[str, str] = {
-    "home": "home:build_home", "new": "setup:build_new", "history": "home:build_history",
-    "stats": "home:build_stats", "rules": "home:build_rules", "settings": "home:build_settings",
+    "home": "home:HomeScreen", "new": "setup:build_new", "history": "home:HistoryScreen",
+    "stats": "home:StatsScreen", "rules": "home:RulesScreen", "settings": "home:SettingsScreen",
     "dispute": "dispute:build_dispute", "practice": "practice:build_practice",
-    "invite": "home:build_invite", "scoreboard": "match:build_scoreboard", "brief": "match:build_brief",
+    "invite": "home:InviteScreen", "scoreboard": "match:build_scoreboard", "brief": "match:build_brief",
     "round": "scoring:build_round_entry",
 }
 
