@@ -18,7 +18,7 @@ SCREENS: dict[str, str] = {
     "home": "home:HomeScreen", "new": "setup:build_new", "history": "home:HistoryScreen",
     "stats": "home:StatsScreen", "rules": "home:RulesScreen", "settings": "home:SettingsScreen",
     "dispute": "dispute:build_dispute", "practice": "practice:build_practice",
-    "invite": "home:InviteScreen", "scoreboard": "match:build_scoreboard", "brief": "match:build_brief",
+    "invite": "home:InviteScreen", "scoreboard": "match:ScoreboardScreen", "brief": "match:BriefScreen",
     "round": "scoring:build_round_entry",
 }
 
