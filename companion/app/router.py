@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 #: Each screen of :data:`chickenfoot.app.routes` by name: ``module:class`` in
 #: :mod:`chickenfoot.app.views` (imported when first shown).
 SCREENS: dict[str, str] = {
-    "home": "home:HomeScreen", "new": "setup:build_new", "history": "home:HistoryScreen",
+    "home": "home:HomeScreen", "new": "setup:NewMatchScreen", "history": "home:HistoryScreen",
     "stats": "home:StatsScreen", "rules": "home:RulesScreen", "settings": "home:SettingsScreen",
     "dispute": "dispute:build_dispute", "practice": "practice:build_practice",
     "invite": "home:InviteScreen", "scoreboard": "match:ScoreboardScreen", "brief": "match:BriefScreen",
