@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 SCREENS: dict[str, str] = {
     "home": "home:HomeScreen", "new": "setup:NewMatchScreen", "history": "home:HistoryScreen",
     "stats": "home:StatsScreen", "rules": "home:RulesScreen", "settings": "home:SettingsScreen",
-    "dispute": "dispute:build_dispute", "practice": "practice:PracticeScreen",
+    "dispute": "dispute:DisputeScreen", "practice": "practice:PracticeScreen",
     "invite": "home:InviteScreen", "scoreboard": "match:ScoreboardScreen", "brief": "match:BriefScreen",
     "round": "scoring:build_round_entry",
 }

@@ -343,9 +343,13 @@ class _Screen:
         return face_button(self.app, pt.tile, name, bind(self.toggle, i, pt.tile),
                            zero_zero=self.entry.zero_zero, taken=pt.taken_by is not None, chosen=on)
 
+    def pick_suit(self, v: int) -> None:
+        self.app.screen[SUIT] = v
+        self.app.render()
+
     def tile_picker(self, i: int) -> ft.Control:
         app, entry = self.app, self.entry
-        suit, suits = suit_row(app, entry.top, SUIT)
+        suit, suits = suit_row(app, entry.top, app.screen.get(SUIT), self.pick_suit)
         self.picker_suit = suit
         self.picker_parts = {}
         tiles = []
@@ -766,7 +770,11 @@ def _suit_grid(app: App, s: _Screen, i: int, key: str, on_pick: Any) -> ft.Contr
     """Pick one tile for seat ``i``'s photo: a suit, then a face of that suit (a double-18 set fits
     on a phone); tiles other hands hold are shown taken."""
     entry = s.entry
-    suit, suits = suit_row(app, entry.top, key)
+    def pick(v: int) -> None:
+        app.screen[key] = v
+        app.render()
+
+    suit, suits = suit_row(app, entry.top, app.screen.get(key), pick)
     faces = []
     for pt in entry.suit_tiles(suit, i, s.content.photo_tiles()):
         name = pt.label if pt.taken_by is None else f"{pt.label}, taken: {pt.taken_by} has it"
