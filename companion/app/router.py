@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .routes import parse
 from .views import NotFound, Screen
@@ -19,28 +19,14 @@ SCREENS: dict[str, str] = {
     "stats": "home:StatsScreen", "rules": "home:RulesScreen", "settings": "home:SettingsScreen",
     "dispute": "dispute:DisputeScreen", "practice": "practice:PracticeScreen",
     "invite": "home:InviteScreen", "scoreboard": "match:ScoreboardScreen", "brief": "match:BriefScreen",
-    "round": "scoring:build_round_entry",
+    "round": "scoring:RoundScreen",
 }
-
-
-class _Function(Screen):
-    """A screen still written as a function of the app (and the route's match and round)."""
-
-    fn: Any = None
-
-    def view(self) -> tuple[Any, ...]:
-        r = self.route
-        if r.screen == "round":
-            return type(self).fn(self.app, r.match_id, r.number)
-        return type(self).fn(self.app, r.match_id) if r.match_id is not None else type(self).fn(self.app)
 
 
 def screen_class(name: str) -> type[Screen]:
     module, attr = SCREENS[name].split(":")
-    found = getattr(import_module(f"chickenfoot.app.views.{module}"), attr)
-    if isinstance(found, type) and issubclass(found, Screen):
-        return found
-    return type(attr, (_Function,), {"fn": staticmethod(found)})
+    found: type[Screen] = getattr(import_module(f"chickenfoot.app.views.{module}"), attr)
+    return found
 
 
 def route_screen(app: App, route: str) -> Screen:

@@ -157,9 +157,6 @@ class App(Kit):
         self.ctx = ctx
         #: What this session holds: drafts, the state of the screen shown, its message.
         self.session = Session(ctx)
-        #: State of the round screen now shown (which pad is open...): emptied whenever the
-        #: route changes, so nothing said on one screen shows up on another.
-        self.screen: dict[str, Any] = {}
         self._render_lock = threading.RLock()
         #: The scrolling part of the screen now drawn (see scroll_into_view).
         self.scroller: ft.Column | None = None
@@ -415,8 +412,7 @@ class App(Kit):
         route = self.page.route or "/"
         self._drawn_width = self.page.width
         self.session.drawn(route)
-        if self.session.visit(route):
-            self.screen.clear()
+        self.session.visit(route)
         footer: ft.Control | None = None
         try:
             title, body, back, *rest = route_screen(self, route).view()
@@ -465,7 +461,6 @@ class App(Kit):
 
     def new_screen(self) -> None:
         """Show the current route as a screen opened afresh (its state emptied, at its top)."""
-        self.screen.clear()
         self.session.renew()
         self.render()
 

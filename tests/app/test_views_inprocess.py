@@ -143,7 +143,7 @@ def _review_in_draft(app: App, m: Any, seat: int, size: tuple[int, int], tiles: 
     app.ctx.store.put_photo(buf.getvalue())
     review = PhotoReview(m.rules, m.set_top, tiles, size, buf.getvalue(), *more, **kw)
     ms = MatchSession(app.ctx.store, m.id)
-    ms.change(app.screen["draft"], lambda c: c.reviews.__setitem__(seat, review))
+    ms.change(app.session.state.draft, lambda c: c.reviews.__setitem__(seat, review))
     return ms
 
 
@@ -297,7 +297,7 @@ def test_round_entry_offers_the_opening_double_when_the_rules_allow(app: App) ->
     assert "Nobody held 6-6? Which double opened the round:" in texts
     _click(app, "5-5")
     ms = MatchSession(app.ctx.store, m.id)
-    content = ms.content(ms.draft(app.screen["draft"]))
+    content = ms.content(ms.draft(app.session.state.draft))
     assert content.entry.started_with == 5
     assert "5-5 is on the table, in nobody's hand" in _texts(app.page.controls)
 
@@ -430,7 +430,7 @@ def test_photo_review_shows_candidates_grey_and_counts_one_on_request(app: App) 
 
     m = app.ctx.store.create(["Ann", "Bob"], "double-chicken-foot", {"match_length": "single"})
     _go(app, f"/match/{m.id}/round")
-    draft_id = app.screen["draft"]
+    draft_id = app.session.state.draft
     ms = _review_in_draft(app, m, 0, (300, 100), [
         TileReading(3, 4, 0.95, OrientedBox(50, 30, 80, 40, 0.0), False, 0.95, (1.0, 0.95)),
         TileReading(5, 6, 0.2, OrientedBox(200, 30, 80, 40, 0.0), True, 0.5, (0.5, 0.8), uncounted="unsure"),

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import flet as ft
 
 from chickenfoot.app.dispute import DisputeBuilder
+from chickenfoot.app.screens import DisputeState
 from chickenfoot.app.views import Screen, bind
 from chickenfoot.app.views.board import available_width, board_view, end_label
 from chickenfoot.app.views.faces import face_button, face_row, suit_row
@@ -31,12 +31,6 @@ def _builder(app: App) -> DisputeBuilder:
         b = DisputeBuilder(app.settings.default_preset, 9)
         app.drafts.dispute = b
     return b
-
-
-@dataclass
-class DisputeState:
-    #: The suit whose faces are shown (None: the set's highest).
-    suit: int | None = None
 
 
 class DisputeScreen(Screen):

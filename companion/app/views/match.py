@@ -7,7 +7,6 @@ each card. Scoring a round is in :mod:`.scoring`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import flet as ft
@@ -15,6 +14,7 @@ import flet_charts as fch
 
 from chickenfoot.app.dispute import DisputeBuilder
 from chickenfoot.app.match_session import MatchSession
+from chickenfoot.app.screens import ScoreboardState
 from chickenfoot.app.views import Screen, bind
 from chickenfoot.rules import FirstPlayer
 from chickenfoot.rules.words import count
@@ -31,12 +31,6 @@ def _changed(app: App, ms: MatchSession) -> None:
 
 
 # ----------------------------------------------------------------- scoreboard
-@dataclass
-class ScoreboardState:
-    #: What the match's management asks about ("rename", "abandon", "delete"), if anything.
-    asking: str | None = None
-
-
 class ScoreboardScreen(Screen):
     """The match: standings, the rounds, the chart, undo, and managing the match."""
 
