@@ -20,9 +20,10 @@ from .dispute import DisputeBuilder
 from .match_session import MatchSession
 from .practice_session import PracticeSession, PracticeSetup
 from .routes import parse
+from .screens import RoundState
 from .settings import Settings
 from .setup import MatchSetup
-from .store import MatchStore
+from .store import DraftNotFoundError, MatchStore
 
 S = TypeVar("S")
 
@@ -150,3 +151,24 @@ class Session:
         """True when what the data-only screen at ``route`` shows changed since it was drawn."""
         shown = self.shown_data(route)
         return shown is not None and shown != self.shown
+
+    def draft_moved(self) -> bool:
+        """True when the round this device shows changed in the file since it was drawn (a write by
+        another process: the round screen then redraws; its own writes do not)."""
+        st = self.state
+        if not isinstance(st, RoundState) or not st.draft:
+            return False
+        try:
+            return self.store.get_draft(st.draft).revision != st.seen
+        except DraftNotFoundError:
+            return True
+
+    def concerns(self, route: str, message: Any) -> bool:
+        """Whether another device's word (a match id that changed, or ``{"entry": match id}``:
+        someone typed into that match's round) calls for redrawing the screen at ``route``."""
+        r = parse(route)
+        if r is None:
+            return False
+        if isinstance(message, dict):
+            return r.screen == "round" and r.match_id == message.get("entry")
+        return r.about(str(message))

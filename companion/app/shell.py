@@ -25,7 +25,6 @@ import flet as ft
 from chickenfoot.rules.errors import ChickenFootError, InputError
 
 from .kit import Kit
-from .routes import parse
 from .session import Drafts, Session
 from .settings import Settings, SettingsStore
 from .store import MatchStore
@@ -216,10 +215,8 @@ class App(Kit):
 
     def external_change(self) -> None:
         """The file changed (maybe from another process): redraw screens whose data changed."""
-        from .views.scoring import draft_moved
-
         route = self.page.route or "/"
-        if self.session.data_moved(route) or draft_moved(self):
+        if self.session.data_moved(route) or self.session.draft_moved():
             self.page.run_task(self._render_async)
 
     async def _render_async(self) -> None:
@@ -238,14 +235,7 @@ class App(Kit):
         self._on_remote_change(topic, message)
 
     def _on_remote_change(self, topic: str, message: Any) -> None:
-        r = parse(self.page.route or "/")
-        if r is None:
-            return
-        if isinstance(message, dict):  # someone typed into a shared round entry
-            if r.screen == "round" and r.match_id == message.get("entry"):
-                self.render()
-            return
-        if r.about(str(message)):
+        if self.session.concerns(self.page.route or "/", message):
             self.render()
 
     @property

@@ -93,3 +93,39 @@ def test_the_session_needs_no_flet() -> None:
     code = "import sys, chickenfoot.app.session; print('flet' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_the_round_shown_is_redrawn_when_its_stored_draft_moved(session: Session) -> None:
+    from chickenfoot.app.screens import RoundState
+
+    m = session.store.create(["Ann", "Bob"], "pagat", {})
+    ms = session.match(m.id)
+    d = ms.open_draft()
+    assert not session.draft_moved()  # no round screen shown
+    session.visit(f"/match/{m.id}/round")
+    st = session.state_of(RoundState)
+    st.draft, st.seen = d.id, d.revision
+    assert not session.draft_moved()
+    d2, _ = ms.change(d.id, lambda c: c.entry.went_out(0))  # another process typed into it
+    assert session.draft_moved()
+    st.seen = d2.revision  # drawn again
+    assert not session.draft_moved()
+    ms.drop_draft(d.id)  # gone (saved or dropped elsewhere): the screen says so
+    assert session.draft_moved()
+
+
+@pytest.mark.parametrize(("route", "message", "redraw"), [
+    ("/match/ab12/round", {"entry": "ab12"}, True),  # someone typed into this round
+    ("/match/ab12/round/2", {"entry": "ab12"}, True),
+    ("/match/ab12", {"entry": "ab12"}, False),  # the scoreboard does not show a round being typed
+    ("/match/ab12/round", {"entry": "cd34"}, False),
+    ("/match/ab12", "ab12", True),  # the match changed
+    ("/match/ab12/brief", "ab12", True),
+    ("/match/ab12", "cd34", False),
+    ("/history", "cd34", True),  # a list of every match
+    ("/rules", "ab12", False),
+    ("/nothing", "ab12", False),
+])
+def test_another_devices_word_redraws_only_the_screens_it_concerns(session: Session, route: str,
+                                                                  message: object, redraw: bool) -> None:
+    assert session.concerns(route, message) is redraw

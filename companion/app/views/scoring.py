@@ -43,18 +43,6 @@ MODES = ("Went out", "Number", "Tiles", "Photo")
 MODE_PAD, MODE_SPACING = 8, 4
 
 
-def draft_moved(app: App) -> bool:
-    """True when the round this device shows changed in the file since it was drawn (a write by
-    another process: the round screen then redraws; its own writes do not)."""
-    st = app.session.state
-    if not isinstance(st, RoundState) or not st.draft:
-        return False
-    try:
-        return app.ctx.store.get_draft(st.draft).revision != st.seen
-    except DraftNotFoundError:
-        return True
-
-
 class RoundScreen(Screen):
     """A round being entered (or a past one edited) over the stored draft and this device's
     :class:`RoundState`."""
