@@ -49,119 +49,127 @@ class DisputeScreen(Screen):
         self.state.suit = v
         self.app.render()
 
-    def view(self) -> tuple[str, list[Any], str | None]:
+    @property
+    def table(self) -> DisputeBuilder:
+        return _builder(self.app)
+
+    @property
+    def typed(self) -> str:
+        """The tile in the tile box."""
+        return self.tile_field.value or ""
+
+    def remember(self, e: Any) -> None:
+        self.session.drafts.dispute_tile = e.control.value
+
+    def set_preset(self, e: Any) -> None:
+        self.act(self.table.set_rules, e.control.value)
+
+    def set_top(self, e: Any) -> None:
+        b = self.table
+        b.set_rules(b.preset, int(e.control.value))
+        self.act(b.clear)
+
+    def ask(self, _: Any) -> None:
+        self.act(self.table.ask, self.typed)
+
+    def ask_on_enter(self, _: Any) -> None:
+        if self.table.selected is not None:
+            self.ask(None)
+
+    def add(self, _: Any) -> None:
+        if self.table.add(self.typed).legal:
+            self.session.drafts.dispute_tile = ""
+        self.app.render()
+
+    def add_anyway(self, _: Any) -> None:
+        self.table.add(self.typed, force=True)
+        self.session.drafts.dispute_tile = ""
+        self.app.render()
+
+    async def load(self, _: Any) -> None:
         app = self.app
-        b = _builder(app)
-        tile_field = ft.TextField(label="Tile, e.g. 4-7", width=170, text_size=app.fs(18),
-                                  value=app.drafts.dispute_tile)
+        picked = await app.pick_one("Load a layout file", ["json"])
+        if picked is None:
+            return
+        name, raw = picked
+        self.table.load(raw.decode("utf-8", errors="replace"), name)
+        app.snack(f"Loaded {name}")
+        app.render()
 
-        def remember(e: Any) -> None:
-            app.drafts.dispute_tile = e.control.value
-
-        tile_field.on_change = remember
-
-        def set_preset(e: Any) -> None:
-            self.act(b.set_rules, e.control.value)
-
-        def set_top(e: Any) -> None:
-            b.set_rules(b.preset, int(e.control.value))
-            b.clear()
+    async def read_photo(self, _: Any) -> None:
+        app, b, photo = self.app, self.table, self.session.drafts.dispute_photo
+        if b.layout is not None and b.layout.plays and b.photo is None and not photo.replace:
+            # A table typed tile by tile is not thrown away by a photo without asking.
+            photo.ask = True
             app.render()
+            return
+        photo.ask = photo.replace = False
+        picked = await app.pick_one("Photo of the table")
+        if picked is None:
+            return
+        name, data = picked
+        photo.busy, photo.error = True, None
+        app.render()
+        try:
+            # The reader runs in a worker thread: the page stays responsive meanwhile.
+            # Both pictures drawn there too, so the screen that shows them is built at once.
+            await asyncio.to_thread(lambda: (b.read_photo(data, app.ctx.reader(), name), b.photo_jpeg(),
+                                             b.board_png()))
+        except ChickenFootError as exc:  # not an image, truncated, no double read, no models
+            photo.error = " ".join(str(exc).split()) or type(exc).__name__
+        except Exception as exc:  # the reader itself failed: still a message, never a crash
+            log.exception("reading %s failed", name)
+            photo.error = f"{name}: the reader failed ({type(exc).__name__})"
+        finally:
+            photo.busy = False
+        error, photo.error = photo.error, None
+        if error:  # said on this screen until the next action here (see App.show_error)
+            app.show_error(f"Could not read the photo: {error}."
+                           + (" The table below is unchanged." if b.layout is not None else ""))
+            return
+        app.snack(f"Read the table from {name}")
+        app.render()
 
-        def ask(_: Any) -> None:
-            self.act(b.ask, tile_field.value or "")
+    async def replace_it(self, _: Any) -> None:
+        photo = self.session.drafts.dispute_photo
+        photo.ask, photo.replace = False, True
+        await self.read_photo(None)
 
-        def ask_on_enter(_: Any) -> None:
-            if b.selected is not None:
-                ask(None)
+    def keep_it(self, _: Any) -> None:
+        self.session.drafts.dispute_photo.ask = False
+        self.app.render()
 
-        tile_field.on_submit = app.guarded(ask_on_enter)
+    async def save(self, _: Any) -> None:
+        app = self.app
+        said = await app.deliver("layout.json", self.table.to_json().encode("utf-8"), "json")
+        if said:
+            app.snack(f"Layout saved: {said}")
+        app.page.update()
 
-        def add(_: Any) -> None:
-            v = b.add(tile_field.value or "")
-            if v.legal:
-                app.drafts.dispute_tile = ""
-            app.render()
-
-        def add_anyway(_: Any) -> None:
-            b.add(tile_field.value or "", force=True)
-            app.drafts.dispute_tile = ""
-            app.render()
-
-        async def load(_: Any) -> None:
-            picked = await app.pick_one("Load a layout file", ["json"])
-            if picked is None:
-                return
-            name, raw = picked
-            b.load(raw.decode("utf-8", errors="replace"), name)
-            app.snack(f"Loaded {name}")
-            app.render()
-
-        photo = app.drafts.dispute_photo
-
-        async def read_photo(_: Any) -> None:
-            if b.layout is not None and b.layout.plays and b.photo is None and not photo.replace:
-                # A table typed tile by tile is not thrown away by a photo without asking.
-                photo.ask = True
-                app.render()
-                return
-            photo.ask = photo.replace = False
-            picked = await app.pick_one("Photo of the table")
-            if picked is None:
-                return
-            name, data = picked
-            photo.busy, photo.error = True, None
-            app.render()
-            try:
-                # The reader runs in a worker thread: the page stays responsive meanwhile.
-                # Both pictures drawn there too, so the screen that shows them is built at once.
-                await asyncio.to_thread(lambda: (b.read_photo(data, app.ctx.reader(), name), b.photo_jpeg(),
-                                                 b.board_png()))
-            except ChickenFootError as exc:  # not an image, truncated, no double read, no models
-                photo.error = " ".join(str(exc).split()) or type(exc).__name__
-            except Exception as exc:  # the reader itself failed: still a message, never a crash
-                log.exception("reading %s failed", name)
-                photo.error = f"{name}: the reader failed ({type(exc).__name__})"
-            finally:
-                photo.busy = False
-            error, photo.error = photo.error, None
-            if error:  # said on this screen until the next action here (see App.show_error)
-                app.show_error(f"Could not read the photo: {error}."
-                               + (" The table below is unchanged." if b.layout is not None else ""))
-                return
-            app.snack(f"Read the table from {name}")
-            app.render()
-
-        async def save(_: Any) -> None:
-            said = await app.deliver("layout.json", b.to_json().encode("utf-8"), "json")
-            if said:
-                app.snack(f"Layout saved: {said}")
-            app.page.update()
+    def view(self) -> tuple[str, list[Any], str | None]:
+        app, b = self.app, self.table
+        photo = self.session.drafts.dispute_photo
+        self.tile_field = tile_field = ft.TextField(label="Tile, e.g. 4-7", width=170, text_size=app.fs(18),
+                                                    value=self.session.drafts.dispute_tile)
+        tile_field.on_change = self.remember
+        tile_field.on_submit = app.guarded(self.ask_on_enter)
 
         body: list[Any] = [
-            app.dropdown("Rules", b.preset, [(k, r.title) for k, r in PRESETS.items()], set_preset, size=15),
-            app.dropdown("Set", str(b.top), [(str(s), f"double-{s}") for s in SETS], set_top, size=15),
+            app.dropdown("Rules", b.preset, [(k, r.title) for k, r in PRESETS.items()], self.set_preset, size=15),
+            app.dropdown("Set", str(b.top), [(str(s), f"double-{s}") for s in SETS], self.set_top, size=15),
             ft.Row([
-                app.button("Load layout file", load, kind="tonal", icon=ft.Icons.FILE_OPEN),
-                app.button("Read the table from a photo", read_photo, kind="tonal", icon=ft.Icons.PHOTO_CAMERA,
+                app.button("Load layout file", self.load, kind="tonal", icon=ft.Icons.FILE_OPEN),
+                app.button("Read the table from a photo", self.read_photo, kind="tonal", icon=ft.Icons.PHOTO_CAMERA,
                            disabled=photo.busy),
             ], wrap=True, spacing=8, run_spacing=8)]
         if photo.busy:
             body.append(ft.Row([ft.ProgressRing(width=28, height=28), app.text("Reading the table…", 16)]))
         if photo.ask:
-            async def replace_it(_: Any) -> None:
-                photo.ask, photo.replace = False, True
-                await read_photo(None)
-
-            def keep_it(_: Any) -> None:
-                photo.ask = False
-                app.render()
-
             body.append(app.card(
                 ft.Semantics(live_region=True, content=app.text(
                     "Reading a photo replaces the table typed here. Replace it?", 16, bold=True)),
-                ft.Row([app.button("Replace it with the photo", replace_it, icon=ft.Icons.PHOTO_CAMERA),
-                        app.button("Keep this table", keep_it, kind="outlined")], wrap=True, spacing=8, run_spacing=8),
+                ft.Row([app.button("Replace it with the photo", self.replace_it, icon=ft.Icons.PHOTO_CAMERA),
+                        app.button("Keep this table", self.keep_it, kind="outlined")], wrap=True, spacing=8, run_spacing=8),
                 color=ft.Colors.TERTIARY_CONTAINER))
 
         if b.layout is None:
@@ -190,8 +198,8 @@ class DisputeScreen(Screen):
         question = f"Can it go on the {b.end_name(b.selected)}?" if b.selected else "Can it go here? (tap an open end first)"
         body.append(ft.Row([
             tile_field,
-            app.button(question, ask, icon=ft.Icons.HELP_OUTLINE, disabled=b.selected is None),
-            app.button("Add to table", add, kind="tonal", icon=ft.Icons.ADD, disabled=b.selected is None),
+            app.button(question, self.ask, icon=ft.Icons.HELP_OUTLINE, disabled=b.selected is None),
+            app.button("Add to table", self.add, kind="tonal", icon=ft.Icons.ADD, disabled=b.selected is None),
         ], wrap=True, spacing=8, run_spacing=8))
         # The verdict right under the question, above the faces: a phone shows it without scrolling.
         if b.last is not None:
@@ -203,7 +211,7 @@ class DisputeScreen(Screen):
                 extra.append(app.text(
                     f"{v.tile} could go on the " + ", ".join(b.end_name(o.on) for o in others) if others
                     else f"{v.tile} has no legal place on this table right now.", 15))
-                extra.append(app.button("It is on the table anyway: add it", add_anyway, kind="text"))
+                extra.append(app.button("It is on the table anyway: add it", self.add_anyway, kind="text"))
             body.append(app.card(app.text(("Yes. " if v.legal else "No. ") + v.message, 19, bold=True, color=colour),
                                  *extra))
         body.extend(_tile_chooser(app, b, self.state.suit, self.pick_suit))
@@ -221,7 +229,7 @@ class DisputeScreen(Screen):
         body.append(ft.Row([
             app.button(f"Take back {back}" if back else "Take back last tile", bind(self.act, b.undo), kind="outlined",
                        icon=ft.Icons.UNDO, disabled=back is None),
-            app.button("Save layout", save, kind="outlined", icon=ft.Icons.SAVE),
+            app.button("Save layout", self.save, kind="outlined", icon=ft.Icons.SAVE),
             app.button("New table", bind(self.act, b.clear), kind="text"),
         ], wrap=True, spacing=8, run_spacing=8))
         return "Dispute checker", body, "/"
