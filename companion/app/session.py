@@ -99,6 +99,27 @@ class Session:
         """The match ``match_id`` in progress (raises if there is none)."""
         return MatchSession(self.store, match_id)
 
+    # -------------------------------------------------------------- drafts
+    def setup_form(self) -> MatchSetup:
+        """The new-match form being filled in (a new one from the default rules at first)."""
+        if self.drafts.setup is None:
+            st = self.settings
+            self.drafts.setup = MatchSetup(st.default_preset, dict(st.default_options))
+        return self.drafts.setup
+
+    def dispute_table(self) -> DisputeBuilder:
+        """The dispute checker's table (a new double-9 one under the default rules at first)."""
+        if self.drafts.dispute is None:
+            self.drafts.dispute = DisputeBuilder(self.settings.default_preset, 9)
+        return self.drafts.dispute
+
+    def practice_form(self) -> PracticeSetup:
+        """The practice choices (the default rules at first)."""
+        if self.drafts.practice_setup is None:
+            st = self.settings
+            self.drafts.practice_setup = PracticeSetup(st.default_preset, dict(st.default_options))
+        return self.drafts.practice_setup
+
     # ------------------------------------------------------------ screens
     def visit(self, route: str) -> bool:
         """``route`` is about to be drawn: True if it is another screen than the one shown

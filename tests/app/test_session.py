@@ -129,3 +129,19 @@ def test_the_round_shown_is_redrawn_when_its_stored_draft_moved(session: Session
 def test_another_devices_word_redraws_only_the_screens_it_concerns(session: Session, route: str,
                                                                   message: object, redraw: bool) -> None:
     assert session.concerns(route, message) is redraw
+
+
+def test_a_draft_is_made_from_the_default_rules_once_and_kept(tmp_path: Path) -> None:
+    store = MatchStore.open(tmp_path / "matches.json")
+    try:
+        session = Session(_Shared(store, Settings(default_preset="pagat")))
+        form = session.setup_form()
+        assert form.preset == "pagat" and session.setup_form() is form is session.drafts.setup
+        table = session.dispute_table()
+        assert (table.preset, table.top) == ("pagat", 9) and session.dispute_table() is table
+        practice = session.practice_form()
+        assert practice.form.preset == "pagat" and session.practice_form() is practice
+        session.drafts.setup = None  # the match started: the next form is a new one
+        assert session.setup_form() is not form
+    finally:
+        store.close()

@@ -25,14 +25,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-def _builder(app: App) -> DisputeBuilder:
-    b = app.drafts.dispute
-    if b is None:
-        b = DisputeBuilder(app.settings.default_preset, 9)
-        app.drafts.dispute = b
-    return b
-
-
 class DisputeScreen(Screen):
     """The dispute checker over the session's dispute draft (the table, the tile typed, a photo
     being read) and the suit of faces shown."""
@@ -51,7 +43,7 @@ class DisputeScreen(Screen):
 
     @property
     def table(self) -> DisputeBuilder:
-        return _builder(self.app)
+        return self.session.dispute_table()
 
     @property
     def typed(self) -> str:

@@ -109,68 +109,71 @@ class ScoreboardScreen(Screen):
             app.button("Redo" + (f": {ms.redo_label()}" if ms.can_redo else ""), bind(self.changed, ms.redo),
                        kind="outlined", icon=ft.Icons.REDO, disabled=not ms.can_redo),
         ], wrap=True, spacing=8, run_spacing=8))
-        body.extend(_manage(app, ms, self.state.asking, self.ask))
+        body.extend(self.manage())
         return "Scoreboard", body, "/"
 
+    def rename(self, seat: int, field: ft.TextField) -> None:
+        ms, app = self.ms, self.app
+        new = field.value or ""
+        if new.strip() == ms.players[seat]:
+            return
+        old = ms.players[seat]
+        ms.rename(seat, new)
+        _changed(app, ms)
+        app.snack(f"{old} is now {ms.players[seat]}")
+        app.render()
 
-def _manage(app: App, ms: MatchSession, asking: str | None, ask: Any) -> list[Any]:
-    """Rename a player, abandon the match, delete it (each asks, through ``ask``, before it acts)."""
-    out: list[Any] = [app.heading("This match")]
-    if asking == "rename":
-        fields: list[ft.TextField] = []
+    def abandon(self, _: Any) -> None:
+        self.ms.abandon()
+        _changed(self.app, self.ms)
+        self.ask(None)
 
-        def rename(seat: int) -> None:
-            new = fields[seat].value or ""
-            if new.strip() == ms.players[seat]:
-                return
-            old = ms.players[seat]
-            ms.rename(seat, new)
-            _changed(app, ms)
-            app.snack(f"{old} is now {ms.players[seat]}")
-            app.render()
+    def delete(self, _: Any) -> None:
+        ms, app = self.ms, self.app
+        ms.delete()
+        _changed(app, ms)
+        app.snack(f"Deleted the match of {', '.join(ms.players)}")
+        app.go("/")
 
-        rows = []
-        for seat, p in enumerate(ms.players):
-            f = ft.TextField(value=p, label=f"Name of seat {seat + 1}", text_size=app.fs(16), expand=True,
-                             max_length=40)
-            f.on_submit = app.guarded(bind(rename, seat))
-            fields.append(f)
-            rows.append(ft.Row([f, app.button("Rename", bind(rename, seat), kind="tonal",
-                                              tooltip=f"Rename seat {seat + 1}")], spacing=6))
-        out.extend([app.text("Rounds stay with the seat; only the name changes.", 15), *rows,
-                    app.button("Done renaming", bind(ask, None), kind="text")])
+    def manage(self) -> list[Any]:
+        """Rename a player, abandon the match, delete it (each asks before it acts)."""
+        app, ms, asking = self.app, self.ms, self.state.asking
+        out: list[Any] = [app.heading("This match")]
+        if asking == "rename":
+            rows = []
+            for seat, p in enumerate(ms.players):
+                f = ft.TextField(value=p, label=f"Name of seat {seat + 1}", text_size=app.fs(16), expand=True,
+                                 max_length=40)
+                f.on_submit = app.guarded(bind(self.rename, seat, f))
+                rows.append(ft.Row([f, app.button("Rename", bind(self.rename, seat, f), kind="tonal",
+                                                  tooltip=f"Rename seat {seat + 1}")], spacing=6))
+            out.extend([app.text("Rounds stay with the seat; only the name changes.", 15), *rows,
+                        app.button("Done renaming", bind(self.ask, None), kind="text")])
+            return out
+        if asking == "abandon":
+            out.append(app.card(app.text("Abandon this match? It stays in the history and can be resumed later.",
+                                         16),
+                                ft.Row([app.button("Abandon the match", self.abandon, icon=ft.Icons.FLAG),
+                                        app.button("Keep playing", bind(self.ask, None), kind="text")],
+                                       wrap=True, spacing=8, run_spacing=8),
+                                color=ft.Colors.TERTIARY_CONTAINER))
+            return out
+        if asking == "delete":
+            n = len(ms.match.rounds)
+            out.append(app.card(app.text(f"Delete this match for good? Its {count(n, 'round')} leave the history "
+                                         "and the statistics; this cannot be undone.", 16),
+                                ft.Row([app.button("Delete for good", self.delete, icon=ft.Icons.DELETE_FOREVER),
+                                        app.button("Keep it", bind(self.ask, None), kind="text")],
+                                       wrap=True, spacing=8, run_spacing=8),
+                                color=ft.Colors.ERROR_CONTAINER))
+            return out
+        buttons = [app.button("Rename a player", bind(self.ask, "rename"), kind="outlined", icon=ft.Icons.PERSON)]
+        if not ms.over and not ms.match.abandoned:
+            buttons.append(app.button("Abandon match", bind(self.ask, "abandon"), kind="outlined", icon=ft.Icons.FLAG))
+        buttons.append(app.button("Delete match", bind(self.ask, "delete"), kind="outlined",
+                                  icon=ft.Icons.DELETE_OUTLINE))
+        out.append(ft.Row(buttons, wrap=True, spacing=8, run_spacing=8))
         return out
-    if asking == "abandon":
-        def abandon(_: Any) -> None:
-            ms.abandon()
-            _changed(app, ms)
-            ask(None)
-        out.append(app.card(app.text("Abandon this match? It stays in the history and can be resumed later.", 16),
-                            ft.Row([app.button("Abandon the match", abandon, icon=ft.Icons.FLAG),
-                                    app.button("Keep playing", bind(ask, None), kind="text")],
-                                   wrap=True, spacing=8, run_spacing=8),
-                            color=ft.Colors.TERTIARY_CONTAINER))
-        return out
-    if asking == "delete":
-        def delete(_: Any) -> None:
-            ms.delete()
-            _changed(app, ms)
-            app.snack(f"Deleted the match of {', '.join(ms.players)}")
-            app.go("/")
-        n = len(ms.match.rounds)
-        out.append(app.card(app.text(f"Delete this match for good? Its {count(n, 'round')} leave the history and "
-                                     "the statistics; this cannot be undone.", 16),
-                            ft.Row([app.button("Delete for good", delete, icon=ft.Icons.DELETE_FOREVER),
-                                    app.button("Keep it", bind(ask, None), kind="text")],
-                                   wrap=True, spacing=8, run_spacing=8),
-                            color=ft.Colors.ERROR_CONTAINER))
-        return out
-    buttons = [app.button("Rename a player", bind(ask, "rename"), kind="outlined", icon=ft.Icons.PERSON)]
-    if not ms.over and not ms.match.abandoned:
-        buttons.append(app.button("Abandon match", bind(ask, "abandon"), kind="outlined", icon=ft.Icons.FLAG))
-    buttons.append(app.button("Delete match", bind(ask, "delete"), kind="outlined", icon=ft.Icons.DELETE_OUTLINE))
-    out.append(ft.Row(buttons, wrap=True, spacing=8, run_spacing=8))
-    return out
 
 
 def _chart(app: App, ms: MatchSession) -> ft.Control:

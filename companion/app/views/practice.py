@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import flet as ft
 
-from chickenfoot.app.practice_session import BOT_WORDS, MAX_SEATS, MIN_SEATS, PracticeSession, PracticeSetup
+from chickenfoot.app.practice_session import BOT_WORDS, MAX_SEATS, MIN_SEATS, PracticeSession
 from chickenfoot.app.views import Screen, bind, bind_event
 from chickenfoot.app.views.board import available_width, board_view, end_label
 from chickenfoot.app.views.setup import options_tile
@@ -31,14 +31,6 @@ def _face(tile: str, zero_zero: int) -> bytes:
     from chickenfoot.board import face_png
 
     return face_png(tile, zero_zero=zero_zero, scale=40)
-
-
-def _setup(app: App) -> PracticeSetup:
-    s = app.drafts.practice_setup
-    if s is None:
-        s = PracticeSetup(app.settings.default_preset, dict(app.settings.default_options))
-        app.drafts.practice_setup = s
-    return s
 
 
 def _tile_button(app: App, tile: Tile, zero_zero: int, selected: bool, on_click: Any,
@@ -73,7 +65,7 @@ class PracticeScreen(Screen):
 
     def setup_view(self) -> tuple[str, list[Any], str | None]:
         app = self.app
-        s = _setup(app)
+        s = self.session.practice_form()
         seed = ft.TextField(label="Deal number", value=str(s.seed), width=170, text_size=app.fs(16),
                             keyboard_type=ft.KeyboardType.NUMBER)
 

@@ -15,15 +15,6 @@ if TYPE_CHECKING:
     from chickenfoot.app.shell import App
 
 
-def _setup(app: App) -> MatchSetup:
-    s = app.drafts.setup
-    if s is None:
-        st = app.settings
-        s = MatchSetup(st.default_preset, dict(st.default_options))
-        app.drafts.setup = s
-    return s
-
-
 def options_tile(app: App, s: MatchSetup) -> ft.Control:
     """Every rule option of the form's preset, each explained, folded away until opened (the
     new-match screen and the practice screen share it)."""
@@ -83,7 +74,7 @@ class NewMatchScreen(Screen):
 
     def view(self) -> tuple[str, list[Any], str | None]:
         app = self.app
-        self.form = s = _setup(app)
+        self.form = s = self.session.setup_form()
         name = ft.TextField(label="Player name", autofocus=True, text_size=app.fs(16),
                             expand=True, max_length=24)
 
