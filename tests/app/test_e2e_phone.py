@@ -215,6 +215,7 @@ class Watch:
         top, bottom = min(b["y"] for b in first), max(b["y"] + b["height"] for b in first)
         assert top >= APP_BAR - 0.5 and bottom <= bar + 0.5, \
             f"{self.tag}: {player}'s row ({top:.0f}..{bottom:.0f}) opens not wholly above the pad (from {bar:.0f})"
+        print(f"{self.tag}: {player}'s row opens at {top:.0f}..{bottom:.0f} px, the pad from {bar:.0f} px")
 
     def tap(self, name: str | re.Pattern[str], seat: int, nth: int = 0, then: int | None = None,
             chooser: Path | None = None, bar: bool = False) -> None:
