@@ -10,9 +10,13 @@ State objects, each tested without a browser:
   (built tap by tap, loaded from a layout file or read from a photo of the table).
 * :class:`~chickenfoot.app.match_session.MatchSession` - the match in progress.
 * :class:`~chickenfoot.app.settings.Settings` - theme, text size, default rules.
+* :class:`~chickenfoot.app.session.Session` - one device's session: its drafts, the screen
+  shown and its typed state (:mod:`chickenfoot.app.screens`), what another device's change
+  means for it.
 
-The screens (:mod:`chickenfoot.app.shell`, :mod:`chickenfoot.app.views`) import Flet; importing this
-package does not, so the CLI and the state objects stay light.
+The screens (:mod:`chickenfoot.app.shell`, :mod:`chickenfoot.app.router`,
+:mod:`chickenfoot.app.views`) import Flet; importing this package does not, so the CLI and the
+state objects stay light.
 """
 
 from .brief import RoundBrief, round_brief, rules_sections

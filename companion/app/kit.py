@@ -49,19 +49,29 @@ class Kit:
 
     def button(self, label: str, on_click: Callable[..., Any], *, kind: str = "filled",
                icon: Any = None, disabled: bool = False, tooltip: str | None = None,
-               compact: bool = False, size: float | None = None, dense: bool = False) -> ft.Control:
+               compact: bool = False, size: float | None = None, dense: bool = False,
+               pad_x: float | None = None) -> ft.Control:
         """A labelled button at least 48 px high (a thumb's size); ``compact`` for rows of several
-        short ones on a phone (narrower padding); ``dense`` for a key whose place gives its size."""
+        short ones on a phone (narrower padding), ``pad_x`` narrower still; ``dense`` for a key
+        whose place gives its size."""
         cls = {"filled": ft.FilledButton, "outlined": ft.OutlinedButton, "text": ft.TextButton,
                "tonal": ft.FilledTonalButton}[kind]
         pad = ft.Padding.symmetric(horizontal=12, vertical=14) if compact else \
             ft.Padding.symmetric(horizontal=16, vertical=14)
+        if pad_x is not None:
+            pad = ft.Padding.symmetric(horizontal=pad_x, vertical=14)
         if dense:  # a key sized by its place (the number pad): its label needs the whole height
             pad = ft.Padding.symmetric(horizontal=4, vertical=0)
         return cls(content=ft.Text(label, size=size or self.fs(15 if compact else 16)), icon=icon,
                    on_click=self.aguarded(on_click) if inspect.iscoroutinefunction(on_click)
                    else self.guarded(on_click), disabled=disabled, tooltip=tooltip,
                    style=ft.ButtonStyle(padding=pad))
+
+    def fitted_size(self, labels: list[str], room: float, size: float) -> float:
+        """The text size (at most ``fs(size)``) at which ``labels`` fit side by side on one line
+        ``room`` px wide: large text on a phone shrinks a row of buttons a little rather than
+        wrapping it onto a second line."""
+        return round(max(11.0, min(self.fs(size), room / (0.56 * sum(len(t) for t in labels)))), 1)
 
     def icon_button(self, icon: Any, label: str, on_click: Callable[..., Any], *,
                     disabled: bool = False) -> ft.Control:

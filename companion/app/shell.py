@@ -1,8 +1,10 @@
 """The Flet front end: one :class:`AppContext` per server process, one :class:`App` per session.
 
-Screens are thin functions in :mod:`chickenfoot.app.views` that read the state objects and call
-them, drawn with the widget kit (:mod:`chickenfoot.app.kit`) and found through the route table
-(:mod:`chickenfoot.app.routes`); nothing here scores or decides a rule. Routes live in the URL, so a reload (or a second
+What a session holds and reads is :class:`chickenfoot.app.session.Session` (Flet-free); the
+screens are classes in :mod:`chickenfoot.app.views` over it and their own typed state, drawn with
+the widget kit (:mod:`chickenfoot.app.kit`) and found by the router (:mod:`chickenfoot.app.router`,
+over the route table :mod:`chickenfoot.app.routes`); this module draws them and talks to the page
+(navigation, files, messages, other devices). Nothing here scores or decides a rule. Routes live in the URL, so a reload (or a second
 phone opening the same address) lands on the same screen with the same data.
 """
 
@@ -13,7 +15,6 @@ import logging
 import os
 import threading
 import time
-import uuid
 import weakref
 from collections.abc import Callable
 from pathlib import Path
@@ -24,7 +25,7 @@ import flet as ft
 from chickenfoot.rules.errors import ChickenFootError, InputError
 
 from .kit import Kit
-from .routes import parse
+from .session import Drafts, Session
 from .settings import Settings, SettingsStore
 from .store import MatchStore
 
@@ -153,17 +154,9 @@ class App(Kit):
     def __init__(self, page: ft.Page, ctx: AppContext) -> None:
         self.page = page
         self.ctx = ctx
-        #: Per-session work in progress that survives moving between screens.
-        self.drafts: dict[str, Any] = {}
-        #: State of the screen now shown (which pad is open, an error message...): emptied
-        #: whenever the route changes, so nothing said on one screen shows up on another.
-        self.screen: dict[str, Any] = {}
-        self._screen_route: str | None = None
-        #: Names this device where it matters (who saved a round).
-        self.device = uuid.uuid4().hex[:12]
-        self._shown: Any = None  # see _shown_data
+        #: What this session holds: drafts, the state of the screen shown, its message.
+        self.session = Session(ctx)
         self._render_lock = threading.RLock()
-        self._screen_seq = 0
         #: The scrolling part of the screen now drawn (see scroll_into_view).
         self.scroller: ft.Column | None = None
         page.title = "Chicken Foot companion"
@@ -178,6 +171,16 @@ class App(Kit):
         self.apply_settings()
 
     # ------------------------------------------------------------ plumbing
+    @property
+    def device(self) -> str:
+        """Names this device where it matters (who saved a round)."""
+        return self.session.device
+
+    @property
+    def drafts(self) -> Drafts:
+        """Work in progress on this device that survives moving between screens."""
+        return self.session.drafts
+
     @property
     def settings(self) -> Settings:
         return self.ctx.settings
@@ -210,27 +213,10 @@ class App(Kit):
         """Tell every other session that a match changed (they refresh if they show it)."""
         self.page.pubsub.send_others_on_topic(TOPIC, match_id)
 
-    def _shown_data(self, route: str) -> Any:
-        """What a data-only screen shows, in brief (match revisions), or None for other screens:
-        a screen is redrawn for a change in the file only when what it shows changed, not for
-        every key typed into a round on another device."""
-        r = parse(route)
-        if r is not None and r.lists_matches:
-            return tuple((m.id, m.revision) for m in self.ctx.store.all())
-        if r is not None and r.screen == "scoreboard" and r.match_id:
-            try:
-                return self.ctx.store.get(r.match_id).revision
-            except ChickenFootError:
-                return None
-        return None
-
     def external_change(self) -> None:
         """The file changed (maybe from another process): redraw screens whose data changed."""
-        from .views.scoring import draft_moved
-
         route = self.page.route or "/"
-        shown = self._shown_data(route)
-        if (shown is not None and shown != self._shown) or draft_moved(self):
+        if self.session.data_moved(route) or self.session.draft_moved():
             self.page.run_task(self._render_async)
 
     async def _render_async(self) -> None:
@@ -249,14 +235,7 @@ class App(Kit):
         self._on_remote_change(topic, message)
 
     def _on_remote_change(self, topic: str, message: Any) -> None:
-        r = parse(self.page.route or "/")
-        if r is None:
-            return
-        if isinstance(message, dict):  # someone typed into a shared round entry
-            if r.screen == "round" and r.match_id == message.get("entry"):
-                self.render()
-            return
-        if r.about(str(message)):
+        if self.session.concerns(self.page.route or "/", message):
             self.render()
 
     @property
@@ -358,7 +337,7 @@ class App(Kit):
     def show_error(self, message: str) -> None:
         """Say what went wrong on the screen where it happened, until the next action there or
         until another screen is shown (never a toast that vanishes, never on the next screen)."""
-        self.screen["error"] = message[:1].upper() + message[1:]
+        self.session.say(message)
         self.render()
 
     def failed(self, exc: BaseException) -> None:
@@ -375,7 +354,7 @@ class App(Kit):
     def guarded(self, fn: Callable[..., Any]) -> Callable[..., Any]:
         """Wrap a handler: any error becomes a message, never a crash or a traceback."""
         def run(*args: Any) -> Any:
-            self.screen.pop("error", None)
+            self.session.error = None
             try:
                 return fn(*args)
             except Exception as exc:
@@ -385,7 +364,7 @@ class App(Kit):
     def aguarded(self, fn: Callable[..., Any]) -> Callable[..., Any]:
         """``guarded`` for async handlers (file dialogs, background reads)."""
         async def run(*args: Any) -> Any:
-            self.screen.pop("error", None)
+            self.session.error = None
             try:
                 return await fn(*args)
             except Exception as exc:
@@ -393,12 +372,12 @@ class App(Kit):
         return run
 
     def _error_banner(self) -> ft.Control | None:
-        message = self.screen.get("error")
+        message = self.session.error
         if not message:
             return None
 
         def dismiss(_: Any) -> None:
-            self.screen.pop("error", None)
+            self.session.error = None
             self.render()
 
         return ft.Container(ft.Row([
@@ -418,21 +397,15 @@ class App(Kit):
             self._render()
 
     def _render(self) -> None:
-        from . import views
+        from .router import route_screen
 
         route = self.page.route or "/"
         self._drawn_width = self.page.width
-        try:
-            self._shown = self._shown_data(route)
-        except ChickenFootError:  # a damaged file: the screen below says so
-            self._shown = None
-        if route != self._screen_route:
-            self.screen.clear()
-            self._screen_route = route
-            self._screen_seq += 1
+        self.session.drawn(route)
+        self.session.visit(route)
         footer: ft.Control | None = None
         try:
-            title, body, back, *rest = views.build(self, route)
+            title, body, back, *rest = route_screen(self, route).view()
             footer = rest[0] if rest else None
         except ChickenFootError as exc:
             title, body, back = "Cannot show this", [self.text(str(exc)),
@@ -451,7 +424,7 @@ class App(Kit):
         # reconciled with what the browser shows (Flet diffs a keyed tree by position), so the
         # scroll position and the focus survive a tap; another screen gets a new key and opens
         # at its top.
-        key = ft.ValueKey(f"screen-{self._screen_seq}")
+        key = ft.ValueKey(f"screen-{self.session.seq}")
         self.page.scroll = None
         if footer is None:
             self.scroller = ft.Column([ft.Container(ft.Column([banner, *body] if banner else body, spacing=14),
@@ -478,8 +451,7 @@ class App(Kit):
 
     def new_screen(self) -> None:
         """Show the current route as a screen opened afresh (its state emptied, at its top)."""
-        self.screen.clear()
-        self._screen_seq += 1
+        self.session.renew()
         self.render()
 
     def scroll_into_view(self, key: str) -> None:

@@ -4,7 +4,7 @@ window no wider than the screen, centred on the play."""
 from __future__ import annotations
 
 from chickenfoot.app.dispute import DisputeBuilder
-from chickenfoot.app.views.board import READABLE_PX, SMALLEST_TEXT_UNITS, focus_of, framing
+from chickenfoot.app.views.board import READABLE_PX, SMALLEST_TEXT_UNITS, focus_of, framing, zoomed
 from chickenfoot.rules import Tile
 
 
@@ -34,3 +34,48 @@ def test_a_table_that_fits_readable_is_shown_whole() -> None:
     f = framing(pic, 1100, 640)
     assert not f.panned and (f.x, f.y) == (0, 0)
     assert f.width == round(pic.size[0] * f.k) and f.height == round(pic.size[1] * f.k)
+
+
+def _in_window(f, point: tuple[float, float]) -> tuple[float, float]:  # type: ignore[no-untyped-def]
+    """Where the drawing's ``point`` is in the window framed by ``f`` (window pixels)."""
+    return point[0] * f.k - f.x, point[1] * f.k - f.y
+
+
+def test_zooming_in_keeps_the_play_in_the_middle_of_the_window() -> None:
+    b = _table()
+    b.select("1-9")
+    pic = b.picture()
+    for width in (330, 240):  # the whole board fits at 360 px; on a narrower screen it pans
+        play = focus_of(pic, Tile(1, 9))
+        f = framing(pic, width, 520, play)
+        first = zoomed(f, pic.size, play, 1.0)
+        assert abs(first.x - f.x) <= 1 and abs(first.y - f.y) <= 1  # the first view is the framing's
+        centred = 0
+        for n in range(1, 6):
+            z = 1.6 ** n
+            zf = zoomed(f, pic.size, play, z)
+            assert zf.k == f.k * z and (zf.width, zf.height) == (f.width, f.height)
+            px, py = _in_window(zf, play)
+            assert 0 <= px <= zf.width and 0 <= py <= zf.height, (width, z, px, py)
+            dw, dh = round(pic.size[0] * f.k) * z, round(pic.size[1] * f.k) * z
+            # in the middle, or as near it as the drawing's edge lets the window go
+            for pos, corner, full, side in ((px, zf.x, dw, zf.width), (py, zf.y, dh, zf.height)):
+                assert abs(pos - side / 2) <= 0.5 or corner in (0.0, full - side), (width, z, pos, corner)
+            centred += abs(px - zf.width / 2) <= 0.5 and abs(py - zf.height / 2) <= 0.5
+            # a zoom about the window's corner would have put the play elsewhere
+            assert (px, py) != _in_window(zoomed(f, pic.size, (0.0, 0.0), z), play)
+        assert centred >= 3, f"the 1-9 is centred at only {centred} of 5 zooms at {width} px"
+
+
+def test_zooming_in_near_the_edge_keeps_the_play_in_view_and_out_shows_it_whole() -> None:
+    b = _table()
+    pic = b.picture()
+    play = focus_of(pic, Tile(7, 7))  # the open foot, near the drawing's right edge
+    f = framing(pic, 240, 520, play)
+    for z in (1.6, 1.6 ** 2, 1.6 ** 3, 8.0):
+        zf = zoomed(f, pic.size, play, z)
+        px, py = _in_window(zf, play)
+        assert 0 <= px <= zf.width and 0 <= py <= zf.height, (z, px, py)
+    out = zoomed(f, pic.size, play, f.whole / f.k)  # zoomed out as far as it goes: the whole drawing
+    assert out.x <= 0 and out.y <= 0
+    assert pic.size[0] * out.k - out.x <= out.width + 1 and pic.size[1] * out.k - out.y <= out.height + 1

@@ -26,7 +26,7 @@ from app_e2e_helpers import (
 )
 
 from chickenfoot.app.dispute import DisputeBuilder
-from chickenfoot.app.views.board import end_label
+from chickenfoot.app.views.board import end_label, focus_of, zoomed
 from chickenfoot.rules.layout import Verdict
 from chickenfoot.rules.tiles import Tile
 
@@ -131,6 +131,25 @@ def test_a_typed_layout_is_drawn_as_a_board_at_phone_and_desktop_width(server: S
     box = board_box(ui, b.picture())
     assert box["width"] > 360, box  # drawn larger when the window has room
     ui.shot("judged-legal-desktop")
+
+    # Zoom is about the play: back on the phone, the 1-9's end chosen and the board zoomed in
+    # once, a tap where that zoom puts the 4-9's end chooses the 4-9 (a zoom about the window's
+    # corner puts nothing there).
+    page.set_viewport_size(PHONE)
+    page.wait_for_timeout(1200)
+    ui.click(next(end_label(e) for e in b.open_ends() if e.target == Tile(1, 9)))
+    b.select("1-9")
+    ui.see(f"Can it go on the {b.end_name(Tile(1, 9))}?")
+    pic = b.picture()
+    board_box(ui, pic, b.selected)
+    ui.click("Zoom in on the board")
+    page.wait_for_timeout(600)
+    box = board_box(ui, pic, b.selected)
+    box["framing"] = zoomed(box["framing"], pic.size, focus_of(pic, b.selected), 1.6)
+    ui.shot("zoomed-in-on-1-9-360px")
+    four = next(m for m in pic.board.ends if m.end.target == Tile(4, 9))
+    page.mouse.click(*board_point(box, *pic.to_pixels(four.spot.x, four.spot.y)))
+    ui.see(f"Can it go on the {b.end_name(Tile(4, 9))}?")
 
 
 def test_a_table_photo_is_shown_as_a_board_beside_the_photo(server: Server, browser) -> None:  # type: ignore[no-untyped-def]

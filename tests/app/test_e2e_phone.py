@@ -198,6 +198,25 @@ class Watch:
                                       f"(pad/Save from {bar:.0f})")
         self.scrolled += not unchanged
 
+    def opened(self, player: str, seats: int) -> None:
+        """The screen as it opens: each row's ways in (Went out, Number, Tiles, Photo) share one
+        line, and the active row (``player``'s: name and buttons) is wholly in view above the pad."""
+        from chickenfoot.app.views.scoring import MODES
+
+        bar = self.layout()["barTop"]
+        for seat in range(seats):
+            boxes = [self.ui.button(m).nth(seat).bounding_box() for m in MODES]
+            assert all(boxes), f"{self.tag}: row {seat} lacks one of {MODES}"
+            tops = {round(b["y"]) for b in boxes}
+            assert max(tops) - min(tops) <= 1, f"{self.tag}: row {seat}'s buttons wrap: {boxes}"
+        name = self.ui.page.get_by_text(player, exact=True).first.bounding_box()
+        assert name is not None, f"{self.tag}: {player}'s name is not on the screen"
+        first = [name, *(self.ui.button(m).nth(0).bounding_box() for m in MODES)]
+        top, bottom = min(b["y"] for b in first), max(b["y"] + b["height"] for b in first)
+        assert top >= APP_BAR - 0.5 and bottom <= bar + 0.5, \
+            f"{self.tag}: {player}'s row ({top:.0f}..{bottom:.0f}) opens not wholly above the pad (from {bar:.0f})"
+        print(f"{self.tag}: {player}'s row opens at {top:.0f}..{bottom:.0f} px, the pad from {bar:.0f} px")
+
     def tap(self, name: str | re.Pattern[str], seat: int, nth: int = 0, then: int | None = None,
             chooser: Path | None = None, bar: bool = False) -> None:
         """Tap ``name`` while working on seat ``seat``'s row (``then``: the row worked on after
@@ -274,6 +293,8 @@ def test_a_round_by_every_entry_way_never_jumps_at_360px(tmp_path: Path, browser
         ui.open(f"{srv.url}match/{mid}/round")
         ui.see("Ann: … points")
         ui.shot(f"round-opened-{text}")
+        _settled(ui, LAYOUT, w.footer)
+        w.opened("Ann", 4)
         # Ann by numbers: 12
         w.tap("1", 0, bar=True)
         w.tap("2", 0, bar=True)

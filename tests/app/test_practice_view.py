@@ -44,7 +44,7 @@ def test_practice_from_home_to_the_end_of_a_round_and_on(app: App) -> None:
     assert app.page.route == "/practice"
     texts = _go(app, "/practice")
     assert "Deal" in texts and "Options (each explained)" in texts
-    s = app.drafts["practice-setup"]
+    s = app.drafts.practice_setup
     # four seats, three of them greedy bots, pagat rules, a chosen deal number
     preset = _find(app.page.controls, ft.Dropdown, lambda c: c.label == "Rules preset")[0]
     preset.on_select(SimpleNamespace(control=SimpleNamespace(value="pagat")))
@@ -54,7 +54,7 @@ def test_practice_from_home_to_the_end_of_a_round_and_on(app: App) -> None:
     texts = _texts(app.page.controls)
     assert "Seat 1: You (a person)" in texts and "Seat 4: Bot 3 (bot)" in texts
     _click(app, "Deal")
-    sess = app.drafts["practice"]
+    sess = app.drafts.practice
     assert sess.practice.seed == 5 and sess.practice.rules.name == "pagat"
     texts = _texts(app.page.controls)
     assert "Your turn: choose a tile, then an open end." in texts
@@ -108,11 +108,11 @@ def test_practice_from_home_to_the_end_of_a_round_and_on(app: App) -> None:
     assert not _find(app.page.controls, ft.GestureDetector)  # nothing to tap on a finished table
 
     _click(app, "Continue as a match against the bots")
-    nxt = app.drafts["practice"]
+    nxt = app.drafts.practice
     assert nxt.practice.round_index == 1 and nxt.practice.match.rounds == sess.practice.scored().rounds
     assert "Practice · round 2" in _go(app, "/practice")
     _click(app, "New practice (change the rules or seats)")
-    assert "Deal" in _texts(app.page.controls) and "practice" not in app.drafts
+    assert "Deal" in _texts(app.page.controls) and app.drafts.practice is None
 
 
 def test_practice_setup_refuses_a_table_of_bots(app: App) -> None:

@@ -143,7 +143,7 @@ def _review_in_draft(app: App, m: Any, seat: int, size: tuple[int, int], tiles: 
     app.ctx.store.put_photo(buf.getvalue())
     review = PhotoReview(m.rules, m.set_top, tiles, size, buf.getvalue(), *more, **kw)
     ms = MatchSession(app.ctx.store, m.id)
-    ms.change(app.screen["draft"], lambda c: c.reviews.__setitem__(seat, review))
+    ms.change(app.session.state.draft, lambda c: c.reviews.__setitem__(seat, review))
     return ms
 
 
@@ -297,7 +297,7 @@ def test_round_entry_offers_the_opening_double_when_the_rules_allow(app: App) ->
     assert "Nobody held 6-6? Which double opened the round:" in texts
     _click(app, "5-5")
     ms = MatchSession(app.ctx.store, m.id)
-    content = ms.content(ms.draft(app.screen["draft"]))
+    content = ms.content(ms.draft(app.session.state.draft))
     assert content.entry.started_with == 5
     assert "5-5 is on the table, in nobody's hand" in _texts(app.page.controls)
 
@@ -430,7 +430,7 @@ def test_photo_review_shows_candidates_grey_and_counts_one_on_request(app: App) 
 
     m = app.ctx.store.create(["Ann", "Bob"], "double-chicken-foot", {"match_length": "single"})
     _go(app, f"/match/{m.id}/round")
-    draft_id = app.screen["draft"]
+    draft_id = app.session.state.draft
     ms = _review_in_draft(app, m, 0, (300, 100), [
         TileReading(3, 4, 0.95, OrientedBox(50, 30, 80, 40, 0.0), False, 0.95, (1.0, 0.95)),
         TileReading(5, 6, 0.2, OrientedBox(200, 30, 80, 40, 0.0), True, 0.5, (0.5, 0.8), uncounted="unsure"),
@@ -558,7 +558,7 @@ def test_dispute_reads_the_table_from_a_photo(app: App) -> None:
     assert "Check on the photo" not in texts  # read cleanly: nothing to check (hand-scoring notes left out)
     snack = app.page.dialogs[-1]
     assert isinstance(snack, ft.SnackBar) and snack.content.value == "Read the table from table.jpg"
-    b = app.drafts["dispute"]
+    b = app.drafts.dispute
     assert b.layout.hub.is_double and len(b.layout.plays) == 14
     # undo has nothing of the player's to take back; photo tiles are fixed by name
     undo = [x for x in _buttons(app.page.controls) if _caption(x) == "Take back last tile"]
@@ -627,7 +627,7 @@ def test_check_the_table_opens_the_dispute_checker_on_this_round(app: App) -> No
     _go(app, f"/match/{m.id}")
     _click(app, "Check the table")
     assert app.page.route == "/dispute"
-    b = app.drafts["dispute"]
+    b = app.drafts.dispute
     assert b.rules.toes == 2 and b.rules.name == "pagat"  # the match's rules, its option kept
     assert b.top == 9 and b.layout is not None and str(b.layout.hub) == "9-9"
     assert str(b.named_hub) == "9-9"
@@ -645,7 +645,7 @@ def test_dispute_draws_the_table_and_a_tap_on_the_drawing_chooses_the_open_end(a
 
     _go(app, "/dispute")
     _click(app, "9-9")
-    b = app.drafts["dispute"]
+    b = app.drafts.dispute
     for t in ("9-4", "9-1"):
         b.add(t, "9-9")
     _go(app, "/dispute")
@@ -697,7 +697,7 @@ def test_a_loaded_layout_file_is_drawn_as_a_board(app: App) -> None:
     _go(app, "/dispute")
     hits = [b for b in _buttons(app.page.controls) if b.content.value == "Load layout file"]
     asyncio.run(hits[0].on_click(None))
-    b = app.drafts["dispute"]
+    b = app.drafts.dispute
     sem = _find(app.page.controls, ft.Semantics, lambda c: str(c.label).startswith("The table drawn as a board"))
     assert sem and sem[0].label.startswith(f"The table drawn as a board: {b.layout.hub} (hub) · ")
     pic = b.picture()
@@ -783,7 +783,7 @@ def test_a_photo_correction_to_a_taken_tile_is_refused_and_can_move_it(app: App)
 def test_a_table_photo_asks_before_replacing_a_typed_table(app: App) -> None:
     _go(app, "/dispute")
     _click(app, "9-9")
-    b = app.drafts["dispute"]
+    b = app.drafts.dispute
     b.add("9-4", "9-9")
     _go(app, "/dispute")
     _click(app, "Read the table from a photo")  # no file dialog yet: it asks first

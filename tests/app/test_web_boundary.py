@@ -259,13 +259,13 @@ def test_a_path_named_by_a_web_client_is_never_read_or_written(tmp_path: Path) -
         _go(app, route)
         (button,) = [b for b in _buttons(page.controls) if _caption(b) == caption]
         asyncio.run(button.on_click(None))
-        errors.append(app.screen.get("error") or "")  # shown on its screen until the next action
+        errors.append(app.session.error or "")  # shown on its screen until the next action
 
     try:
         press("/history", "Export JSON")
         press("/history", "Import JSON")
         press("/dispute", "Load layout file")
-        app.drafts["dispute"].start(9)  # a hub: the layout can be saved
+        app.drafts.dispute.start(9)  # a hub: the layout can be saved
         press("/dispute", "Save layout")
     finally:
         ctx.store.close()

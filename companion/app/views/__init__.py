@@ -1,13 +1,17 @@
-"""Screens: each ``build_*`` returns (title, controls, back route) for the shell to show."""
+"""Screens: each a :class:`Screen` over the session and a typed state of its own, whose
+:meth:`Screen.view` gives (title, controls, back route[, fixed bottom part]) for the shell to
+show; the router (:mod:`chickenfoot.app.router`) finds the screen of a route."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from chickenfoot.app.session import NoState
 from chickenfoot.rules.errors import InputError
 
 if TYPE_CHECKING:
+    from chickenfoot.app.routes import Route
     from chickenfoot.app.shell import App
 
 
@@ -25,23 +29,20 @@ def bind_event(fn: Callable[..., Any], *args: Any) -> Callable[[Any], Any]:
     return lambda e: fn(*args, e.control.value)
 
 
-def build(app: App, route: str) -> tuple[Any, ...]:
-    """(title, controls, back route) or, for screens with a fixed bottom part, (..., footer)."""
-    from chickenfoot.app.routes import parse
+class Screen:
+    """One screen, drawn afresh from the session and its own state at every redraw (Flet
+    reconciles the new controls with those shown): handlers change the state or the session and
+    call ``app.render()``, never the controls drawn."""
 
-    from . import dispute, home, match, practice, scoring, setup
+    #: The dataclass of what the screen keeps while it is shown (made afresh when it opens).
+    State: type = NoState
 
-    screens: dict[str, Callable[..., tuple[Any, ...]]] = {
-        "home": home.build_home, "new": setup.build_new, "history": home.build_history,
-        "stats": home.build_stats, "rules": home.build_rules, "settings": home.build_settings,
-        "dispute": dispute.build_dispute, "practice": practice.build_practice,
-        "invite": home.build_invite,
-        "scoreboard": lambda a, r: match.build_scoreboard(a, r.match_id),
-        "brief": lambda a, r: match.build_brief(a, r.match_id),
-        "round": lambda a, r: scoring.build_round_entry(a, r.match_id, r.number),
-    }
-    r = parse(route)
-    if r is None or (r.screen == "invite" and not app.ctx.invite_url):
-        raise NotFound(f"nothing at {route}")
-    fn = screens[r.screen]
-    return fn(app, r) if r.match_id is not None else fn(app)
+    def __init__(self, app: App, route: Route) -> None:
+        self.app = app
+        self.route = route
+        self.session = app.session
+        self.state = app.session.state_of(self.State)
+
+    def view(self) -> tuple[Any, ...]:
+        """(title, controls, back route) or, for screens with a fixed bottom part, (..., footer)."""
+        raise NotImplementedError

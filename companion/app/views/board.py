@@ -88,6 +88,20 @@ def framing(pic: Picture, width: float, max_height: float = MAX_HEIGHT,
     return Framing(k, round(vw), round(vh), round(x, 1), round(y, 1), whole)
 
 
+def zoomed(f: Framing, size: tuple[float, float], focus: tuple[float, float] | None, z: float) -> Framing:
+    """``f`` zoomed ``z`` times (1: as first shown) about the play at ``focus`` (the drawing's
+    pixels; default its middle): the play in the middle of the window unless the drawing's edge
+    is nearer; a drawing smaller than the window sits in its middle (``x``, ``y`` negative)."""
+    pw, ph = size
+    dw, dh = round(pw * f.k) * z, round(ph * f.k) * z
+    fx, fy = focus or (pw / 2, ph / 2)
+    x = fx * f.k * z - f.width / 2
+    y = fy * f.k * z - f.height / 2
+    x = min(max(x, 0.0), dw - f.width) if dw > f.width else (dw - f.width) / 2
+    y = min(max(y, 0.0), dh - f.height) if dh > f.height else (dh - f.height) / 2
+    return Framing(f.k * z, f.width, f.height, x, y, f.whole)
+
+
 def focus_of(pic: Picture, selected: Tile | None = None) -> tuple[float, float] | None:
     """Where the play is on the drawing (its pixels): the open end chosen, else the question
     drawn in place, else the hub."""
@@ -154,11 +168,8 @@ def board_view(app: App, pic: Picture, png: bytes, *, label: str,
     async def show(z: float) -> None:
         """Zoom ``z`` times the drawing as shown first, the play in the middle of the window."""
         zoom["z"] = z
-        fx, fy = focus_of(pic, selected) or (pw / 2, ph / 2)
-        x = fx * k * z - f.width / 2
-        y = fy * k * z - f.height / 2
-        x = min(max(x, 0.0), dw * z - f.width) if dw * z > f.width else (dw * z - f.width) / 2
-        y = min(max(y, 0.0), dh * z - f.height) if dh * z > f.height else (dh * z - f.height) / 2
+        at = zoomed(f, pic.size, focus_of(pic, selected), z)
+        x, y = at.x, at.y
         await viewer.reset()
         if z != 1.0:
             await viewer.zoom(z)

@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING, Any
 import flet as ft
 
 from chickenfoot.app.dispute import DisputeBuilder
-from chickenfoot.app.views import bind
+from chickenfoot.app.screens import DisputeState
+from chickenfoot.app.views import Screen, bind
 from chickenfoot.app.views.board import available_width, board_view, end_label
 from chickenfoot.app.views.faces import face_button, face_row, suit_row
 from chickenfoot.rules import PRESETS, SETS, Tile
@@ -24,89 +25,82 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-def _builder(app: App) -> DisputeBuilder:
-    b = app.drafts.get("dispute")
-    if b is None:
-        b = DisputeBuilder(app.settings.default_preset, 9)
-        app.drafts["dispute"] = b
-    return b
+class DisputeScreen(Screen):
+    """The dispute checker over the session's dispute draft (the table, the tile typed, a photo
+    being read) and the suit of faces shown."""
 
+    State = DisputeState
+    state: DisputeState
 
-def build_dispute(app: App) -> tuple[str, list[Any], str | None]:
-    b = _builder(app)
-    tile_field = ft.TextField(label="Tile, e.g. 4-7", width=170, text_size=app.fs(18),
-                              value=app.drafts.get("dispute-tile", ""))
+    def act(self, fn: Any, *args: Any) -> None:
+        """Change the table (``fn(*args)``) and redraw."""
+        fn(*args)
+        self.app.render()
 
-    def remember(e: Any) -> None:
-        app.drafts["dispute-tile"] = e.control.value
+    def pick_suit(self, v: int) -> None:
+        self.state.suit = v
+        self.app.render()
 
-    tile_field.on_change = remember
+    @property
+    def table(self) -> DisputeBuilder:
+        return self.session.dispute_table()
 
-    def set_preset(e: Any) -> None:
-        b.set_rules(e.control.value)
-        app.render()
+    @property
+    def typed(self) -> str:
+        """The tile in the tile box."""
+        return self.tile_field.value or ""
 
-    def set_top(e: Any) -> None:
+    def remember(self, e: Any) -> None:
+        self.session.drafts.dispute_tile = e.control.value
+
+    def set_preset(self, e: Any) -> None:
+        self.act(self.table.set_rules, e.control.value)
+
+    def set_top(self, e: Any) -> None:
+        b = self.table
         b.set_rules(b.preset, int(e.control.value))
-        b.clear()
-        app.render()
+        self.act(b.clear)
 
-    def start(h: int) -> None:
-        b.start(h)
-        app.render()
+    def ask(self, _: Any) -> None:
+        self.act(self.table.ask, self.typed)
 
-    def select(t: Any) -> None:
-        b.select(t)
-        app.render()
+    def ask_on_enter(self, _: Any) -> None:
+        if self.table.selected is not None:
+            self.ask(None)
 
-    def ask(_: Any) -> None:
-        b.ask(tile_field.value or "")
-        app.render()
+    def add(self, _: Any) -> None:
+        if self.table.add(self.typed).legal:
+            self.session.drafts.dispute_tile = ""
+        self.app.render()
 
-    def ask_on_enter(_: Any) -> None:
-        if b.selected is not None:
-            ask(None)
+    def add_anyway(self, _: Any) -> None:
+        self.table.add(self.typed, force=True)
+        self.session.drafts.dispute_tile = ""
+        self.app.render()
 
-    tile_field.on_submit = app.guarded(ask_on_enter)
-
-    def add(_: Any) -> None:
-        v = b.add(tile_field.value or "")
-        if v.legal:
-            app.drafts["dispute-tile"] = ""
-        app.render()
-
-    def add_anyway(_: Any) -> None:
-        b.add(tile_field.value or "", force=True)
-        app.drafts["dispute-tile"] = ""
-        app.render()
-
-    def undo(_: Any) -> None:
-        b.undo()
-        app.render()
-
-    async def load(_: Any) -> None:
+    async def load(self, _: Any) -> None:
+        app = self.app
         picked = await app.pick_one("Load a layout file", ["json"])
         if picked is None:
             return
         name, raw = picked
-        b.load(raw.decode("utf-8", errors="replace"), name)
+        self.table.load(raw.decode("utf-8", errors="replace"), name)
         app.snack(f"Loaded {name}")
         app.render()
 
-    photo = app.drafts.setdefault("dispute-photo", {"busy": False, "error": None})
-
-    async def read_photo(_: Any) -> None:
-        if b.layout is not None and b.layout.plays and b.photo is None and not photo.get("replace"):
+    async def read_photo(self, _: Any) -> None:
+        app, b, photo = self.app, self.table, self.session.drafts.dispute_photo
+        if b.layout is not None and b.layout.plays and b.photo is None and not photo.replace:
             # A table typed tile by tile is not thrown away by a photo without asking.
-            photo["ask"] = True
+            photo.ask = True
             app.render()
             return
-        photo.update(ask=False, replace=False)
+        photo.ask = photo.replace = False
         picked = await app.pick_one("Photo of the table")
         if picked is None:
             return
         name, data = picked
-        photo.update(busy=True, error=None)
+        photo.busy, photo.error = True, None
         app.render()
         try:
             # The reader runs in a worker thread: the page stays responsive meanwhile.
@@ -114,13 +108,13 @@ def build_dispute(app: App) -> tuple[str, list[Any], str | None]:
             await asyncio.to_thread(lambda: (b.read_photo(data, app.ctx.reader(), name), b.photo_jpeg(),
                                              b.board_png()))
         except ChickenFootError as exc:  # not an image, truncated, no double read, no models
-            photo["error"] = " ".join(str(exc).split()) or type(exc).__name__
+            photo.error = " ".join(str(exc).split()) or type(exc).__name__
         except Exception as exc:  # the reader itself failed: still a message, never a crash
             log.exception("reading %s failed", name)
-            photo["error"] = f"{name}: the reader failed ({type(exc).__name__})"
+            photo.error = f"{name}: the reader failed ({type(exc).__name__})"
         finally:
-            photo["busy"] = False
-        error, photo["error"] = photo["error"], None
+            photo.busy = False
+        error, photo.error = photo.error, None
         if error:  # said on this screen until the next action here (see App.show_error)
             app.show_error(f"Could not read the photo: {error}."
                            + (" The table below is unchanged." if b.layout is not None else ""))
@@ -128,103 +122,109 @@ def build_dispute(app: App) -> tuple[str, list[Any], str | None]:
         app.snack(f"Read the table from {name}")
         app.render()
 
-    async def save(_: Any) -> None:
-        said = await app.deliver("layout.json", b.to_json().encode("utf-8"), "json")
+    async def replace_it(self, _: Any) -> None:
+        photo = self.session.drafts.dispute_photo
+        photo.ask, photo.replace = False, True
+        await self.read_photo(None)
+
+    def keep_it(self, _: Any) -> None:
+        self.session.drafts.dispute_photo.ask = False
+        self.app.render()
+
+    async def save(self, _: Any) -> None:
+        app = self.app
+        said = await app.deliver("layout.json", self.table.to_json().encode("utf-8"), "json")
         if said:
             app.snack(f"Layout saved: {said}")
         app.page.update()
 
-    body: list[Any] = [
-        app.dropdown("Rules", b.preset, [(k, r.title) for k, r in PRESETS.items()], set_preset, size=15),
-        app.dropdown("Set", str(b.top), [(str(s), f"double-{s}") for s in SETS], set_top, size=15),
-        ft.Row([
-            app.button("Load layout file", load, kind="tonal", icon=ft.Icons.FILE_OPEN),
-            app.button("Read the table from a photo", read_photo, kind="tonal", icon=ft.Icons.PHOTO_CAMERA,
-                       disabled=photo["busy"]),
-        ], wrap=True, spacing=8, run_spacing=8)]
-    if photo["busy"]:
-        body.append(ft.Row([ft.ProgressRing(width=28, height=28), app.text("Reading the table…", 16)]))
-    if photo.get("ask"):
-        async def replace_it(_: Any) -> None:
-            photo.update(ask=False, replace=True)
-            await read_photo(None)
+    def view(self) -> tuple[str, list[Any], str | None]:
+        app, b = self.app, self.table
+        photo = self.session.drafts.dispute_photo
+        self.tile_field = tile_field = ft.TextField(label="Tile, e.g. 4-7", width=170, text_size=app.fs(18),
+                                                    value=self.session.drafts.dispute_tile)
+        tile_field.on_change = self.remember
+        tile_field.on_submit = app.guarded(self.ask_on_enter)
 
-        def keep_it(_: Any) -> None:
-            photo["ask"] = False
-            app.render()
+        body: list[Any] = [
+            app.dropdown("Rules", b.preset, [(k, r.title) for k, r in PRESETS.items()], self.set_preset, size=15),
+            app.dropdown("Set", str(b.top), [(str(s), f"double-{s}") for s in SETS], self.set_top, size=15),
+            ft.Row([
+                app.button("Load layout file", self.load, kind="tonal", icon=ft.Icons.FILE_OPEN),
+                app.button("Read the table from a photo", self.read_photo, kind="tonal", icon=ft.Icons.PHOTO_CAMERA,
+                           disabled=photo.busy),
+            ], wrap=True, spacing=8, run_spacing=8)]
+        if photo.busy:
+            body.append(ft.Row([ft.ProgressRing(width=28, height=28), app.text("Reading the table…", 16)]))
+        if photo.ask:
+            body.append(app.card(
+                ft.Semantics(live_region=True, content=app.text(
+                    "Reading a photo replaces the table typed here. Replace it?", 16, bold=True)),
+                ft.Row([app.button("Replace it with the photo", self.replace_it, icon=ft.Icons.PHOTO_CAMERA),
+                        app.button("Keep this table", self.keep_it, kind="outlined")], wrap=True, spacing=8, run_spacing=8),
+                color=ft.Colors.TERTIARY_CONTAINER))
 
-        body.append(app.card(
-            ft.Semantics(live_region=True, content=app.text(
-                "Reading a photo replaces the table typed here. Replace it?", 16, bold=True)),
-            ft.Row([app.button("Replace it with the photo", replace_it, icon=ft.Icons.PHOTO_CAMERA),
-                    app.button("Keep this table", keep_it, kind="outlined")], wrap=True, spacing=8, run_spacing=8),
-            color=ft.Colors.TERTIARY_CONTAINER))
+        if b.layout is None:
+            body.append(app.text("Which double is in the centre (the hub)?", 18, bold=True))
+            body.append(ft.Row([app.button(f"{h}-{h}", bind(self.act, b.start, h), kind="outlined")
+                                for h in range(b.top, -1, -1)], wrap=True, spacing=6, run_spacing=6))
+            body.append(app.text("Or read the table from a photo: the hub is then guessed from it (choose "
+                                 "the hub first if the photo may not show which double it is).", 15))
+            return "Dispute checker", body, "/"
 
-    if b.layout is None:
-        body.append(app.text("Which double is in the centre (the hub)?", 18, bold=True))
-        body.append(ft.Row([app.button(f"{h}-{h}", bind(start, h), kind="outlined")
-                            for h in range(b.top, -1, -1)], wrap=True, spacing=6, run_spacing=6))
-        body.append(app.text("Or read the table from a photo: the hub is then guessed from it (choose "
-                             "the hub first if the photo may not show which double it is).", 15))
+        hub = b.layout.hub
+        needs = b.needs()
+        if b.photo is not None:
+            body.extend(_photo_section(app, b))
+        body.append(app.card(*[app.text(s, 17, bold=True) for s in needs.sentences(hub)]))
+        if b.photo is None:
+            body.append(_board(app, b))
+        body.append(app.text("Open ends: tap one (on the board or here), then type a tile", 18, bold=True))
+        ends = []
+        for e in b.open_ends():
+            label = end_label(e)
+            ends.append(app.button(label, bind(self.act, b.select, e.target),
+                                   kind="filled" if b.selected == e.target else "outlined",
+                                   tooltip=f"Open end: {label}"))
+        body.append(ft.Row(ends, wrap=True, spacing=6, run_spacing=6))
+        question = f"Can it go on the {b.end_name(b.selected)}?" if b.selected else "Can it go here? (tap an open end first)"
+        body.append(ft.Row([
+            tile_field,
+            app.button(question, self.ask, icon=ft.Icons.HELP_OUTLINE, disabled=b.selected is None),
+            app.button("Add to table", self.add, kind="tonal", icon=ft.Icons.ADD, disabled=b.selected is None),
+        ], wrap=True, spacing=8, run_spacing=8))
+        # The verdict right under the question, above the faces: a phone shows it without scrolling.
+        if b.last is not None:
+            v = b.last
+            colour = ft.Colors.GREEN_800 if v.legal else ft.Colors.ERROR
+            extra: list[Any] = []
+            if not v.legal:
+                others = b.where_can(v.tile)
+                extra.append(app.text(
+                    f"{v.tile} could go on the " + ", ".join(b.end_name(o.on) for o in others) if others
+                    else f"{v.tile} has no legal place on this table right now.", 15))
+                extra.append(app.button("It is on the table anyway: add it", self.add_anyway, kind="text"))
+            body.append(app.card(app.text(("Yes. " if v.legal else "No. ") + v.message, 19, bold=True, color=colour),
+                                 *extra))
+        body.extend(_tile_chooser(app, b, self.state.suit, self.pick_suit))
+        problems = b.problems()
+        if problems:
+            body.append(app.text("Problems with this table", 18, bold=True))
+            body.extend(app.warning(p) for p in problems)
+        body.append(app.text("On the table" + ("" if b.layout.ordered else " (order of play unknown)"),
+                             18, bold=True))
+        body.append(app.text(" · ".join(b.lines()), 15))
+        if b.fixed:
+            body.extend(_fix_section(app, b))
+
+        back = b.undoable
+        body.append(ft.Row([
+            app.button(f"Take back {back}" if back else "Take back last tile", bind(self.act, b.undo), kind="outlined",
+                       icon=ft.Icons.UNDO, disabled=back is None),
+            app.button("Save layout", self.save, kind="outlined", icon=ft.Icons.SAVE),
+            app.button("New table", bind(self.act, b.clear), kind="text"),
+        ], wrap=True, spacing=8, run_spacing=8))
         return "Dispute checker", body, "/"
-
-    hub = b.layout.hub
-    needs = b.needs()
-    if b.photo is not None:
-        body.extend(_photo_section(app, b))
-    body.append(app.card(*[app.text(s, 17, bold=True) for s in needs.sentences(hub)]))
-    if b.photo is None:
-        body.append(_board(app, b))
-    body.append(app.text("Open ends: tap one (on the board or here), then type a tile", 18, bold=True))
-    ends = []
-    for e in b.open_ends():
-        label = end_label(e)
-        ends.append(app.button(label, bind(select, e.target),
-                               kind="filled" if b.selected == e.target else "outlined",
-                               tooltip=f"Open end: {label}"))
-    body.append(ft.Row(ends, wrap=True, spacing=6, run_spacing=6))
-    question = f"Can it go on the {b.end_name(b.selected)}?" if b.selected else "Can it go here? (tap an open end first)"
-    body.append(ft.Row([
-        tile_field,
-        app.button(question, ask, icon=ft.Icons.HELP_OUTLINE, disabled=b.selected is None),
-        app.button("Add to table", add, kind="tonal", icon=ft.Icons.ADD, disabled=b.selected is None),
-    ], wrap=True, spacing=8, run_spacing=8))
-    # The verdict right under the question, above the faces: a phone shows it without scrolling.
-    if b.last is not None:
-        v = b.last
-        colour = ft.Colors.GREEN_800 if v.legal else ft.Colors.ERROR
-        extra: list[Any] = []
-        if not v.legal:
-            others = b.where_can(v.tile)
-            extra.append(app.text(
-                f"{v.tile} could go on the " + ", ".join(b.end_name(o.on) for o in others) if others
-                else f"{v.tile} has no legal place on this table right now.", 15))
-            extra.append(app.button("It is on the table anyway: add it", add_anyway, kind="text"))
-        body.append(app.card(app.text(("Yes. " if v.legal else "No. ") + v.message, 19, bold=True, color=colour),
-                             *extra))
-    body.extend(_tile_chooser(app, b))
-    problems = b.problems()
-    if problems:
-        body.append(app.text("Problems with this table", 18, bold=True))
-        body.extend(app.warning(p) for p in problems)
-    body.append(app.text("On the table" + ("" if b.layout.ordered else " (order of play unknown)"),
-                         18, bold=True))
-    body.append(app.text(" · ".join(b.lines()), 15))
-    if b.fixed:
-        body.extend(_fix_section(app, b))
-
-    def new_table(_: Any) -> None:
-        b.clear()
-        app.render()
-
-    back = b.undoable
-    body.append(ft.Row([
-        app.button(f"Take back {back}" if back else "Take back last tile", undo, kind="outlined",
-                   icon=ft.Icons.UNDO, disabled=back is None),
-        app.button("Save layout", save, kind="outlined", icon=ft.Icons.SAVE),
-        app.button("New table", new_table, kind="text"),
-    ], wrap=True, spacing=8, run_spacing=8))
-    return "Dispute checker", body, "/"
 
 
 def _board(app: App, b: DisputeBuilder, width: float | None = None) -> ft.Control:
@@ -251,14 +251,14 @@ def _board(app: App, b: DisputeBuilder, width: float | None = None) -> ft.Contro
                      spacing=4)
 
 
-def _tile_chooser(app: App, b: DisputeBuilder) -> list[Any]:
+def _tile_chooser(app: App, b: DisputeBuilder, shown: int | None, pick: Any) -> list[Any]:
     """Or tap the tile's face (a suit, then the tile): it fills the tile box and, with an open end
     chosen, asks at once. Tiles on the table already are greyed: a set has one of each."""
-    suit, row = suit_row(app, b.top, "dispute-suit")
+    suit, row = suit_row(app, b.top, shown, pick)
     zero_zero = b.rules.tile_penalty(Tile(0, 0))
 
     def choose(t: Tile) -> None:
-        app.drafts["dispute-tile"] = str(t)
+        app.drafts.dispute_tile = str(t)
         if b.selected is not None:
             b.ask(t)
         app.render()
@@ -304,22 +304,22 @@ def _fix_section(app: App, b: DisputeBuilder) -> list[Any]:
     """Tiles from a photo (or an unordered file) are fixed by name, not taken back in order."""
     source = "the photo" if b.photo is not None else "the file"
     read_as = ft.TextField(label="Tile on the table", width=170, text_size=app.fs(16),
-                           value=app.drafts.get("dispute-fix", ""))
+                           value=app.drafts.dispute_fix)
     really = ft.TextField(label="Really, e.g. 3-7", width=170, text_size=app.fs(16))
 
     def remember(e: Any) -> None:
-        app.drafts["dispute-fix"] = e.control.value
+        app.drafts.dispute_fix = e.control.value
 
     read_as.on_change = remember
 
     def correct(_: Any) -> None:
         b.correct(read_as.value or "", really.value or "")
-        app.drafts["dispute-fix"] = ""
+        app.drafts.dispute_fix = ""
         app.render()
 
     def remove(_: Any) -> None:
         b.remove(read_as.value or "")
-        app.drafts["dispute-fix"] = ""
+        app.drafts.dispute_fix = ""
         app.render()
 
     return [

@@ -61,18 +61,11 @@ def face_row(controls: list[ft.Control]) -> ft.Control:
     return ft.Row(controls, wrap=True, spacing=6, run_spacing=6)
 
 
-def suit_row(app: App, top: int, key: str) -> tuple[int, ft.Control]:
-    """The suit shown (``app.screen[key]``, the highest at first) and the row of suit buttons
-    (0 to ``top``) that changes it."""
+def suit_row(app: App, top: int, shown: int | None, pick: Callable[[int], Any]) -> tuple[int, ft.Control]:
+    """The suit shown (``shown``, the highest when none is) and the row of suit buttons (0 to
+    ``top``) whose tap calls ``pick(suit)``, which keeps it in the screen's state and redraws."""
     suits = list(range(top, -1, -1))
-    suit = app.screen.get(key)
-    if suit not in suits:
-        suit = suits[0]
-
-    def pick(v: int) -> None:
-        app.screen[key] = v
-        app.render()
-
+    suit = shown if shown in suits else suits[0]
     return suit, ft.Row([
         ft.Container(app.button(str(v), bind(pick, v), kind="filled" if v == suit else "outlined",
                                 tooltip=f"Tiles with a {v}"), width=max(52, app.fs(52)))

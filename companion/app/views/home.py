@@ -8,7 +8,7 @@ import flet as ft
 
 from chickenfoot.app.brief import rules_sections
 from chickenfoot.app.settings import THEMES
-from chickenfoot.app.views import bind
+from chickenfoot.app.views import Screen, bind
 from chickenfoot.rules import PRESETS
 from chickenfoot.rules.words import count
 
@@ -22,64 +22,72 @@ def _match_line(app: App, m: Any) -> str:
     return f"{', '.join(m.players)} · {m.rules.title} · {state}"
 
 
-def build_home(app: App) -> tuple[str, list[Any], str | None]:
-    body: list[Any] = [app.text("Keep the score of your Chicken Foot games, count a hand from a photo, "
-                                "and settle arguments about a play.", 16)]
-    unfinished = app.ctx.store.unfinished()
-    # One clear first action (resume the match in progress, else start one); the rest is a list
-    # of full-width rows, each a thumb's height. Settings is the app bar's gear, not repeated here.
-    if unfinished:
-        m = unfinished[0]
-        body.append(app.card(
-            app.text("Unfinished match", 18, bold=True),
-            app.text(_match_line(app, m)),
-            ft.Column([app.button("Resume match", lambda _: app.go(f"/match/{m.id}"), icon=ft.Icons.PLAY_ARROW)],
-                      horizontal_alignment=ft.CrossAxisAlignment.STRETCH),
-        ))
-    body.append(ft.Column([app.button("New match", bind(app.go, "/new"), icon=ft.Icons.ADD,
-                                      kind="tonal" if unfinished else "filled")],
-                          horizontal_alignment=ft.CrossAxisAlignment.STRETCH))
-    items = [
-        ("Dispute checker", "/dispute", ft.Icons.GAVEL),
-        ("Practise a round", "/practice", ft.Icons.SPORTS_ESPORTS),
-        ("History", "/history", ft.Icons.HISTORY),
-        ("Statistics", "/stats", ft.Icons.BAR_CHART),
-        ("Rules", "/rules", ft.Icons.MENU_BOOK),
-    ]
-    if app.ctx.invite_url:
-        items.append(("Invite a phone", "/invite", ft.Icons.QR_CODE))
-    body.append(ft.Column([app.button(label, bind(app.go, route), icon=icon, kind="outlined")
-                           for label, route, icon in items],
-                          spacing=8, horizontal_alignment=ft.CrossAxisAlignment.STRETCH))
-    if len(unfinished) > 1:
-        body.append(app.text("Other unfinished matches", 18, bold=True))
-        for m in unfinished[1:]:
-            body.append(app.button(_match_line(app, m), bind(app.go, f"/match/{m.id}"), kind="text"))
-    return "Chicken Foot", body, None
+class HomeScreen(Screen):
+    """The first screen: the match in progress, a new one, the rest of the app."""
+
+    def view(self) -> tuple[str, list[Any], str | None]:
+        app = self.app
+        body: list[Any] = [app.text("Keep the score of your Chicken Foot games, count a hand from a photo, "
+                                    "and settle arguments about a play.", 16)]
+        unfinished = self.session.store.unfinished()
+        # One clear first action (resume the match in progress, else start one); the rest is a list
+        # of full-width rows, each a thumb's height. Settings is the app bar's gear, not repeated here.
+        if unfinished:
+            m = unfinished[0]
+            body.append(app.card(
+                app.text("Unfinished match", 18, bold=True),
+                app.text(_match_line(app, m)),
+                ft.Column([app.button("Resume match", lambda _: app.go(f"/match/{m.id}"), icon=ft.Icons.PLAY_ARROW)],
+                          horizontal_alignment=ft.CrossAxisAlignment.STRETCH),
+            ))
+        body.append(ft.Column([app.button("New match", bind(app.go, "/new"), icon=ft.Icons.ADD,
+                                          kind="tonal" if unfinished else "filled")],
+                              horizontal_alignment=ft.CrossAxisAlignment.STRETCH))
+        items = [
+            ("Dispute checker", "/dispute", ft.Icons.GAVEL),
+            ("Practise a round", "/practice", ft.Icons.SPORTS_ESPORTS),
+            ("History", "/history", ft.Icons.HISTORY),
+            ("Statistics", "/stats", ft.Icons.BAR_CHART),
+            ("Rules", "/rules", ft.Icons.MENU_BOOK),
+        ]
+        if app.ctx.invite_url:
+            items.append(("Invite a phone", "/invite", ft.Icons.QR_CODE))
+        body.append(ft.Column([app.button(label, bind(app.go, route), icon=icon, kind="outlined")
+                               for label, route, icon in items],
+                              spacing=8, horizontal_alignment=ft.CrossAxisAlignment.STRETCH))
+        if len(unfinished) > 1:
+            body.append(app.text("Other unfinished matches", 18, bold=True))
+            for m in unfinished[1:]:
+                body.append(app.button(_match_line(app, m), bind(app.go, f"/match/{m.id}"), kind="text"))
+        return "Chicken Foot", body, None
 
 
-def build_invite(app: App) -> tuple[str, list[Any], str | None]:
+class InviteScreen(Screen):
     """The table code and its QR code, for the next phone to join with."""
-    from chickenfoot.app.web import qr_png
 
-    url = app.ctx.invite_url or ""
-    code = url.rsplit("code=", 1)[-1]
-    side = min(320, int(getattr(app.page, "width", None) or 360) - 40)
-    return "Invite a phone", [
-        app.text("Scan this code with the phone's camera, or open the address below on it and "
-                 "type the table code.", 16),
-        ft.Semantics(label=f"QR code of {url}", content=ft.Image(
-            src=qr_png(url), width=side, height=side, fit=ft.BoxFit.CONTAIN)),
-        app.text(f"Table code: {code}", 26, bold=True),
-        app.text(url.split("/join", 1)[0] + "/", 16, selectable=True),
-        app.text("The code changes each time the app is started.", 14, italic=True),
-    ], "/"
+    def view(self) -> tuple[str, list[Any], str | None]:
+        app = self.app
+        from chickenfoot.app.web import qr_png
+
+        url = app.ctx.invite_url or ""
+        code = url.rsplit("code=", 1)[-1]
+        side = min(320, int(getattr(app.page, "width", None) or 360) - 40)
+        return "Invite a phone", [
+            app.text("Scan this code with the phone's camera, or open the address below on it and "
+                     "type the table code.", 16),
+            ft.Semantics(label=f"QR code of {url}", content=ft.Image(
+                src=qr_png(url), width=side, height=side, fit=ft.BoxFit.CONTAIN)),
+            app.text(f"Table code: {code}", 26, bold=True),
+            app.text(url.split("/join", 1)[0] + "/", 16, selectable=True),
+            app.text("The code changes each time the app is started.", 14, italic=True),
+        ], "/"
 
 
-def build_history(app: App) -> tuple[str, list[Any], str | None]:
-    store = app.ctx.store
+class HistoryScreen(Screen):
+    """Every match, with export and import."""
 
-    async def export(fmt: str) -> None:
+    async def export(self, fmt: str) -> None:
+        app, store = self.app, self.session.store
         data = store.export_json() if fmt == "json" else store.export_csv()
         n = len(store.all())
         said = await app.deliver(f"chickenfoot-matches.{fmt}", data.encode("utf-8"), fmt)
@@ -87,7 +95,14 @@ def build_history(app: App) -> tuple[str, list[Any], str | None]:
             app.snack(f"Exported {count(n, 'match', 'matches')}: {said}")
         app.page.update()
 
-    async def do_import(_: Any) -> None:
+    async def export_json(self, _: Any) -> None:
+        await self.export("json")
+
+    async def export_csv(self, _: Any) -> None:
+        await self.export("csv")
+
+    async def import_json(self, _: Any) -> None:
+        app = self.app
         picked = await app.pick_one("Import matches (JSON export)", ["json"])
         if picked is None:
             return
@@ -98,97 +113,105 @@ def build_history(app: App) -> tuple[str, list[Any], str | None]:
             app.snack(f"{name} is not a text (JSON) file", error=True)
             app.page.update()
             return
-        added, updated, same = store.import_json(text)
+        added, updated, same = self.session.store.import_json(text)
         app.snack(f"Imported {name}: {added} new, {updated} updated, {same} already here")
         app.render()
 
-    async def exp_json(_: Any) -> None:
-        await export("json")
-
-    async def exp_csv(_: Any) -> None:
-        await export("csv")
-
-    body: list[Any] = [ft.Row([
-        app.button("Export JSON", exp_json, kind="tonal", icon=ft.Icons.DOWNLOAD),
-        app.button("Export CSV", exp_csv, kind="tonal", icon=ft.Icons.TABLE_VIEW),
-        app.button("Import JSON", do_import, kind="tonal", icon=ft.Icons.UPLOAD),
-    ], wrap=True, spacing=8, run_spacing=8)]
-    matches = store.all()
-    if not matches:
-        body.append(app.text("No matches yet."))
-    for m in matches:
-        lines = [app.text(_match_line(app, m), bold=True), app.text(f"Started {m.created_at[:16].replace('T', ' ')}", 14)]
-        if m.rounds:
-            table = sorted(m.standings(), key=lambda s: s.rank)
-            lines.append(app.text(" · ".join(f"{s.rank}. {s.player} {s.total}" for s in table), 15))
-        out = m.outcome()
-        if out:
-            lines.append(app.text(("Draw: " if out.draw else "Won by ") + ", ".join(out.winners), 15))
-        lines.append(app.button("Open", bind(app.go, f"/match/{m.id}"), kind="outlined"))
-        body.append(app.card(*lines))
-    return "History", body, "/"
+    def view(self) -> tuple[str, list[Any], str | None]:
+        app, store = self.app, self.session.store
+        body: list[Any] = [ft.Row([
+            app.button("Export JSON", self.export_json, kind="tonal", icon=ft.Icons.DOWNLOAD),
+            app.button("Export CSV", self.export_csv, kind="tonal", icon=ft.Icons.TABLE_VIEW),
+            app.button("Import JSON", self.import_json, kind="tonal", icon=ft.Icons.UPLOAD),
+        ], wrap=True, spacing=8, run_spacing=8)]
+        matches = store.all()
+        if not matches:
+            body.append(app.text("No matches yet."))
+        for m in matches:
+            lines = [app.text(_match_line(app, m), bold=True), app.text(f"Started {m.created_at[:16].replace('T', ' ')}", 14)]
+            if m.rounds:
+                table = sorted(m.standings(), key=lambda s: s.rank)
+                lines.append(app.text(" · ".join(f"{s.rank}. {s.player} {s.total}" for s in table), 15))
+            out = m.outcome()
+            if out:
+                lines.append(app.text(("Draw: " if out.draw else "Won by ") + ", ".join(out.winners), 15))
+            lines.append(app.button("Open", bind(app.go, f"/match/{m.id}"), kind="outlined"))
+            body.append(app.card(*lines))
+        return "History", body, "/"
 
 
-def build_stats(app: App) -> tuple[str, list[Any], str | None]:
-    stats = app.ctx.store.stats()
-    if not stats:
-        return "Statistics", [app.text("No matches yet: statistics appear after the first round.")], "/"
-    cards = []
-    for s in stats:
-        avg = "-" if s.average_penalty is None else f"{s.average_penalty:.1f}"
-        facts = (("Matches finished", s.matches_played), ("In progress", s.matches_in_progress),
-                 ("Won", s.matches_won), ("Drawn", s.matches_drawn),
-                 ("Rounds", s.rounds_played), ("Went out", s.rounds_out), ("Avg", avg),
-                 ("Worst", "-" if s.worst_penalty is None else s.worst_penalty),
-                 ("Best match", "-" if s.best_match_total is None else s.best_match_total),
-                 ("0-0 caught", s.caught_with_double_blank))
-        # One card per player whose figures wrap: no table wider than a phone.
-        cards.append(app.card(app.text(s.player, 18, bold=True), ft.Row(
-            [app.text(f"{label}: {value}", 15) for label, value in facts], wrap=True, spacing=16, run_spacing=4)))
-    note = app.text("Wins and best match count finished matches; round figures count every round of "
-                    "matches not abandoned, those in progress included. 0-0 catches are known only for hands entered "
-                    "as tiles.", 14, italic=True)
-    return "Statistics", [*cards, note], "/"
+class StatsScreen(Screen):
+    """Each player's figures over every match."""
+
+    def view(self) -> tuple[str, list[Any], str | None]:
+        app = self.app
+        stats = self.session.store.stats()
+        if not stats:
+            return "Statistics", [app.text("No matches yet: statistics appear after the first round.")], "/"
+        cards = []
+        for s in stats:
+            avg = "-" if s.average_penalty is None else f"{s.average_penalty:.1f}"
+            facts = (("Matches finished", s.matches_played), ("In progress", s.matches_in_progress),
+                     ("Won", s.matches_won), ("Drawn", s.matches_drawn),
+                     ("Rounds", s.rounds_played), ("Went out", s.rounds_out), ("Avg", avg),
+                     ("Worst", "-" if s.worst_penalty is None else s.worst_penalty),
+                     ("Best match", "-" if s.best_match_total is None else s.best_match_total),
+                     ("0-0 caught", s.caught_with_double_blank))
+            # One card per player whose figures wrap: no table wider than a phone.
+            cards.append(app.card(app.text(s.player, 18, bold=True), ft.Row(
+                [app.text(f"{label}: {value}", 15) for label, value in facts], wrap=True, spacing=16, run_spacing=4)))
+        note = app.text("Wins and best match count finished matches; round figures count every round of "
+                        "matches not abandoned, those in progress included. 0-0 catches are known only for hands entered "
+                        "as tiles.", 14, italic=True)
+        return "Statistics", [*cards, note], "/"
 
 
-def build_rules(app: App) -> tuple[str, list[Any], str | None]:
-    body: list[Any] = [app.text("These are the rules the scorekeeper and the dispute checker follow, "
-                                "so this page always agrees with them.", 15, italic=True)]
-    for sec in rules_sections():
-        body.append(app.card(
-            app.text(sec.title, 20, bold=True),
-            app.text(f"{sec.players}. Source: {sec.source}.", 14, italic=True),
-            app.text(sec.summary),
-            *[app.text("• " + line, 15) for line in sec.lines],
-        ))
-    return "Rules", body, "/"
+class RulesScreen(Screen):
+    """The rules the scorekeeper and the dispute checker follow, preset by preset."""
+
+    def view(self) -> tuple[str, list[Any], str | None]:
+        app = self.app
+        body: list[Any] = [app.text("These are the rules the scorekeeper and the dispute checker follow, "
+                                    "so this page always agrees with them.", 15, italic=True)]
+        for sec in rules_sections():
+            body.append(app.card(
+                app.text(sec.title, 20, bold=True),
+                app.text(f"{sec.players}. Source: {sec.source}.", 14, italic=True),
+                app.text(sec.summary),
+                *[app.text("• " + line, 15) for line in sec.lines],
+            ))
+        return "Rules", body, "/"
 
 
-def build_settings(app: App) -> tuple[str, list[Any], str | None]:
-    s = app.settings
+class SettingsScreen(Screen):
+    """Theme, text size and the default rules."""
 
-    def set_theme(e: Any) -> None:
-        app.ctx.save_settings(s.with_(theme=e.control.value))
-        app.apply_settings()
-        app.render()
+    def save(self, **changes: Any) -> None:
+        self.app.ctx.save_settings(self.session.settings.with_(**changes))
+        self.app.render()
 
-    def set_large(e: Any) -> None:
-        app.ctx.save_settings(s.with_(large_text=bool(e.control.value)))
-        app.render()
+    def set_theme(self, e: Any) -> None:
+        self.app.ctx.save_settings(self.session.settings.with_(theme=e.control.value))
+        self.app.apply_settings()
+        self.app.render()
 
-    def set_preset(e: Any) -> None:
-        app.ctx.save_settings(s.with_(default_preset=e.control.value, default_options={}))
-        app.render()
+    def set_large(self, e: Any) -> None:
+        self.save(large_text=bool(e.control.value))
 
-    theme = ft.RadioGroup(value=s.theme, on_change=app.guarded(set_theme), content=ft.Row(
-        [ft.Radio(value=t, label=t.capitalize(), height=48, label_style=ft.TextStyle(size=app.fs(16)))
-         for t in THEMES], wrap=True))
-    body = [
-        app.text("Theme", 18, bold=True), theme,
-        ft.Switch(label="Large text", value=s.large_text, on_change=app.guarded(set_large), height=48,
-                  label_text_style=ft.TextStyle(size=app.fs(16))),
-        app.text("Default rules for new matches", 18, bold=True),
-        app.dropdown("Preset", s.default_preset, [(k, r.title) for k, r in PRESETS.items()], set_preset),
-        app.text(PRESETS[s.default_preset].summary, 15),
-    ]
-    return "Settings", body, "/"
+    def set_preset(self, e: Any) -> None:
+        self.save(default_preset=e.control.value, default_options={})
+
+    def view(self) -> tuple[str, list[Any], str | None]:
+        app, s = self.app, self.session.settings
+        theme = ft.RadioGroup(value=s.theme, on_change=app.guarded(self.set_theme), content=ft.Row(
+            [ft.Radio(value=t, label=t.capitalize(), height=48, label_style=ft.TextStyle(size=app.fs(16)))
+             for t in THEMES], wrap=True))
+        body = [
+            app.text("Theme", 18, bold=True), theme,
+            ft.Switch(label="Large text", value=s.large_text, on_change=app.guarded(self.set_large), height=48,
+                      label_text_style=ft.TextStyle(size=app.fs(16))),
+            app.text("Default rules for new matches", 18, bold=True),
+            app.dropdown("Preset", s.default_preset, [(k, r.title) for k, r in PRESETS.items()], self.set_preset),
+            app.text(PRESETS[s.default_preset].summary, 15),
+        ]
+        return "Settings", body, "/"

@@ -14,7 +14,8 @@ import flet_charts as fch
 
 from chickenfoot.app.dispute import DisputeBuilder
 from chickenfoot.app.match_session import MatchSession
-from chickenfoot.app.views import bind
+from chickenfoot.app.screens import ScoreboardState
+from chickenfoot.app.views import Screen, bind
 from chickenfoot.rules import FirstPlayer
 from chickenfoot.rules.words import count
 
@@ -25,154 +26,154 @@ SERIES_COLOURS = [ft.Colors.BLUE, ft.Colors.RED, ft.Colors.GREEN, ft.Colors.ORAN
                   ft.Colors.PURPLE, ft.Colors.TEAL, ft.Colors.BROWN, ft.Colors.PINK]
 
 
-def _session(app: App, mid: str) -> MatchSession:
-    return MatchSession(app.ctx.store, mid)
-
-
 def _changed(app: App, ms: MatchSession) -> None:
     app.notify_change(ms.id)
 
 
 # ----------------------------------------------------------------- scoreboard
-def build_scoreboard(app: App, mid: str) -> tuple[str, list[Any], str | None]:
-    ms = _session(app, mid)
-    m = ms.match
-    body: list[Any] = []
-    if ms.over:
-        lines = ms.outcome_text()
-        body.append(app.card(app.text("Match over", 22, bold=True),
-                             *[app.text(line, 18 if k == 0 else 15, bold=k == 0) for k, line in enumerate(lines)],
-                             color=ft.Colors.PRIMARY_CONTAINER))
-    elif m.abandoned:
-        body.append(app.card(app.text("This match was abandoned.", 18, bold=True),
-                             app.button("Resume it", lambda _: (ms.resume(), _changed(app, ms), app.render()))))
-    else:
-        b = ms.brief()
-        assert b is not None
-        body.append(app.card(
-            ft.Semantics(header=True, content=app.text(ms.heading(), 24, bold=True)),
-            app.text(ms.next_starter_text(), 16),
-            app.button(f"Enter round {b.number}", lambda _: app.go(f"/match/{mid}/round"), icon=ft.Icons.EDIT_NOTE),
-            ft.Row([
-                app.button("Round brief", lambda _: app.go(f"/match/{mid}/brief"), kind="outlined",
-                           icon=ft.Icons.INFO_OUTLINE),
-                app.button("Check the table", bind(_dispute_round, app, m.rules, b.set_top, b.double),
-                           kind="outlined", icon=ft.Icons.GAVEL,
-                           tooltip=f"Dispute checker for this round: {m.rules.title}, hub {b.double_text}"),
-            ], wrap=True, spacing=8, run_spacing=8), color=ft.Colors.PRIMARY_CONTAINER))
-    body.append(app.text(f"{m.rules.title} · double-{m.set_top} · {m.deal_size} tiles each · "
-                         f"{count(m.planned_rounds, 'round')}", 15))
+class ScoreboardScreen(Screen):
+    """The match: standings, the rounds, the chart, undo, and managing the match."""
 
-    # standings
-    leaders = set(ms.leaders())
-    body.append(app.heading("Standings"))
-    for s in ms.ranked():
-        tag = "  (leader)" if s.player in leaders and not ms.over else ""
-        body.append(app.text(f"{s.rank}. {s.player}: {s.total}{tag}", 18, bold=s.player in leaders))
+    State = ScoreboardState
+    state: ScoreboardState
 
-    # the rounds, one card each (results wrap: no table wider than a phone)
-    rows = ms.rows()
-    if rows:
-        body.append(app.heading("Rounds"))
-        for r in reversed(rows):  # the latest first: the one most often corrected
-            who = "blocked" if r.out is None else f"{ms.players[r.out]} went out"
-            opened = f" · opened with {r.started_with}-{r.started_with}" if r.started_with is not None else ""
-            results = ft.Row([app.text(f"{p} {r.penalties[seat]}", 16, bold=seat == r.out)
-                              for seat, p in enumerate(ms.players)], wrap=True, spacing=14, run_spacing=2)
+    def changed(self, fn: Any) -> None:
+        """Apply ``fn`` (undo, redo, resume) to the match, tell the other devices and redraw."""
+        fn()
+        _changed(self.app, self.ms)
+        self.app.render()
+
+    def ask(self, what: str | None) -> None:
+        self.state.asking = what
+        self.app.render()
+
+    def view(self) -> tuple[str, list[Any], str | None]:
+        app, mid = self.app, self.route.match_id
+        assert mid is not None
+        self.ms = ms = self.session.match(mid)
+        m = ms.match
+        body: list[Any] = []
+        if ms.over:
+            lines = ms.outcome_text()
+            body.append(app.card(app.text("Match over", 22, bold=True),
+                                 *[app.text(line, 18 if k == 0 else 15, bold=k == 0) for k, line in enumerate(lines)],
+                                 color=ft.Colors.PRIMARY_CONTAINER))
+        elif m.abandoned:
+            body.append(app.card(app.text("This match was abandoned.", 18, bold=True),
+                                 app.button("Resume it", bind(self.changed, ms.resume))))
+        else:
+            b = ms.brief()
+            assert b is not None
             body.append(app.card(
-                app.text(f"Round {r.number} · {r.double_text} · {who}{opened}", 17, bold=True), results,
-                app.button(f"Edit round {r.number}", bind(app.go, f"/match/{mid}/round/{r.number}"),
-                           kind="outlined", icon=ft.Icons.EDIT)))
-        body.append(app.text("Totals: " + " · ".join(
-            f"{p} {t}" for p, t in zip(ms.players, ms.match.totals(), strict=True)), 16, bold=True))
-        body.append(app.heading("Totals over the rounds"))
-        body.append(_chart(app, ms))
+                ft.Semantics(header=True, content=app.text(ms.heading(), 24, bold=True)),
+                app.text(ms.next_starter_text(), 16),
+                app.button(f"Enter round {b.number}", lambda _: app.go(f"/match/{mid}/round"), icon=ft.Icons.EDIT_NOTE),
+                ft.Row([
+                    app.button("Round brief", lambda _: app.go(f"/match/{mid}/brief"), kind="outlined",
+                               icon=ft.Icons.INFO_OUTLINE),
+                    app.button("Check the table", bind(_dispute_round, app, m.rules, b.set_top, b.double),
+                               kind="outlined", icon=ft.Icons.GAVEL,
+                               tooltip=f"Dispute checker for this round: {m.rules.title}, hub {b.double_text}"),
+                ], wrap=True, spacing=8, run_spacing=8), color=ft.Colors.PRIMARY_CONTAINER))
+        body.append(app.text(f"{m.rules.title} · double-{m.set_top} · {m.deal_size} tiles each · "
+                             f"{count(m.planned_rounds, 'round')}", 15))
 
-    # undo / redo
-    def undo(_: Any) -> None:
-        ms.undo()
+        # standings
+        leaders = set(ms.leaders())
+        body.append(app.heading("Standings"))
+        for s in ms.ranked():
+            tag = "  (leader)" if s.player in leaders and not ms.over else ""
+            body.append(app.text(f"{s.rank}. {s.player}: {s.total}{tag}", 18, bold=s.player in leaders))
+
+        # the rounds, one card each (results wrap: no table wider than a phone)
+        rows = ms.rows()
+        if rows:
+            body.append(app.heading("Rounds"))
+            for r in reversed(rows):  # the latest first: the one most often corrected
+                who = "blocked" if r.out is None else f"{ms.players[r.out]} went out"
+                opened = f" · opened with {r.started_with}-{r.started_with}" if r.started_with is not None else ""
+                results = ft.Row([app.text(f"{p} {r.penalties[seat]}", 16, bold=seat == r.out)
+                                  for seat, p in enumerate(ms.players)], wrap=True, spacing=14, run_spacing=2)
+                body.append(app.card(
+                    app.text(f"Round {r.number} · {r.double_text} · {who}{opened}", 17, bold=True), results,
+                    app.button(f"Edit round {r.number}", bind(app.go, f"/match/{mid}/round/{r.number}"),
+                               kind="outlined", icon=ft.Icons.EDIT)))
+            body.append(app.text("Totals: " + " · ".join(
+                f"{p} {t}" for p, t in zip(ms.players, ms.match.totals(), strict=True)), 16, bold=True))
+            body.append(app.heading("Totals over the rounds"))
+            body.append(_chart(app, ms))
+
+        body.append(ft.Row([
+            app.button("Undo" + (f": {ms.undo_label()}" if ms.can_undo else ""), bind(self.changed, ms.undo),
+                       kind="outlined", icon=ft.Icons.UNDO, disabled=not ms.can_undo),
+            app.button("Redo" + (f": {ms.redo_label()}" if ms.can_redo else ""), bind(self.changed, ms.redo),
+                       kind="outlined", icon=ft.Icons.REDO, disabled=not ms.can_redo),
+        ], wrap=True, spacing=8, run_spacing=8))
+        body.extend(self.manage())
+        return "Scoreboard", body, "/"
+
+    def rename(self, seat: int, field: ft.TextField) -> None:
+        ms, app = self.ms, self.app
+        new = field.value or ""
+        if new.strip() == ms.players[seat]:
+            return
+        old = ms.players[seat]
+        ms.rename(seat, new)
         _changed(app, ms)
+        app.snack(f"{old} is now {ms.players[seat]}")
         app.render()
 
-    def redo(_: Any) -> None:
-        ms.redo()
+    def abandon(self, _: Any) -> None:
+        self.ms.abandon()
+        _changed(self.app, self.ms)
+        self.ask(None)
+
+    def delete(self, _: Any) -> None:
+        ms, app = self.ms, self.app
+        ms.delete()
         _changed(app, ms)
-        app.render()
+        app.snack(f"Deleted the match of {', '.join(ms.players)}")
+        app.go("/")
 
-    body.append(ft.Row([
-        app.button("Undo" + (f": {ms.undo_label()}" if ms.can_undo else ""), undo, kind="outlined",
-                   icon=ft.Icons.UNDO, disabled=not ms.can_undo),
-        app.button("Redo" + (f": {ms.redo_label()}" if ms.can_redo else ""), redo, kind="outlined",
-                   icon=ft.Icons.REDO, disabled=not ms.can_redo),
-    ], wrap=True, spacing=8, run_spacing=8))
-    body.extend(_manage(app, ms))
-    return "Scoreboard", body, "/"
-
-
-def _manage(app: App, ms: MatchSession) -> list[Any]:
-    """Rename a player, abandon the match, delete it (each asks before it acts)."""
-    asking = app.screen.get("manage")
-
-    def ask(what: str | None) -> None:
-        app.screen["manage"] = what
-        app.render()
-
-    out: list[Any] = [app.heading("This match")]
-    if asking == "rename":
-        fields: list[ft.TextField] = []
-
-        def rename(seat: int) -> None:
-            new = fields[seat].value or ""
-            if new.strip() == ms.players[seat]:
-                return
-            old = ms.players[seat]
-            ms.rename(seat, new)
-            _changed(app, ms)
-            app.snack(f"{old} is now {ms.players[seat]}")
-            app.render()
-
-        rows = []
-        for seat, p in enumerate(ms.players):
-            f = ft.TextField(value=p, label=f"Name of seat {seat + 1}", text_size=app.fs(16), expand=True,
-                             max_length=40)
-            f.on_submit = app.guarded(bind(rename, seat))
-            fields.append(f)
-            rows.append(ft.Row([f, app.button("Rename", bind(rename, seat), kind="tonal",
-                                              tooltip=f"Rename seat {seat + 1}")], spacing=6))
-        out.extend([app.text("Rounds stay with the seat; only the name changes.", 15), *rows,
-                    app.button("Done renaming", bind(ask, None), kind="text")])
+    def manage(self) -> list[Any]:
+        """Rename a player, abandon the match, delete it (each asks before it acts)."""
+        app, ms, asking = self.app, self.ms, self.state.asking
+        out: list[Any] = [app.heading("This match")]
+        if asking == "rename":
+            rows = []
+            for seat, p in enumerate(ms.players):
+                f = ft.TextField(value=p, label=f"Name of seat {seat + 1}", text_size=app.fs(16), expand=True,
+                                 max_length=40)
+                f.on_submit = app.guarded(bind(self.rename, seat, f))
+                rows.append(ft.Row([f, app.button("Rename", bind(self.rename, seat, f), kind="tonal",
+                                                  tooltip=f"Rename seat {seat + 1}")], spacing=6))
+            out.extend([app.text("Rounds stay with the seat; only the name changes.", 15), *rows,
+                        app.button("Done renaming", bind(self.ask, None), kind="text")])
+            return out
+        if asking == "abandon":
+            out.append(app.card(app.text("Abandon this match? It stays in the history and can be resumed later.",
+                                         16),
+                                ft.Row([app.button("Abandon the match", self.abandon, icon=ft.Icons.FLAG),
+                                        app.button("Keep playing", bind(self.ask, None), kind="text")],
+                                       wrap=True, spacing=8, run_spacing=8),
+                                color=ft.Colors.TERTIARY_CONTAINER))
+            return out
+        if asking == "delete":
+            n = len(ms.match.rounds)
+            out.append(app.card(app.text(f"Delete this match for good? Its {count(n, 'round')} leave the history "
+                                         "and the statistics; this cannot be undone.", 16),
+                                ft.Row([app.button("Delete for good", self.delete, icon=ft.Icons.DELETE_FOREVER),
+                                        app.button("Keep it", bind(self.ask, None), kind="text")],
+                                       wrap=True, spacing=8, run_spacing=8),
+                                color=ft.Colors.ERROR_CONTAINER))
+            return out
+        buttons = [app.button("Rename a player", bind(self.ask, "rename"), kind="outlined", icon=ft.Icons.PERSON)]
+        if not ms.over and not ms.match.abandoned:
+            buttons.append(app.button("Abandon match", bind(self.ask, "abandon"), kind="outlined", icon=ft.Icons.FLAG))
+        buttons.append(app.button("Delete match", bind(self.ask, "delete"), kind="outlined",
+                                  icon=ft.Icons.DELETE_OUTLINE))
+        out.append(ft.Row(buttons, wrap=True, spacing=8, run_spacing=8))
         return out
-    if asking == "abandon":
-        def abandon(_: Any) -> None:
-            ms.abandon()
-            _changed(app, ms)
-            ask(None)
-        out.append(app.card(app.text("Abandon this match? It stays in the history and can be resumed later.", 16),
-                            ft.Row([app.button("Abandon the match", abandon, icon=ft.Icons.FLAG),
-                                    app.button("Keep playing", bind(ask, None), kind="text")],
-                                   wrap=True, spacing=8, run_spacing=8),
-                            color=ft.Colors.TERTIARY_CONTAINER))
-        return out
-    if asking == "delete":
-        def delete(_: Any) -> None:
-            ms.delete()
-            _changed(app, ms)
-            app.snack(f"Deleted the match of {', '.join(ms.players)}")
-            app.go("/")
-        n = len(ms.match.rounds)
-        out.append(app.card(app.text(f"Delete this match for good? Its {count(n, 'round')} leave the history and "
-                                     "the statistics; this cannot be undone.", 16),
-                            ft.Row([app.button("Delete for good", delete, icon=ft.Icons.DELETE_FOREVER),
-                                    app.button("Keep it", bind(ask, None), kind="text")],
-                                   wrap=True, spacing=8, run_spacing=8),
-                            color=ft.Colors.ERROR_CONTAINER))
-        return out
-    buttons = [app.button("Rename a player", bind(ask, "rename"), kind="outlined", icon=ft.Icons.PERSON)]
-    if not ms.over and not ms.match.abandoned:
-        buttons.append(app.button("Abandon match", bind(ask, "abandon"), kind="outlined", icon=ft.Icons.FLAG))
-    buttons.append(app.button("Delete match", bind(ask, "delete"), kind="outlined", icon=ft.Icons.DELETE_OUTLINE))
-    out.append(ft.Row(buttons, wrap=True, spacing=8, run_spacing=8))
-    return out
 
 
 def _chart(app: App, ms: MatchSession) -> ft.Control:
@@ -231,36 +232,41 @@ def _domino(app: App, value: int) -> ft.Control:
 def _dispute_round(app: App, rules: Any, top: int, double: int) -> None:
     """Open the dispute checker on this round's table: the match's rules, set and double (so a
     photo of the table is read around the right hub)."""
-    app.drafts["dispute"] = DisputeBuilder.for_round(rules, top, double)
+    app.drafts.dispute = DisputeBuilder.for_round(rules, top, double)
     app.go("/dispute")
 
 
-def build_brief(app: App, mid: str) -> tuple[str, list[Any], str | None]:
-    ms = _session(app, mid)
-    b = ms.brief()
-    if b is None:
-        return "Round", [app.text("The match is over."),
-                         app.button("Scoreboard", lambda _: app.go(f"/match/{mid}"))], f"/match/{mid}"
-    m = ms.match
-    who: list[Any] = [app.text("Who plays first", 18, bold=True), app.text(ms.next_starter_text(), 17),
-                      app.text(b.why_first, 15)]
-    if m.rules.first_player is FirstPlayer.AFTER_HOLDER:
-        # Right under the sentence they change, so it updates where the tap was.
-        def hold(name: str) -> None:
-            ms.set_holder(name)
-            _changed(app, ms)
-            app.render()
-        who.append(app.text(f"Who holds (or found) {b.double_text}?", 17, bold=True))
-        who.append(ft.Row([app.button(p, bind(hold, p), kind="filled" if m.pending_holder == i else "outlined")
-                           for i, p in enumerate(m.players)], wrap=True, spacing=8, run_spacing=8))
-    body: list[Any] = [
-        ft.Semantics(header=True, content=app.text(ms.heading(), 24, bold=True)),
-        app.text(f"Round {b.number} of {b.of}. Deal {b.deal} tiles to each player (double-{b.set_top} set).", 18),
-        app.card(*who),
-        ft.Row([_domino(app, b.double)], alignment=ft.MainAxisAlignment.CENTER),
-        app.button(f"Enter round {b.number} results", lambda _: app.go(f"/match/{mid}/round"),
-                   icon=ft.Icons.EDIT_NOTE),
-        app.card(app.text("If nobody holds the double", 18, bold=True), app.text(b.missing_double, 16)),
-        app.card(app.text("Remember", 18, bold=True), app.text(b.reminder, 16)),
-    ]
-    return f"Round {b.number}: {b.double_text}", body, f"/match/{mid}"
+class BriefScreen(Screen):
+    """What to do before the round: who plays first, the deal, the double, reminders."""
+
+    def view(self) -> tuple[str, list[Any], str | None]:
+        app, mid = self.app, self.route.match_id
+        assert mid is not None
+        ms = self.session.match(mid)
+        b = ms.brief()
+        if b is None:
+            return "Round", [app.text("The match is over."),
+                             app.button("Scoreboard", lambda _: app.go(f"/match/{mid}"))], f"/match/{mid}"
+        m = ms.match
+        who: list[Any] = [app.text("Who plays first", 18, bold=True), app.text(ms.next_starter_text(), 17),
+                          app.text(b.why_first, 15)]
+        if m.rules.first_player is FirstPlayer.AFTER_HOLDER:
+            # Right under the sentence they change, so it updates where the tap was.
+            def hold(name: str) -> None:
+                ms.set_holder(name)
+                _changed(app, ms)
+                app.render()
+            who.append(app.text(f"Who holds (or found) {b.double_text}?", 17, bold=True))
+            who.append(ft.Row([app.button(p, bind(hold, p), kind="filled" if m.pending_holder == i else "outlined")
+                               for i, p in enumerate(m.players)], wrap=True, spacing=8, run_spacing=8))
+        body: list[Any] = [
+            ft.Semantics(header=True, content=app.text(ms.heading(), 24, bold=True)),
+            app.text(f"Round {b.number} of {b.of}. Deal {b.deal} tiles to each player (double-{b.set_top} set).", 18),
+            app.card(*who),
+            ft.Row([_domino(app, b.double)], alignment=ft.MainAxisAlignment.CENTER),
+            app.button(f"Enter round {b.number} results", lambda _: app.go(f"/match/{mid}/round"),
+                       icon=ft.Icons.EDIT_NOTE),
+            app.card(app.text("If nobody holds the double", 18, bold=True), app.text(b.missing_double, 16)),
+            app.card(app.text("Remember", 18, bold=True), app.text(b.reminder, 16)),
+        ]
+        return f"Round {b.number}: {b.double_text}", body, f"/match/{mid}"

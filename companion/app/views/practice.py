@@ -5,13 +5,13 @@ counts them, with "Play again" and "Continue as a match against the bots"."""
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import TYPE_CHECKING, Any
 
 import flet as ft
 
-from chickenfoot.app.practice_session import BOT_WORDS, MAX_SEATS, MIN_SEATS, PracticeSession, PracticeSetup
-from chickenfoot.app.views import bind, bind_event
+from chickenfoot.app.practice_session import BOT_WORDS, MAX_SEATS, MIN_SEATS, PracticeSession
+from chickenfoot.app.views import Screen, bind, bind_event
 from chickenfoot.app.views.board import available_width, board_view, end_label
 from chickenfoot.app.views.setup import options_tile
 from chickenfoot.rules import PRESETS
@@ -33,80 +33,6 @@ def _face(tile: str, zero_zero: int) -> bytes:
     return face_png(tile, zero_zero=zero_zero, scale=40)
 
 
-def _setup(app: App) -> PracticeSetup:
-    s = app.drafts.get("practice-setup")
-    if s is None:
-        s = PracticeSetup(app.settings.default_preset, dict(app.settings.default_options))
-        app.drafts["practice-setup"] = s
-    return s
-
-
-def build_practice(app: App) -> tuple[str, list[Any], str | None]:
-    sess: PracticeSession | None = app.drafts.get("practice")
-    if sess is None:
-        return _build_setup(app)
-    return _build_round(app, sess)
-
-
-def _build_setup(app: App) -> tuple[str, list[Any], str | None]:
-    s = _setup(app)
-
-    def pick_preset(e: Any) -> None:
-        s.form.set_preset(e.control.value)
-        app.render()
-
-    def set_seats(e: Any) -> None:
-        s.set_seats(e.control.value)
-        app.render()
-
-    def set_bot(e: Any) -> None:
-        s.set_bot(e.control.value)
-        app.render()
-
-    def toggle(seat: int, value: Any) -> None:
-        s.set_bot_seat(seat, bool(value))
-        app.render()
-
-    seed = ft.TextField(label="Deal number", value=str(s.seed), width=170, text_size=app.fs(16),
-                        keyboard_type=ft.KeyboardType.NUMBER)
-
-    def remember_seed(e: Any) -> None:
-        s.set_seed(e.control.value or "")
-
-    seed.on_blur = app.guarded(remember_seed)
-    seed.on_submit = app.guarded(remember_seed)
-
-    def deal(_: Any) -> None:
-        s.set_seed(seed.value or "")
-        app.drafts["practice"] = s.start()
-        app.new_screen()  # the round opens at its top: what happened, whose turn
-
-    names = s.names()
-    seats = [ft.Switch(label=f"Seat {i + 1}: {names[i]}" + (" (bot)" if i in s.bots else " (a person)"),
-                       value=i in s.bots, on_change=app.guarded(bind_event(toggle, i)), height=48,
-                       label_text_style=ft.TextStyle(size=app.fs(15)))
-             for i in range(s.seats)]
-    problems = s.problems()
-    body: list[Any] = [
-        app.text("Play a round against bots, by the rules your table uses: the bots play by the same "
-                 "rules as the dispute checker, and the round is scored like a real match.", 16),
-        app.heading("Rules"),
-        app.dropdown("Rules preset", s.form.preset, [(k, r.title) for k, r in PRESETS.items()], pick_preset),
-        *[app.text(line, 15) for line in s.summary()],
-        options_tile(app, s.form),
-        app.heading("Seats"),
-        app.dropdown("Seats at the table", str(s.seats), [(str(n), f"{n} seats")
-                                                         for n in range(MIN_SEATS, MAX_SEATS + 1)], set_seats),
-        app.text("Which seats are bots (the others are people, taking turns on this device):", 15),
-        *seats,
-        app.dropdown("Bots play", s.bot, [(k, f"{k}: {BOT_WORDS.get(k, k)}") for k in BOTS], set_bot),
-        ft.Row([seed, app.text("The same number deals the same round again.", 14)], wrap=True, spacing=8),
-        *[app.text(p, 15, color=ft.Colors.ERROR) for p in problems],
-        app.button("Deal", deal, icon=ft.Icons.PLAY_ARROW, disabled=bool(problems)),
-    ]
-    return "Practise a round", body, "/"
-
-
 def _tile_button(app: App, tile: Tile, zero_zero: int, selected: bool, on_click: Any,
                  disabled: bool = False) -> ft.Control:
     face = ft.Image(src=_face(str(tile), zero_zero), width=FACE_W, height=FACE_H, fit=ft.BoxFit.CONTAIN)
@@ -119,76 +45,106 @@ def _tile_button(app: App, tile: Tile, zero_zero: int, selected: bool, on_click:
                                     shape=ft.RoundedRectangleBorder(radius=8)))
 
 
-def _build_round(app: App, sess: PracticeSession) -> tuple[str, list[Any], str | None]:
-    p = sess.practice
+class PracticeScreen(Screen):
+    """Practice against bots: the choices (the session's practice form) until a round is dealt,
+    then the round being played (the session's practice round)."""
 
-    def redraw() -> None:
-        app.render()
+    def act(self, fn: Any, *args: Any) -> None:
+        """Change the form or the round (``fn(*args)``) and redraw."""
+        fn(*args)
+        self.app.render()
 
-    def choose(t: Tile) -> None:
-        sess.choose(t)
-        redraw()
+    def replace(self, sess: PracticeSession | None) -> None:
+        """Play ``sess`` next (None: back to the choices), opened at its top."""
+        self.session.drafts.practice = sess
+        self.app.new_screen()
 
-    def play_on(target: Tile) -> None:
-        sess.play_on(target)
-        redraw()
+    def view(self) -> tuple[str, list[Any], str | None]:
+        sess = self.session.drafts.practice
+        return self.setup_view() if sess is None else self.round_view(sess)
 
-    def tapped(px: float, py: float, reach: float) -> None:
-        sess.tap(px, py, reach)
-        redraw()
+    def setup_view(self) -> tuple[str, list[Any], str | None]:
+        app = self.app
+        s = self.session.practice_form()
+        seed = ft.TextField(label="Deal number", value=str(s.seed), width=170, text_size=app.fs(16),
+                            keyboard_type=ft.KeyboardType.NUMBER)
 
-    def draw(_: Any) -> None:
-        sess.draw()
-        redraw()
+        def remember_seed(e: Any) -> None:
+            s.set_seed(e.control.value or "")
 
-    def pass_turn(_: Any) -> None:
-        sess.pass_turn()
-        redraw()
+        seed.on_blur = app.guarded(remember_seed)
+        seed.on_submit = app.guarded(remember_seed)
 
-    def hint(_: Any) -> None:
-        sess.show_hint()
-        redraw()
+        def deal(_: Any) -> None:
+            s.set_seed(seed.value or "")
+            self.replace(s.start())  # the round opens at its top: what happened, whose turn
 
-    def again(_: Any) -> None:
-        app.drafts["practice"] = sess.again()
-        app.new_screen()
+        names = s.names()
+        seats = [ft.Switch(label=f"Seat {i + 1}: {names[i]}" + (" (bot)" if i in s.bots else " (a person)"),
+                           value=i in s.bots, on_change=app.guarded(bind_event(self.act, s.set_bot_seat, i)),
+                           height=48,
+                           label_text_style=ft.TextStyle(size=app.fs(15)))
+                 for i in range(s.seats)]
+        problems = s.problems()
+        body: list[Any] = [
+            app.text("Play a round against bots, by the rules your table uses: the bots play by the same "
+                     "rules as the dispute checker, and the round is scored like a real match.", 16),
+            app.heading("Rules"),
+            app.dropdown("Rules preset", s.form.preset, [(k, r.title) for k, r in PRESETS.items()],
+                         bind_event(self.act, s.form.set_preset)),
+            *[app.text(line, 15) for line in s.summary()],
+            options_tile(app, s.form),
+            app.heading("Seats"),
+            app.dropdown("Seats at the table", str(s.seats), [(str(n), f"{n} seats")
+                                                             for n in range(MIN_SEATS, MAX_SEATS + 1)],
+                         bind_event(self.act, s.set_seats)),
+            app.text("Which seats are bots (the others are people, taking turns on this device):", 15),
+            *seats,
+            app.dropdown("Bots play", s.bot, [(k, f"{k}: {BOT_WORDS.get(k, k)}") for k in BOTS],
+                         bind_event(self.act, s.set_bot)),
+            ft.Row([seed, app.text("The same number deals the same round again.", 14)], wrap=True, spacing=8),
+            *[app.text(p, 15, color=ft.Colors.ERROR) for p in problems],
+            app.button("Deal", deal, icon=ft.Icons.PLAY_ARROW, disabled=bool(problems)),
+        ]
+        return "Practise a round", body, "/"
 
-    def next_round(_: Any) -> None:
-        app.drafts["practice"] = sess.next_round()
-        app.new_screen()
+    def round_view(self, sess: PracticeSession) -> tuple[str, list[Any], str | None]:
+        app, p = self.app, sess.practice
 
-    def new_practice(_: Any) -> None:
-        app.drafts.pop("practice", None)
-        app.new_screen()
+        def tapped(px: float, py: float, reach: float) -> None:
+            self.act(sess.tap, px, py, reach)
 
-    title = f"Practice · round {p.round_index + 1}"
-    info: list[Any] = []
-    recent = sess.recent()
-    if recent:
-        info.append(app.card(*[app.text(e.text, 15, bold=e.kind == "end") for e in recent[-12:]]))
-    info.append(ft.Semantics(live_region=True, content=app.text(sess.status(), 19, bold=True)))
-    if not sess.over:
-        info.extend(app.text(line, 15) for line in sess.needs())
-    room = available_width(app)
-    wide = room >= 900
-    pic, png = sess.picture()
-    ends = p.state.table.open_ends()
-    words = " · ".join(f"{pl.tile} on {pl.on}" for pl in p.state.layout().plays)
-    drawing = board_view(
-        app, pic, png, on_tap=None if sess.over else tapped, width=room * 0.55 if wide else None,
-        max_height=640 if wide else 520,
-        label=f"The table drawn as a board: {p.state.hub} (hub)" + (f" · {words}" if words else "")
-        + ". Open ends: " + (", ".join(end_label(e) for e in ends) or "none") + ".")
-    rest: list[Any] = (_results(app, sess, again, next_round) if sess.over
-                       else _hand(app, sess, choose, play_on, draw, pass_turn, hint))
-    rest.append(app.card(*[app.text(line, 15) for line in sess.seats()]
-                         + [app.text(f"Boneyard: {count(p.boneyard, 'tile')}", 15)]))
-    rest.append(app.button("New practice (change the rules or seats)", new_practice, kind="text"))
-    head = app.text(f"{p.rules.title} · deal number {p.seed}", 14, italic=True)
-    if wide:  # the board on the left, the rest beside it
-        return title, [head, ft.Row([drawing, ft.Column([*info, *rest], spacing=12, expand=True)],
-                                    spacing=20, vertical_alignment=ft.CrossAxisAlignment.START)], "/"
-    return title, [head, *info, drawing, *rest], "/"
+        title = f"Practice · round {p.round_index + 1}"
+        info: list[Any] = []
+        recent = sess.recent()
+        if recent:
+            info.append(app.card(*[app.text(e.text, 15, bold=e.kind == "end") for e in recent[-12:]]))
+        info.append(ft.Semantics(live_region=True, content=app.text(sess.status(), 19, bold=True)))
+        if not sess.over:
+            info.extend(app.text(line, 15) for line in sess.needs())
+        room = available_width(app)
+        wide = room >= 900
+        pic, png = sess.picture()
+        ends = p.state.table.open_ends()
+        words = " · ".join(f"{pl.tile} on {pl.on}" for pl in p.state.layout().plays)
+        drawing = board_view(
+            app, pic, png, on_tap=None if sess.over else tapped, width=room * 0.55 if wide else None,
+            max_height=640 if wide else 520,
+            label=f"The table drawn as a board: {p.state.hub} (hub)" + (f" · {words}" if words else "")
+            + ". Open ends: " + (", ".join(end_label(e) for e in ends) or "none") + ".")
+        rest: list[Any] = (
+            _results(app, sess, lambda _: self.replace(sess.again()), lambda _: self.replace(sess.next_round()))
+            if sess.over else
+            _hand(app, sess, partial(self.act, sess.choose), partial(self.act, sess.play_on), bind(self.act, sess.draw),
+                  bind(self.act, sess.pass_turn), bind(self.act, sess.show_hint)))
+        rest.append(app.card(*[app.text(line, 15) for line in sess.seats()]
+                             + [app.text(f"Boneyard: {count(p.boneyard, 'tile')}", 15)]))
+        rest.append(app.button("New practice (change the rules or seats)", bind(self.replace, None), kind="text"))
+        head = app.text(f"{p.rules.title} · deal number {p.seed}", 14, italic=True)
+        if wide:  # the board on the left, the rest beside it
+            return title, [head, ft.Row([drawing, ft.Column([*info, *rest], spacing=12, expand=True)],
+                                        spacing=20, vertical_alignment=ft.CrossAxisAlignment.START)], "/"
+        return title, [head, *info, drawing, *rest], "/"
 
 
 def _hand(app: App, sess: PracticeSession, choose: Any, play_on: Any, draw: Any, pass_turn: Any,

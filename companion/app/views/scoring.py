@@ -5,8 +5,8 @@ The round being entered is a stored :class:`chickenfoot.match.RoundDraft` (see
 :class:`chickenfoot.app.match_session.MatchSession`): every key is kept in the scorekeeper file,
 every device shows the same draft, and Save stores it once, whoever presses it and however often.
 A device whose round was saved elsewhere is told so and shown the round as saved, never an open
-pad for the next round. What this device has open (the pad, a picker, a photo) lives in
-``app.screen`` and is forgotten when another screen is shown.
+pad for the next round. What this device has open (the pad, a picker, a photo) is the screen's
+:class:`chickenfoot.app.screens.RoundState`, forgotten when another screen is shown.
 """
 
 from __future__ import annotations
@@ -21,8 +21,9 @@ from chickenfoot.app.drafts import DraftContent
 from chickenfoot.app.match_session import MatchSession
 from chickenfoot.app.photo_review import PhotoReview, Preview, is_low, label, read_photo
 from chickenfoot.app.round_entry import Mode, RoundEntry, TakenError
+from chickenfoot.app.screens import PhotoPanel, RoundState
 from chickenfoot.app.store import DraftNotFoundError
-from chickenfoot.app.views import bind
+from chickenfoot.app.views import Screen, bind
 from chickenfoot.app.views.faces import face_button, face_row, suit_row
 from chickenfoot.match import DraftState, RoundDraft, Saved
 from chickenfoot.rules import Tile
@@ -33,32 +34,33 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-#: ``app.screen`` keys of this screen.
-DRAFT, SEEN, PAD, FRESH, PANEL, SUIT, NOTICE = "draft", "seen", "pad", "fresh", "panel", "suit", "notice"
 #: Height of a number pad key: a thumb's size, the same in large text (a taller pad would hide
 #: the players' rows on a phone; the key's label grows inside it).
 PAD_KEY = 48
-#: ``app.screen`` key: (seat, tile) of a taken tile tapped in the picker, refused.
-REFUSED = "refused"
+#: The ways a hand is entered, as each player's row names them (one line of buttons).
+MODES = ("Went out", "Number", "Tiles", "Photo")
+#: Side padding of those buttons and the space between them (px).
+MODE_PAD, MODE_SPACING = 8, 4
 
 
-def draft_moved(app: App) -> bool:
-    """True when the round this device shows changed in the file since it was drawn (a write by
-    another process: the round screen then redraws; its own writes do not)."""
-    draft_id = app.screen.get(DRAFT)
-    if not draft_id:
-        return False
-    try:
-        return app.ctx.store.get_draft(draft_id).revision != app.screen.get(SEEN)
-    except DraftNotFoundError:
-        return True
+class RoundScreen(Screen):
+    """A round being entered (or a past one edited) over the stored draft and this device's
+    :class:`RoundState`."""
+
+    State = RoundState
+    state: RoundState
+
+    def view(self) -> tuple[str, list[Any], str | None, Any]:
+        mid, number = self.route.match_id, self.route.number
+        assert mid is not None
+        return _round(self.app, self.state, mid, number)
 
 
-def build_round_entry(app: App, mid: str, number: int | None) -> tuple[str, list[Any], str | None, Any]:
-    ms = MatchSession(app.ctx.store, mid)
+def _round(app: App, st: RoundState, mid: str, number: int | None) -> tuple[str, list[Any], str | None, Any]:
+    ms = app.session.match(mid)
     m = ms.match
     back = f"/match/{mid}"
-    draft_id = app.screen.get(DRAFT)
+    draft_id = st.draft
     if draft_id is None:
         if number is None and ms.over:
             return "Round", [app.text("The match is over; edit a past round from the scoreboard.")], back, None
@@ -67,17 +69,17 @@ def build_round_entry(app: App, mid: str, number: int | None) -> tuple[str, list
         if number is not None and not 1 <= number <= len(m.rounds):
             return "Round", [app.text(f"There is no round {number} yet.")], back, None
         d = ms.open_draft(number)
-        app.screen[DRAFT] = d.id
+        st.draft = d.id
     else:
         try:
             d = ms.draft(draft_id)
         except DraftNotFoundError:
             return "Round", [app.text("This round is no longer being entered."),
                              app.button("Scoreboard", lambda _: app.go(back))], back, None
-    app.screen[SEEN] = d.revision
+    st.seen = d.revision
     if not d.open or d.stale(m):
         return _saved_elsewhere(app, ms, d)
-    return _entry_screen(app, ms, d)
+    return _entry_screen(app, st, ms, d)
 
 
 # ------------------------------------------------------------ saved elsewhere
@@ -121,8 +123,8 @@ def _saved_elsewhere(app: App, ms: MatchSession, d: RoundDraft) -> tuple[str, li
 class _Screen:
     """The controls of one drawing of the round screen, and the handlers that change them."""
 
-    def __init__(self, app: App, ms: MatchSession, d: RoundDraft, content: DraftContent) -> None:
-        self.app, self.ms, self.d, self.content = app, ms, d, content
+    def __init__(self, app: App, st: RoundState, ms: MatchSession, d: RoundDraft, content: DraftContent) -> None:
+        self.app, self.st, self.ms, self.d, self.content = app, st, ms, d, content
         self.number = d.number if d.edit else None
         self.statuses: list[ft.Text] = []
         self.pad_display = app.text("", 22, bold=True)
@@ -147,7 +149,7 @@ class _Screen:
         controls shown (see ``App.render``): only what changed is sent, and a fast tap lands on
         the control it was aimed at."""
         d, content = self.ms.change(self.d.id, fn)
-        self.app.screen[SEEN] = d.revision
+        self.st.seen = d.revision
         self.app.notify_entry(self.ms.id)
         self.d, self.content = d, content
         if not d.open or redraw is not None:
@@ -158,7 +160,7 @@ class _Screen:
         is built: once shown, controls are redrawn, not changed in place."""
         for k, st in enumerate(self.statuses):
             st.value = _status(self.entry, k)
-        pad = self.app.screen.get(PAD)
+        pad = self.st.pad
         if pad is not None:
             h = self.entry.hands[pad]
             shown = h.pad if h.mode is Mode.PIPS and h.pad else ("0" if h.mode is Mode.PIPS else "")
@@ -166,13 +168,13 @@ class _Screen:
         self.summary.value = self.entry.summary()
         self.errors.controls = [self.app.warning(w) for w in self.entry.errors()]
         self.save_button.content.disabled = bool(self.entry.problems())
-        if PANEL in self.app.screen and self.app.screen[PANEL] and self.app.screen[PANEL][1] == "tiles":
+        if self.st.panel is not None and self.st.panel[1] == "tiles":
             self._refresh_picker()
 
     def settle_zero(self) -> None:
         """The pad leaves a hand typed as 0 with nobody out: that player went out (see
         ``RoundEntry.settle_zero``), said so on the screen."""
-        i = self.app.screen.get(PAD)
+        i = self.st.pad
         if i is None or not self.d.open:
             return
         h = self.entry.hands[i]
@@ -183,9 +185,9 @@ class _Screen:
                 self.app.snack(f"{h.player}: 0 points, so {h.player} went out (marked so)")
 
     def open_pad(self, i: int | None) -> None:
-        if i != self.app.screen.get(PAD):
+        if i != self.st.pad:
             self.settle_zero()
-        self.app.screen.update({PAD: i, FRESH: True, PANEL: None})
+        self.st.open_pad(i)
         self.app.render()
         if i is not None:
             self.app.scroll_into_view(seat_key(i))
@@ -198,21 +200,21 @@ class _Screen:
             self.app.render()
 
     def press(self, key: str) -> None:
-        i = self.app.screen.get(PAD)
+        i = self.st.pad
         if i is None:
             return
-        fresh = bool(self.app.screen.get(FRESH))
-        self.app.screen[FRESH] = False
+        fresh = self.st.fresh
+        self.st.fresh = False
         self.change(lambda c: c.entry.press(i, key, fresh), redraw=True)
 
     def next_hand(self, _: Any = None) -> None:
-        i = self.app.screen.get(PAD)
+        i = self.st.pad
         self.settle_zero()
         self.open_pad(self.entry.next_open(i))
 
     def open_panel(self, i: int, kind: str) -> None:
         self.settle_zero()
-        self.app.screen.update({PAD: None, PANEL: (i, kind)})
+        self.st.open_panel(i, kind)
         self.app.render()
         self.app.scroll_into_view(seat_key(i))
 
@@ -220,10 +222,9 @@ class _Screen:
         """Photo: the panel opens and, for a hand with no photo yet, the picker (the camera on a
         phone) at once: one tap, not two."""
         self.open_panel(i, "photo")
-        ui = self.app.screen.get(f"photo:{i}") or {}
-        choose = ui.get("choose")
-        if choose is not None and i not in self.content.reviews and not ui.get("busy"):
-            await choose(None)
+        ui = self.st.photo(i)
+        if ui.choose is not None and i not in self.content.reviews and not ui.busy:
+            await ui.choose(None)
 
     def close_panel(self, i: int) -> None:
         self.open_pad(self.entry.next_open(i))
@@ -253,7 +254,7 @@ class _Screen:
                 app.go(f"/match/{ms.id}")
             return
         if result.outcome is Saved.CHANGED:
-            app.screen[NOTICE] = (f"Round {n} was changed on another device since this edit began "
+            self.st.notice = (f"Round {n} was changed on another device since this edit began "
                                   "(shown below as it is now saved). Save again to replace it "
                                   "with what is entered here, or cancel the edit.")
         app.render()
@@ -292,19 +293,19 @@ class _Screen:
             self.change(apply, redraw=None)
             if not self.d.open:
                 return  # saved meanwhile: change() drew the round as saved
-        self.app.screen[REFUSED] = (i, str(tile)) if refused else None
+        self.st.refused = (i, str(tile)) if refused else None
         self.app.render()
 
     def move(self, i: int, tile: Any) -> None:
         """Move a taken tile to hand ``i`` (a correction: it is really this player's)."""
         moved: list[str] = []
-        self.app.screen[REFUSED] = None
+        self.st.refused = None
         self.change(lambda c: moved.extend(c.move_tile(i, tile)), redraw=True)
         if moved:
             self.app.snack(f"{tile} moved from {' and '.join(moved)} to {self.entry.hands[i].player}")
 
     def _refresh_picker(self) -> None:
-        panel = self.app.screen.get(PANEL)
+        panel = self.st.panel
         if not panel or self.picker_suit is None:
             return
         i = panel[0]
@@ -322,7 +323,7 @@ class _Screen:
 
     def _refusal(self, i: int) -> list[ft.Control]:
         """Why the taken tile just tapped was refused, and the button that moves it instead."""
-        refused = self.app.screen.get(REFUSED)
+        refused = self.st.refused
         if not refused or refused[0] != i:
             return []
         try:
@@ -339,9 +340,13 @@ class _Screen:
         return face_button(self.app, pt.tile, name, bind(self.toggle, i, pt.tile),
                            zero_zero=self.entry.zero_zero, taken=pt.taken_by is not None, chosen=on)
 
+    def pick_suit(self, v: int) -> None:
+        self.st.suit = v
+        self.app.render()
+
     def tile_picker(self, i: int) -> ft.Control:
         app, entry = self.app, self.entry
-        suit, suits = suit_row(app, entry.top, SUIT)
+        suit, suits = suit_row(app, entry.top, self.st.suit, self.pick_suit)
         self.picker_suit = suit
         self.picker_parts = {}
         tiles = []
@@ -385,14 +390,14 @@ class _Screen:
         return ft.Column([self.pad_display, *rows], spacing=6)
 
 
-def _entry_screen(app: App, ms: MatchSession, d: RoundDraft) -> tuple[str, list[Any], str | None, Any]:
+def _entry_screen(app: App, st: RoundState, ms: MatchSession, d: RoundDraft) -> tuple[str, list[Any], str | None, Any]:
     content = ms.content(d)
-    s = _Screen(app, ms, d, content)
+    s = _Screen(app, st, ms, d, content)
     entry = content.entry
     mid, n = ms.id, d.number
-    if PAD not in app.screen:  # just arrived: the pad opens on the first hand still to enter
-        app.screen.update({PAD: entry.next_open(), FRESH: True, PANEL: None})
-    pad, panel = app.screen.get(PAD), app.screen.get(PANEL)
+    if not st.placed:  # just arrived: the pad opens on the first hand still to enter
+        st.open_pad(entry.next_open())
+    pad, panel = st.pad, st.panel
 
     body: list[Any] = [
         ft.Semantics(header=True, content=app.text(ms.heading(n), 24, bold=True)),
@@ -401,7 +406,7 @@ def _entry_screen(app: App, ms: MatchSession, d: RoundDraft) -> tuple[str, list[
     ]
     if entry.on_table is not None:
         body.append(_on_table(app, entry))
-    notice = app.screen.get(NOTICE)
+    notice = st.notice
     if notice:
         body.append(app.card(ft.Semantics(live_region=True, content=app.text(notice, 16)),
                              color=ft.Colors.TERTIARY_CONTAINER))
@@ -410,6 +415,10 @@ def _entry_screen(app: App, ms: MatchSession, d: RoundDraft) -> tuple[str, list[
             body.append(app.text("Saved now: " + ", ".join(
                 f"{p} {'out' if rnd.out == k else rnd.penalties[k]}" for k, p in enumerate(ms.players)), 15))
 
+    # The four ways in share one line on a phone, large text too (a second line pushed the
+    # active row under the pad): their labels shrink a little to fit the card's width.
+    room = (app.page.width or 360) - 28 - 26 - 3 * MODE_SPACING - 4 * 2 * MODE_PAD
+    mode_size = app.fitted_size(list(MODES), room, 15)
     for i, h in enumerate(entry.hands):
         active = pad == i or (panel is not None and panel[0] == i)
         status = app.text(_status(entry, i), 17)
@@ -418,7 +427,8 @@ def _entry_screen(app: App, ms: MatchSession, d: RoundDraft) -> tuple[str, list[
                       vertical_alignment=ft.CrossAxisAlignment.CENTER)
 
         def mode_button(label: str, on: bool, handler: Any, tip: str) -> ft.Control:
-            return app.button(label, handler, kind="filled" if on else "outlined", tooltip=tip, compact=True)
+            return app.button(label, handler, kind="filled" if on else "outlined", tooltip=tip,
+                              size=mode_size, pad_x=MODE_PAD)
 
         modes = ft.Row([
             mode_button("Went out", h.mode is Mode.OUT, bind(s.went_out, i), f"{h.player} went out"),
@@ -428,7 +438,7 @@ def _entry_screen(app: App, ms: MatchSession, d: RoundDraft) -> tuple[str, list[
                         bind(s.open_panel, i, "tiles"), f"Pick {h.player}'s tiles"),
             mode_button("Photo", h.mode is Mode.PHOTO or (panel == (i, "photo")),
                         _photo_tap(s, i), f"Photo of {h.player}'s hand"),
-        ], wrap=True, spacing=4, run_spacing=4)
+        ], wrap=True, spacing=MODE_SPACING, run_spacing=4)
         parts: list[Any] = [head, modes]
         if panel == (i, "tiles"):
             parts.append(s.tile_picker(i))
@@ -510,8 +520,7 @@ def _photo_panel(app: App, s: _Screen, i: int) -> ft.Control:
     """Choose a photo of the hand, read it in the background, review it; the reading is kept in
     the draft until it is used, so a reload or a restart does not lose it."""
     ms = s.ms
-    ui = app.screen.setdefault(f"photo:{i}", {"busy": "", "error": None, "selected": None, "adding": False,
-                                              "show_unsure": False, "preview": Preview()})
+    ui = s.st.photo(i)
     h = s.entry.hands[i]
     review = s.content.reviews.get(i)
     app.ctx.warm_reader()
@@ -528,32 +537,32 @@ def _photo_panel(app: App, s: _Screen, i: int) -> ft.Control:
         # Reading, drawing and keeping the photo run in a worker thread, started before the
         # progress indicator is drawn: the page stays responsive meanwhile.
         work_done = asyncio.ensure_future(asyncio.to_thread(work))
-        ui.update(busy="Reading the tiles…", error=None, selected=None, adding=False, show_unsure=False)
+        ui.busy, ui.error, ui.selected, ui.adding, ui.show_unsure = "Reading the tiles…", None, None, False, False
         app.render()
         try:
             new, ms_ = await work_done
-            ui["preview"] = preview
+            ui.preview = preview
             s.change(lambda c: c.reviews.__setitem__(i, new), redraw=None)
             log.info("photo read in %s", ", ".join(f"{k} {v:.0f} ms" for k, v in ms_.items()))
         except Exception as exc:  # ModelError, ImageError (ChickenFootError) or a bad file
-            ui["error"] = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            ui.error = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         finally:
-            ui["busy"] = ""
+            ui.busy = ""
         app.render()
 
     async def choose(_: Any) -> None:
-        ui.update(busy="Waiting for the photo…", error=None)
+        ui.busy, ui.error = "Waiting for the photo…", None
         app.render()
         try:
             picked = await app.pick_one(f"Photo of {h.player}'s hand")
         finally:
-            ui["busy"] = ""
+            ui.busy = ""
         if picked is None:
             app.render()
             return
         _, data = picked
         if not data:
-            ui["error"] = "the photo could not be read"
+            ui.error = "the photo could not be read"
             app.render()
             return
         await read(data, as_match_set=False)
@@ -562,26 +571,26 @@ def _photo_panel(app: App, s: _Screen, i: int) -> ft.Control:
         if review is not None and review.image is not None:
             await read(review.image, as_match_set=True)
 
-    ui["choose"] = choose  # the Photo button opens the picker at once (see _Screen.open_photo)
+    ui.choose = choose  # the Photo button opens the picker at once (see _Screen.open_photo)
 
     parts: list[Any] = [app.button("Choose photo" if review is None else "Choose another photo",
-                                   choose, icon=ft.Icons.PHOTO_CAMERA, kind="tonal", disabled=bool(ui["busy"]))]
-    if ui["busy"]:
+                                   choose, icon=ft.Icons.PHOTO_CAMERA, kind="tonal", disabled=bool(ui.busy))]
+    if ui.busy:
         parts.append(ft.Row([ft.ProgressRing(width=28, height=28, semantics_label="Reading"),
-                             app.text(ui["busy"], 16)]))
-    if ui["error"]:
-        parts.append(app.text("Could not read the photo: " + ui["error"], 15, color=ft.Colors.ERROR))
+                             app.text(ui.busy, 16)]))
+    if ui.error:
+        parts.append(app.text("Could not read the photo: " + ui.error, 15, color=ft.Colors.ERROR))
     if review is not None:
         parts.extend(_review(app, s, i, review, ui, as_match_set))
     return ft.Column(parts, spacing=10)
 
 
-def _review(app: App, s: _Screen, i: int, review: PhotoReview, ui: dict, as_match_set: Any) -> list[Any]:
+def _review(app: App, s: _Screen, i: int, review: PhotoReview, ui: PhotoPanel, as_match_set: Any) -> list[Any]:
     out: list[Any] = []
     width = _shown_width(app)
     iw, ih = review.image_size if review.image_size[0] else (4, 3)
     height = width * ih / iw
-    show_unsure = bool(ui.get("show_unsure"))
+    show_unsure = ui.show_unsure
     shown = review.shown(show_unsure)
 
     def edit(fn: Any) -> None:
@@ -598,7 +607,7 @@ def _review(app: App, s: _Screen, i: int, review: PhotoReview, ui: dict, as_matc
             return
         hit = review.tile_at(pos.x * iw / width, pos.y * ih / height)
         if hit is not None and hit in shown:
-            ui.update(selected=hit, adding=False)
+            ui.selected, ui.adding = hit, False
             app.render()
 
     if review.image is not None:
@@ -606,7 +615,7 @@ def _review(app: App, s: _Screen, i: int, review: PhotoReview, ui: dict, as_matc
             content=ft.GestureDetector(
                 content=ft.Semantics(
                     label=f"Photo with {count(len(shown), 'tile')} outlined and numbered",
-                    content=ft.Image(src=ui["preview"].jpeg(review, width, show_unsure), width=width,
+                    content=ft.Image(src=ui.preview.jpeg(review, width, show_unsure), width=width,
                                      height=height, fit=ft.BoxFit.CONTAIN, gapless_playback=True)),
                 on_tap_down=tap),
             min_scale=1.0, max_scale=5.0, width=width, height=height)
@@ -656,52 +665,52 @@ def _review(app: App, s: _Screen, i: int, review: PhotoReview, ui: dict, as_matc
     finds = review.finds_line(show_unsure)
     if finds:
         def toggle(_: Any) -> None:
-            ui.update(show_unsure=not show_unsure, selected=None)
+            ui.show_unsure, ui.selected = not show_unsure, None
             app.render()
 
         out.append(app.button(finds, toggle, kind="text", icon=ft.Icons.VISIBILITY_OFF if show_unsure
                               else ft.Icons.VISIBILITY, compact=True))
 
     def select(k: int) -> None:
-        ui.update(selected=k, adding=False)
+        ui.selected, ui.adding = k, False
         app.render()
 
     out.append(ft.Row([app.button(f"{k + 1}: {label(it)}", bind(select, k),
-                                  kind="filled" if ui["selected"] == k else "outlined",
+                                  kind="filled" if ui.selected == k else "outlined",
                                   icon=ft.Icons.WARNING_AMBER if is_low(it) else None)
                        for k, it in enumerate(review.items) if k in shown],
                       wrap=True, spacing=6, run_spacing=6))
-    sel = ui["selected"]
+    sel = ui.selected
 
     def set_tile(t: Any) -> None:
         try:
             s.content.check_free(i, t)
         except TakenError:
-            ui["taken"] = str(t)  # refused: said below, with the move it offers
+            ui.taken = str(t)  # refused: said below, with the move it offers
             app.render()
             return
-        ui["taken"] = None
-        if ui["adding"]:
-            ui["adding"] = False
+        ui.taken = None
+        if ui.adding:
+            ui.adding = False
             edit(lambda r: r.add(t))
         elif sel is not None:
-            ui["selected"] = None
+            ui.selected = None
             edit(lambda r: r.correct(sel, t))
 
     def move_here(t: Any) -> None:
-        at = None if ui["adding"] else sel
+        at = None if ui.adding else sel
         moved: list[str] = []
-        ui.update(taken=None, selected=None, adding=False)
+        ui.taken, ui.selected, ui.adding = None, None, False
         s.change(lambda c: moved.extend(c.correct_moving(i, at, t)) if i in c.reviews else None, redraw=True)
         if moved:
             app.snack(f"{t} moved from {' and '.join(moved)} to {s.entry.hands[i].player}'s photo")
 
     def remove(_: Any) -> None:
-        ui["selected"] = None
+        ui.selected = None
         edit(lambda r: r.remove(sel))
 
     def accept(_: Any) -> None:
-        ui["selected"] = None
+        ui.selected = None
         edit(lambda r: r.accept(sel))
 
     if sel is not None and sel < len(review.items) and sel in review.questions:
@@ -715,13 +724,17 @@ def _review(app: App, s: _Screen, i: int, review: PhotoReview, ui: dict, as_matc
             out.append(app.button(f"Count it as {review.items[sel].tile}", accept, icon=ft.Icons.ADD_TASK))
         out.append(app.button(f"Remove tile {sel + 1}", remove, kind="outlined", icon=ft.Icons.DELETE_OUTLINE))
         out.extend(_taken_notice(app, s, i, ui, move_here))
-        out.append(_suit_grid(app, s, i, f"photo-suit:{i}", set_tile))
-    elif ui["adding"]:
+        out.append(_suit_grid(app, s, i, ui, set_tile))
+    elif ui.adding:
         out.append(app.text("Pick the tile the reader missed.", 16, bold=True))
         out.extend(_taken_notice(app, s, i, ui, move_here))
-        out.append(_suit_grid(app, s, i, f"photo-suit:{i}", set_tile))
+        out.append(_suit_grid(app, s, i, ui, set_tile))
     else:
-        out.append(app.button("Add a missed tile", lambda _: (ui.update(adding=True), app.render()),
+        def add_missed(_: Any) -> None:
+            ui.adding = True
+            app.render()
+
+        out.append(app.button("Add a missed tile", add_missed,
                               kind="outlined", icon=ft.Icons.ADD))
 
     def use(_: Any) -> None:
@@ -739,9 +752,9 @@ def _review(app: App, s: _Screen, i: int, review: PhotoReview, ui: dict, as_matc
     return out
 
 
-def _taken_notice(app: App, s: _Screen, i: int, ui: dict, move_here: Any) -> list[Any]:
+def _taken_notice(app: App, s: _Screen, i: int, ui: PhotoPanel, move_here: Any) -> list[Any]:
     """A correction to a tile another hand holds: refused in words, with the move it offers."""
-    t = ui.get("taken")
+    t = ui.taken
     if not t:
         return []
     try:
@@ -753,11 +766,15 @@ def _taken_notice(app: App, s: _Screen, i: int, ui: dict, move_here: Any) -> lis
     return []
 
 
-def _suit_grid(app: App, s: _Screen, i: int, key: str, on_pick: Any) -> ft.Control:
+def _suit_grid(app: App, s: _Screen, i: int, ui: PhotoPanel, on_pick: Any) -> ft.Control:
     """Pick one tile for seat ``i``'s photo: a suit, then a face of that suit (a double-18 set fits
     on a phone); tiles other hands hold are shown taken."""
     entry = s.entry
-    suit, suits = suit_row(app, entry.top, key)
+    def pick(v: int) -> None:
+        ui.suit = v
+        app.render()
+
+    suit, suits = suit_row(app, entry.top, ui.suit, pick)
     faces = []
     for pt in entry.suit_tiles(suit, i, s.content.photo_tiles()):
         name = pt.label if pt.taken_by is None else f"{pt.label}, taken: {pt.taken_by} has it"

@@ -7,21 +7,12 @@ from typing import TYPE_CHECKING, Any
 import flet as ft
 
 from chickenfoot.app.setup import MatchSetup, fmt_value
-from chickenfoot.app.views import bind, bind_event
+from chickenfoot.app.views import Screen, bind, bind_event
 from chickenfoot.rules import PRESETS
 from chickenfoot.rules.words import option_choice
 
 if TYPE_CHECKING:
     from chickenfoot.app.shell import App
-
-
-def _setup(app: App) -> MatchSetup:
-    s = app.drafts.get("setup")
-    if s is None:
-        st = app.settings
-        s = MatchSetup(st.default_preset, dict(st.default_options))
-        app.drafts["setup"] = s
-    return s
 
 
 def options_tile(app: App, s: MatchSetup) -> ft.Control:
@@ -53,72 +44,72 @@ def options_tile(app: App, s: MatchSetup) -> ft.Control:
                             controls=[ft.Container(ft.Column(opts, spacing=12), padding=8)])
 
 
-def build_new(app: App) -> tuple[str, list[Any], str | None]:
-    s = _setup(app)
-    name = ft.TextField(label="Player name", autofocus=True, text_size=app.fs(16),
-                        expand=True, max_length=24)
+class NewMatchScreen(Screen):
+    """The new-match form: seating (add, rename, reorder), rules preset, options; the form is the
+    session's draft, kept until the match starts."""
 
-    def add(_: Any = None) -> None:
-        s.add_player(name.value or "")
-        app.render()
+    def changed(self, fn: Any, *args: Any) -> None:
+        """Change the form (``fn(*args)``) and redraw it."""
+        fn(*args)
+        self.app.render()
 
-    name.on_submit = app.guarded(add)
+    def rename(self, i: int, field: ft.TextField) -> None:
+        self.changed(self.form.rename_player, i, field.value or "")
 
-    def rename(i: int, field: ft.TextField) -> None:
-        s.rename_player(i, field.value or "")
-        app.render()
+    def rename_if_changed(self, i: int, field: ft.TextField) -> None:
+        if field.value != self.form.players[i]:
+            self.rename(i, field)
 
-    def rename_if_changed(i: int, field: ft.TextField) -> None:
-        if field.value != s.players[i]:
-            rename(i, field)
-
-    def move(i: int, delta: int) -> None:
-        s.move_player(i, delta)
-        app.render()
-
-    def remove(i: int) -> None:
-        s.remove_player(i)
-        app.render()
-
-    rows: list[Any] = []
-    for i, p in enumerate(s.players):
-        field = ft.TextField(value=p, label=f"Seat {i + 1}", text_size=app.fs(16), expand=True,
-                             max_length=24)
-        field.on_submit = app.guarded(bind(rename, i, field))
-        field.on_blur = app.guarded(bind(rename_if_changed, i, field))
-        rows.append(ft.Row([
-            field,
-            app.icon_button(ft.Icons.ARROW_UPWARD, f"Move {p} up", bind(move, i, -1), disabled=i == 0),
-            app.icon_button(ft.Icons.ARROW_DOWNWARD, f"Move {p} down", bind(move, i, 1),
-                            disabled=i == len(s.players) - 1),
-            app.icon_button(ft.Icons.DELETE_OUTLINE, f"Remove {p}", bind(remove, i)),
-        ], spacing=2))
-
-    def pick_preset(e: Any) -> None:
-        s.set_preset(e.control.value)
-        app.render()
-
-    def start(_: Any) -> None:
+    def start(self, _: Any) -> None:
+        app, s = self.app, self.form
         problems = s.problems()
         if problems:
             app.snack("; ".join(problems), error=True)
             app.page.update()
             return
-        m = app.ctx.store.create(s.players, s.preset, s.options)
-        app.drafts.pop("setup", None)
+        m = self.session.store.create(s.players, s.preset, s.options)
+        self.session.drafts.setup = None
         app.notify_change(m.id)
         app.go(f"/match/{m.id}/brief")
 
-    problems = s.problems()
-    body: list[Any] = [
-        app.heading("Players (in seating order)"),
-        *rows,
-        ft.Row([name, app.button("Add player", add, icon=ft.Icons.PERSON_ADD)]),
-        app.heading("Rules"),
-        app.dropdown("Rules preset", s.preset, [(k, r.title) for k, r in PRESETS.items()], pick_preset),
-        *[app.text(line, 15) for line in s.summary()],
-        options_tile(app, s),
-        *[app.text(p, 15, color=ft.Colors.ERROR) for p in problems],
-        app.button("Start match", start, icon=ft.Icons.PLAY_ARROW, disabled=bool(problems)),
-    ]
-    return "New match", body, "/"
+    def view(self) -> tuple[str, list[Any], str | None]:
+        app = self.app
+        self.form = s = self.session.setup_form()
+        name = ft.TextField(label="Player name", autofocus=True, text_size=app.fs(16),
+                            expand=True, max_length=24)
+
+        def add(_: Any = None) -> None:
+            self.changed(s.add_player, name.value or "")
+
+        name.on_submit = app.guarded(add)
+        rows: list[Any] = []
+        for i, p in enumerate(s.players):
+            field = ft.TextField(value=p, label=f"Seat {i + 1}", text_size=app.fs(16), expand=True,
+                                 max_length=24)
+            field.on_submit = app.guarded(bind(self.rename, i, field))
+            field.on_blur = app.guarded(bind(self.rename_if_changed, i, field))
+            rows.append(ft.Row([
+                field,
+                app.icon_button(ft.Icons.ARROW_UPWARD, f"Move {p} up", bind(self.changed, s.move_player, i, -1),
+                                disabled=i == 0),
+                app.icon_button(ft.Icons.ARROW_DOWNWARD, f"Move {p} down", bind(self.changed, s.move_player, i, 1),
+                                disabled=i == len(s.players) - 1),
+                app.icon_button(ft.Icons.DELETE_OUTLINE, f"Remove {p}", bind(self.changed, s.remove_player, i)),
+            ], spacing=2))
+
+        def pick_preset(e: Any) -> None:
+            self.changed(s.set_preset, e.control.value)
+
+        problems = s.problems()
+        body: list[Any] = [
+            app.heading("Players (in seating order)"),
+            *rows,
+            ft.Row([name, app.button("Add player", add, icon=ft.Icons.PERSON_ADD)]),
+            app.heading("Rules"),
+            app.dropdown("Rules preset", s.preset, [(k, r.title) for k, r in PRESETS.items()], pick_preset),
+            *[app.text(line, 15) for line in s.summary()],
+            options_tile(app, s),
+            *[app.text(p, 15, color=ft.Colors.ERROR) for p in problems],
+            app.button("Start match", self.start, icon=ft.Icons.PLAY_ARROW, disabled=bool(problems)),
+        ]
+        return "New match", body, "/"

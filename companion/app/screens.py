@@ -1,0 +1,86 @@
+"""The typed state each screen keeps while it is shown (see :meth:`Session.state_of
+<chickenfoot.app.session.Session.state_of>`): which pad or panel is open, a question being
+asked, the suit of faces shown. Flet-free; made afresh whenever another screen is shown.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .photo_review import Preview
+
+
+@dataclass
+class ScoreboardState:
+    #: What the match's management asks about ("rename", "abandon", "delete"), if anything.
+    asking: str | None = None
+
+
+@dataclass
+class DisputeState:
+    #: The suit whose faces are shown (None: the set's highest).
+    suit: int | None = None
+
+
+@dataclass
+class PhotoPanel:
+    """One hand's photo panel on the round screen."""
+
+    #: What it is waiting for ("Reading the tiles…"), empty when idle.
+    busy: str = ""
+    #: Why the last photo could not be read.
+    error: str | None = None
+    #: The tile of the reading being corrected, or a missed tile being added.
+    selected: int | None = None
+    adding: bool = False
+    #: Whether the unsure finds are shown.
+    show_unsure: bool = False
+    #: A correction refused because another hand holds that tile (its name).
+    taken: str | None = None
+    #: The suit of faces shown for a correction.
+    suit: int | None = None
+    #: The annotated photo as last drawn (kept while the photo is the same).
+    preview: Preview = field(default_factory=Preview, compare=False)
+    #: Opens the picker for this hand (the Photo button does it at once: one tap).
+    choose: Callable[[Any], Any] | None = field(default=None, compare=False)
+
+
+@dataclass
+class RoundState:
+    """The round screen on this device: the stored draft it shows, and what is open here."""
+
+    #: The draft shown (its id) and its revision as drawn last.
+    draft: str | None = None
+    seen: int | None = None
+    #: False until the screen has chosen where the pad opens (on the first hand to enter).
+    placed: bool = False
+    #: The hand the number pad types for, and whether the next key starts the number afresh.
+    pad: int | None = None
+    fresh: bool = False
+    #: The panel open under a hand: (seat, "tiles" or "photo").
+    panel: tuple[int, str] | None = None
+    #: The suit of faces shown in the tile picker.
+    suit: int | None = None
+    #: Something to say at the top (an edit that crossed another device's).
+    notice: str | None = None
+    #: (seat, tile) of a taken tile tapped in the picker, refused.
+    refused: tuple[int, str] | None = None
+    photos: dict[int, PhotoPanel] = field(default_factory=dict)
+
+    def open_pad(self, i: int | None) -> None:
+        """The pad types for hand ``i`` (None: closed), a new number; any panel closes."""
+        self.placed, self.pad, self.fresh, self.panel = True, i, True, None
+
+    def open_panel(self, i: int, kind: str) -> None:
+        """Hand ``i``'s tile picker or photo panel opens; the pad closes."""
+        self.placed, self.pad, self.panel = True, None, (i, kind)
+
+    def active(self, i: int) -> bool:
+        """Whether hand ``i`` is the one being worked on (the pad or a panel is its)."""
+        return self.pad == i or (self.panel is not None and self.panel[0] == i)
+
+    def photo(self, i: int) -> PhotoPanel:
+        """Hand ``i``'s photo panel (a new one the first time)."""
+        return self.photos.setdefault(i, PhotoPanel())
