@@ -179,8 +179,20 @@ class Watch:
         loc = self.ui.button("Went out").nth(seat)
         return loc.bounding_box() if loc.count() else None
 
+    def settled_row(self, seat: int) -> dict[str, float] | None:
+        """Seat ``seat``'s row once the redraw has settled (two readings 0.3 s apart agree, within
+        9 s): on a loaded machine the browser can still be rebuilding the page after the tap's wait."""
+        last = self.row(seat)
+        for _ in range(30):
+            self.ui.page.wait_for_timeout(300)
+            now = self.row(seat)
+            if now is not None and now == last:
+                break
+            last = now
+        return last
+
     def check(self, seat: int, before: dict[str, float] | None, what: str) -> None:
-        lay = self.layout()
+        lay = _settled(self.ui, LAYOUT, self.footer)
         assert lay["found"], f"{self.tag}, after {what}: the pad/Save bar is not on the screen"
         bar = lay["barTop"]
         # A control of the list either ends above the bar or is wholly scrolled out below its
@@ -189,7 +201,7 @@ class Watch:
         under = [f"{n['name']!r} {n['top']:.0f}..{n['bottom']:.0f}" for n in lay["nodes"]
                  if n["top"] < bar - 0.5 and n["bottom"] > bar + 0.5]
         assert not under, f"{self.tag}, after {what}: under the pad/Save (top {bar:.0f}): {under}"
-        after = self.row(seat)
+        after = self.settled_row(seat)
         assert after is not None, f"{self.tag}, after {what}: row {seat} is gone"
         unchanged = before is not None and abs(after["y"] - before["y"]) <= 1
         in_view = after["y"] >= APP_BAR - 0.5 and after["y"] + after["height"] <= bar + 0.5 \

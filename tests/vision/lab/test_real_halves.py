@@ -117,7 +117,9 @@ def test_no_labelled_photos_in_the_sources_is_a_clear_stop(tmp_path: Path):
 def test_the_files_a_pass_trained_on_are_named_in_reader_json(tmp_path: Path):
     """The evaluation leaves out ``finetuned_on``: a pass with real halves must fill it, and a pass
     started from a file keeps the files that file was trained on."""
-    pytest.importorskip("ultralytics", reason="the training recipe needs the train extra")
+    # yaml, not ultralytics: imported here, ultralytics patches PIL's Image.open for the whole
+    # test process (a non-image then fails on its missing pi_heif instead of as "not an image")
+    pytest.importorskip("yaml", reason="the training recipe needs the train extra")
     import json
 
     from chickenfoot.vision.lab.train import write_reader_json
