@@ -33,6 +33,7 @@ from chickenfoot.vision.geometry import OrientedBox, rectify, split_halves
 from chickenfoot.vision.images import ImageError, load_image
 from chickenfoot.vision.lab.datasets.halves import jitter_box
 from chickenfoot.vision.lab.realdata import Sample, half_crop_samples, real_samples, realdata_root
+from chickenfoot.vision.lab.tally import IOU_THRESHOLD, aabb_iou
 from chickenfoot.vision.reader import Reader
 from chickenfoot.vision.reading import TileReading
 
@@ -50,19 +51,6 @@ class RealTile:
     b: int
 
 
-def _aabb_iou(p: tuple[float, ...], q: tuple[float, ...]) -> float:
-    ix = max(0.0, min(p[2], q[2]) - max(p[0], q[0]))
-    iy = max(0.0, min(p[3], q[3]) - max(p[1], q[1]))
-    inter = ix * iy
-    union = (p[2] - p[0]) * (p[3] - p[1]) + (q[2] - q[0]) * (q[3] - q[1]) - inter
-    return inter / union if union > 0 else 0.0
-
-
-def _enclosing(box: OrientedBox) -> tuple[float, float, float, float]:
-    c = box.corners()
-    return float(c[:, 0].min()), float(c[:, 1].min()), float(c[:, 0].max()), float(c[:, 1].max())
-
-
 def oriented(reading: TileReading, label: tuple[int, int]) -> tuple[int, int] | None:
     """The labelled values at ends A and B of ``reading``'s box: the end whose read value is one
     of the label's takes it. None when neither end agrees (the label cannot be placed)."""
@@ -74,10 +62,6 @@ def oriented(reading: TileReading, label: tuple[int, int]) -> tuple[int, int] | 
     if reading.a == y or reading.b == x:
         return y, x
     return None
-
-
-def _scaled(box: OrientedBox, s: float) -> OrientedBox:
-    return OrientedBox(box.cx * s, box.cy * s, box.length * s, box.width * s, box.angle)
 
 
 def tiles_of(sample: Sample, reader: Reader) -> tuple[list[RealTile], int]:
@@ -102,18 +86,18 @@ def tiles_of(sample: Sample, reader: Reader) -> tuple[list[RealTile], int]:
         ends = oriented(best, sample.tiles[0])
         if ends is None:
             return [], 1
-        return [RealTile(img, _scaled(best.box, s), *ends)], 0
+        return [RealTile(img, best.box.scaled(s), *ends)], 0
     if sample.kind != "boxes-aabb":
         raise ValueError(f"{sample.rel}: {sample.kind} labels give no tile values to train on")
     missed = 0
     for label, gt in zip(sample.tiles, sample.boxes, strict=True):
-        scored = [(_aabb_iou(_enclosing(t.box), gt), t) for t in found]
+        scored = [(aabb_iou(t.box.aabb(), gt), t) for t in found]
         iou, best = max(scored, key=lambda p: p[0], default=(0.0, None))
-        ends = oriented(best, label) if best is not None and iou >= 0.5 else None
+        ends = oriented(best, label) if best is not None and iou >= IOU_THRESHOLD else None
         if ends is None:
             missed += 1
             continue
-        out.append(RealTile(img, _scaled(best.box, s), *ends))
+        out.append(RealTile(img, best.box.scaled(s), *ends))
     return out, missed
 
 

@@ -279,12 +279,17 @@ def real_data(real: dict[str, Any], fdir: Path, cls: dict[str, Any]) -> dict[str
     return st
 
 
+def cls_pass_dir(work: Path, i: int) -> Path:
+    """The half crops of classifier pass ``i`` (0: the first ``finetune`` entry) in ``work``."""
+    return work / f"cls_data_ft{'' if i == 0 else i + 1}"
+
+
 def trained_real_files(cfg: dict[str, Any], work: Path) -> list[str]:
     """The real files a config's classifier passes trained on (each pass's ``real_done``)."""
     passes = cfg["classifier"].get("finetune") or []
     files: list[str] = []
     for i, ft in enumerate(passes if isinstance(passes, list) else [passes]):
-        done = work / f"cls_data_ft{'' if i == 0 else i + 1}" / "real_done"
+        done = cls_pass_dir(work, i) / "real_done"
         if ft.get("real") and done.exists():
             files += json.loads(done.read_text())["files"]
     return sorted(set(files))
@@ -573,7 +578,7 @@ def run(cfg: dict[str, Any], work: Path, out: Path, resume: bool = False, stages
         for i, ft in enumerate(passes if isinstance(passes, list) else [passes]):
             # further passes on fresh half-crop sets from a newer renderer (see the model card)
             sfx = "" if i == 0 else str(i + 1)
-            fdir = work / f"cls_data_ft{sfx}"
+            fdir = cls_pass_dir(work, i)
             made = pass_data(ft, fdir, work, best, cls, top, out, f"classifier pass {i + 2}",
                              float(ft.get("jitter", 1.0)), float(ft.get("pip_contrast", 0.0)),
                              float(ft.get("gray_contrast", 0.0)))
