@@ -24,6 +24,10 @@ Sources and how each label format is scored (see each folder's MANIFEST.md):
 * YOLO whole-tile boxes with a tile per box (TAK1EDD1NE) and Labelbox half boxes paired into
   tiles (jeremyarde, aligned photos only): axis-aligned IoU >= 0.5 against each prediction's
   enclosing box.
+* oriented boxes with half A/B (Ruxi12, overhead photos of a board): scored like the rendered
+  set, on the playing grid only (its labels cover nothing else; a find's centre may lie half a
+  cell outside it); finds outside it, the board's printed track of dominoes among them, are
+  counted apart and never against the photo.
 * VOC pose boxes (karthikVenkataramana): no values, so count only - recall of face-up tiles
   (poses B, E), and how many face-down tiles (A, F) were read as tiles.
 * single-tile crops (Funallingus: loose crops -> detector on the crop, whole crop if it finds
@@ -31,8 +35,15 @@ Sources and how each label format is scored (see each folder's MANIFEST.md):
   count (classifier only, mean of the crop and its 180-degree turn since the divider side is
   unknown).
 
+Every real photo whose labels name all its face-up tiles (lists, tile boxes, Ruxi12) is also
+judged as a player judges it, by its headline (:mod:`chickenfoot.vision.lab.verdict`): right with
+nothing to check, asked (the true penalty still reachable), or wrong with nothing asked; where
+the photos with a face-up 0-0 fall among those; and tiles to check per photo. Pose boxes and
+crops give no per-photo truth and stay in their rows above.
+
 Images listed in ``reader.json`` under ``finetuned_on`` (paths relative to the realdata
-folder), or in ``--exclude FILE``, are never counted. Nothing here is tuned on real photos.
+folder), or in ``--exclude FILE``, are never counted; ``--exclude-source NAME`` leaves out a
+whole folder (one a model trained on). Nothing here is tuned on real photos.
 """
 
 from __future__ import annotations
