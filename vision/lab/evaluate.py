@@ -694,8 +694,9 @@ def _report_real(ev: Evaluator) -> dict[str, Any]:
               "   counted part not over the truth (ptd: the tiles asked about are all that is wrong);\n"
               "   wrong,asked: the counted part already over the truth. 0-0: photos with a face-up 0-0 and\n"
               "   where they fall (right/asked/wrong,silent/wrong,asked). check/photo: tiles left to check per\n"
-              "   photo; (0-0?): of them, 0-0-or-back questions. outside: finds outside the labelled part\n"
-              "   (Ruxi12's printed track, JackRoache's background) counted as tiles, not held against a photo.")
+              "   photo; (0-0?): of them, 0-0-or-back questions. outside/photo: finds outside the labelled part\n"
+              "   (Ruxi12's printed track, JackRoache's background) counted as sure tiles, per photo (in how\n"
+              "   many photos); never held against a photo.")
         wrong = [line for _, v in verdicts for line in v.figures()["wrong_photos"]]
         if wrong:
             print("   wrong photos:\n     " + "\n     ".join(wrong))

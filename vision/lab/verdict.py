@@ -149,9 +149,9 @@ def verdict_table(rows: list[tuple[str, VerdictTally]]) -> str:
     """Per source: photos right with nothing to check, asked (of them, pointed at what is
     wrong), wrong with nothing asked, wrong though asked; the same for the photos with a
     face-up 0-0; tiles to check per photo (0-0-or-back questions among them); and finds
-    outside the labelled part taken for tiles."""
+    outside the labelled part counted as sure tiles, per photo (in how many photos)."""
     head = (f"{'source':<34} {'photos':>6} {'right':>11} {'asked (ptd)':>11} {'wrong,silent':>12} "
-            f"{'wrong,asked':>11} {'0-0: n  R/A/W/WA':>18} {'check/photo':>11} {'(0-0?)':>6} {'outside':>9}")
+            f"{'wrong,asked':>11} {'0-0: n  R/A/W/WA':>18} {'check/photo':>11} {'(0-0?)':>6} {'outside/photo':>13}")
     lines = [head, "-" * len(head)]
     for label, t in rows:
         f = t.figures()
@@ -160,11 +160,11 @@ def verdict_table(rows: list[tuple[str, VerdictTally]]) -> str:
             continue
         z = f["blank_double"]
         zeros = f"{f['blank_double_photos']:>3}  {z[RIGHT]}/{z[ASKED]}/{z[WRONG_SILENT]}/{z[WRONG_ASKED]}"
-        out = f"{f['outside_counted']} in {f['outside_photos']}" if f["outside_counted"] else "-"
+        out = f"{f['outside_counted'] / n:.1f} ({f['outside_photos']})" if f["outside_counted"] else "-"
         lines.append(
             f"{label[:34]:<34} {n:>6} {f[RIGHT]:>4} {100 * f[RIGHT] / n:>5.1f}% "
             f"{f[ASKED]:>4} ({f['asked_pointed']:>2})  {f[WRONG_SILENT]:>12} {f[WRONG_ASKED]:>11} "
-            f"{zeros:>18} {f['to_check_per_photo']:>11.2f} {f['questions']:>6} {out:>9}"
+            f"{zeros:>18} {f['to_check_per_photo']:>11.2f} {f['questions']:>6} {out:>13}"
         )
     return "\n".join(lines)
 
