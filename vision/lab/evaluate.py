@@ -686,7 +686,9 @@ def _report_real(ev: Evaluator) -> dict[str, Any]:
         allconf.update(crops.confusion)
         print()
         print(confusion_table(allconf, f"Half values, real scenes + crops, {mode}"))
-        verdicts = [(LABELS[src], v) for src in SCENES + APART if (v := ev.verdicts.get((src, mode)))]
+        verdicts = [(LABELS[src], v) for src in SCENES if (v := ev.verdicts.get((src, mode)))]
+        verdicts.append(("ALL real scene photos", VerdictTally([x for _, v in verdicts for x in v.verdicts])))
+        verdicts += [(LABELS[src], v) for src in APART if (v := ev.verdicts.get((src, mode)))]
         print()
         print(f"Photos judged by their headline, {mode} (chickenfoot.vision.lab.verdict):")
         print(verdict_table(verdicts))
@@ -697,7 +699,7 @@ def _report_real(ev: Evaluator) -> dict[str, Any]:
               "   photo; (0-0?): of them, 0-0-or-back questions. outside/photo: finds outside the labelled part\n"
               "   (Ruxi12's printed track, JackRoache's background) counted as sure tiles, per photo (in how\n"
               "   many photos); never held against a photo.")
-        wrong = [line for _, v in verdicts for line in v.figures()["wrong_photos"]]
+        wrong = [line for label, v in verdicts if not label.startswith("ALL") for line in v.figures()["wrong_photos"]]
         if wrong:
             print("   wrong photos:\n     " + "\n     ".join(wrong))
         out[mode] = {

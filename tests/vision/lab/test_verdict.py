@@ -195,7 +195,8 @@ def test_evaluate_judges_each_photo_and_leaves_out_a_named_source(tmp_path: Path
                           "--exclude-source", RUXI12, "--json", str(out_json)])
     out = capsys.readouterr().out
     assert code == 0 and "0 labelled images" in out and f"sources left out: {RUXI12}" in out
-    assert json.loads(out_json.read_text())["real"]["colour"]["verdicts"] == {}
+    left = json.loads(out_json.read_text())["real"]["colour"]["verdicts"]
+    assert list(left) == ["ALL real scene photos"] and left["ALL real scene photos"]["photos"] == 0
     assert evaluate.main(["--models", str(models), "--skip-rendered", "--realdata", str(realdata),
                           "--exclude-source", "nowhere"]) == 2
     assert "no folder nowhere" in capsys.readouterr().err
