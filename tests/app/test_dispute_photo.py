@@ -1,4 +1,4 @@
-"""The dispute checker reads the table from a photo: the real photo tests/data/table.jpg, read by
+"""The dispute checker reads the table from a photo: the rendered photo tests/data/table.jpg, read by
 the real shipped reader (no mocks), becomes the builder's table; the existing flow (open ends,
 ask, add, undo, save) keeps working on it, and a bad file changes nothing."""
 

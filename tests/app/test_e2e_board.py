@@ -153,7 +153,7 @@ def test_a_typed_layout_is_drawn_as_a_board_at_phone_and_desktop_width(server: S
 
 
 def test_a_table_photo_is_shown_as_a_board_beside_the_photo(server: Server, browser) -> None:  # type: ignore[no-untyped-def]
-    """The real table photo through the browser's file dialog and the shipped reader: the table
+    """The rendered table photo (tests/data/table.jpg) through the browser's file dialog and the shipped reader: the table
     read from it is drawn as a board beside the annotated photo (below it on a phone)."""
     from chickenfoot.vision.config import MODELS_DIR
 

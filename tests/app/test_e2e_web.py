@@ -315,7 +315,7 @@ def test_dispute_rules_settings_history_at_phone_and_desktop_width(server: Serve
 
 
 def test_dispute_reads_the_table_from_a_photo(server: Server, browser, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    """The browser's own file dialog hands the real table photo to the dispute checker; the
+    """The browser's own file dialog hands the rendered table photo (tests/data/table.jpg) to the dispute checker; the
     shipped reader reads it; a broken file then is refused and the table stays."""
     from chickenfoot.vision.config import MODELS_DIR
 

@@ -537,8 +537,9 @@ def _photo_image(app: App) -> Any:
 
 
 def test_dispute_reads_the_table_from_a_photo(app: App) -> None:
-    """The real photo and the real shipped reader: the screen shows the annotated photo, the table
-    read from it, what to check; undo is named or off; a broken file leaves the table as it was."""
+    """The rendered table photo (tests/data/table.jpg) and the real shipped reader: the screen
+    shows the annotated photo, the table read from it, what to check; undo is named or off; a
+    broken file leaves the table as it was."""
     from chickenfoot.vision.config import MODELS_DIR
 
     if not (MODELS_DIR / "reader.json").exists():

@@ -1,5 +1,5 @@
-"""``chickenfoot table PHOTO``: the shipped models on the shipped table photo, the exit codes,
-the saved layout file, the annotated picture, and bad input."""
+"""``chickenfoot table PHOTO``: the shipped models on the rendered table photo (tests/data/table.jpg),
+the exit codes, the saved layout file, the annotated picture, and bad input."""
 
 from __future__ import annotations
 

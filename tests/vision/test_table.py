@@ -1,6 +1,6 @@
 """Photo -> layout: contacts between tile ends, the tree from the hub, hub choice, warnings;
-on hand-placed boxes, on rendered tables (true boxes), and on the shipped test photo with the
-shipped models."""
+on hand-placed boxes, on rendered tables (true boxes), and on the rendered test photo
+(tests/data/table.jpg) with the shipped models."""
 
 from __future__ import annotations
 
@@ -186,7 +186,7 @@ def test_rendered_table_truth_matches_its_photo():
 
 @pytest.mark.skipif(not (MODELS / "reader.json").exists(), reason="shipped models not built")
 @pytest.mark.parametrize("hub", ["3-3", None])
-def test_shipped_reader_reads_the_test_table_photo_into_its_layout(hub: str | None):
+def test_shipped_reader_reads_the_rendered_table_photo_into_its_layout(hub: str | None):
     truth = Layout.from_dict(json.loads((DATA / "table.json").read_text())["layout"])
     reader = Reader.from_models_dir(MODELS)
     reading = reader.read(DATA / "table.jpg", get_rules(truth.rules), truth.set)
@@ -241,8 +241,8 @@ def test_a_named_hub_the_detector_missed_is_looked_for_against_its_spokes():
 
 
 @pytest.mark.skipif(not (MODELS / "reader.json").exists(), reason="shipped models not built")
-def test_the_shipped_reader_finds_a_tile_left_out_of_a_real_photo_again():
-    """Drop tiles from the reading of the test photo, as a detector miss would; looking where
+def test_the_shipped_reader_finds_a_tile_left_out_of_the_rendered_table_photo_again():
+    """Drop tiles from the reading of the rendered test photo, as a detector miss would; looking where
     the layout needs them reads them back from the photo, with the right numbers."""
     from functools import partial
 

@@ -24,6 +24,10 @@ Sources and how each label format is scored (see each folder's MANIFEST.md):
 * YOLO whole-tile boxes with a tile per box (TAK1EDD1NE) and Labelbox half boxes paired into
   tiles (jeremyarde, aligned photos only): axis-aligned IoU >= 0.5 against each prediction's
   enclosing box.
+* oriented boxes with half A/B (Ruxi12, overhead photos of a board): scored like the rendered
+  set, on the playing grid only (its labels cover nothing else; a find's centre may lie half a
+  cell outside it); finds outside it, the board's printed track of dominoes among them, are
+  counted apart and never against the photo.
 * VOC pose boxes (karthikVenkataramana): no values, so count only - recall of face-up tiles
   (poses B, E), and how many face-down tiles (A, F) were read as tiles.
 * single-tile crops (Funallingus: loose crops -> detector on the crop, whole crop if it finds
@@ -31,14 +35,20 @@ Sources and how each label format is scored (see each folder's MANIFEST.md):
   count (classifier only, mean of the crop and its 180-degree turn since the divider side is
   unknown).
 
+Every real photo whose labels name all its face-up tiles (lists, tile boxes, Ruxi12) is also
+judged as a player judges it, by its headline (:mod:`chickenfoot.vision.lab.verdict`): right with
+nothing to check, asked (the true penalty still reachable), or wrong with nothing asked; where
+the photos with a face-up 0-0 fall among those; and tiles to check per photo. Pose boxes and
+crops give no per-photo truth and stay in their rows above.
+
 Images listed in ``reader.json`` under ``finetuned_on`` (paths relative to the realdata
-folder), or in ``--exclude FILE``, are never counted. Nothing here is tuned on real photos.
+folder), or in ``--exclude FILE``, are never counted; ``--exclude-source NAME`` leaves out a
+whole folder (one a model trained on). Nothing here is tuned on real photos.
 """
 
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import shutil
 import subprocess
@@ -59,11 +69,12 @@ from chickenfoot.vision.geometry import OrientedBox, polygon_iou
 from chickenfoot.vision.images import ImageError, LoadedImage, load_image
 from chickenfoot.vision.lab.lost import LOST_REASONS, lost_entry, lost_montage, nearest_read
 from chickenfoot.vision.lab.realdata import (
+    RUXI12,
     Sample,
     half_crop_samples,
-    in_play_area,
     real_samples,
     realdata_root,
+    source_of,
 )
 from chickenfoot.vision.lab.tally import (
     BAND_SIDE,
@@ -81,6 +92,7 @@ from chickenfoot.vision.lab.tally import (
     pct,
     table,
 )
+from chickenfoot.vision.lab.verdict import Verdict, VerdictTally, judge_sample, verdict_table
 from chickenfoot.vision.reader import Reader, Reading, TileReading
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -89,7 +101,9 @@ DEFAULT_RENDER_SEED = 90210
 
 
 # --------------------------------------------------------------------------- scoring
-def _gray(loaded: LoadedImage) -> LoadedImage:
+def grey_copy(loaded: LoadedImage) -> LoadedImage:
+    """The photo as a grayscale copy (pip colours often encode the value: the reader must count
+    pips)."""
     return LoadedImage(loaded.image.convert("L").convert("RGB"), loaded.original_size, loaded.name)
 
 
@@ -128,6 +142,8 @@ class Evaluator:
         self.skipped: list[str] = []
         #: Each true tile of the rendered set not read exactly (:meth:`lost_entry`), in order.
         self.lost_tiles: list[dict[str, Any]] = []
+        #: (source, mode) -> each labelled real photo's headline judged against its truth.
+        self.verdicts: dict[tuple[str, str], VerdictTally] = {}
 
     def tally(self, source: str, mode: str) -> Tally:
         key = (source, mode)
@@ -268,20 +284,28 @@ class Evaluator:
             if loaded is None:
                 continue
             for mode in self.modes:
-                img = loaded if mode == "colour" else _gray(loaded)
+                img = loaded if mode == "colour" else grey_copy(loaded)
                 getattr(self, "_" + s.kind.replace("-", "_"))(s, img, mode)
 
     def _read(self, img: LoadedImage) -> Reading:
         return self.reader.read(img, self.rules)
 
+    def _judge(self, s: Sample, mode: str, reading: Reading) -> tuple[Verdict, Reading]:
+        """The photo's headline judged against its truth (:mod:`chickenfoot.vision.lab.verdict`), kept
+        per source; and the reading of the labelled part of the photo."""
+        verdict, part = judge_sample(s, reading, self.rules, mode)
+        self.verdicts.setdefault((s.source, mode), VerdictTally()).add(verdict)
+        return verdict, part
+
     def _list(self, s: Sample, img: LoadedImage, mode: str) -> None:
         reading = self._read(img)
-        area = [t for t in reading.tiles if not s.play_area or in_play_area(t.box, img.original_size)]
+        _, part = self._judge(s, mode, reading)
+        area = list(part.tiles)
         pred = [t for t in area if not t.question]
         gt_tiles = [Tile(a, b) for a, b in s.tiles]
         pairs = match_by_value(gt_tiles, [t.tile for t in pred])
         asked = [t for t in area if t.question]
-        self._add_reads(s, mode, pred, pairs, dataclasses.replace(reading, tiles=tuple(area)))
+        self._add_reads(s, mode, pred, pairs, part)
         c = self.facedown[mode]
         if not s.tiles:  # a photo of face-down tiles only
             c["backs_photos"] += 1
@@ -293,8 +317,15 @@ class Evaluator:
             # count only: a face-up tile missed where the reader saw a back or asked
             c["list_missed_with_back_or_question"] += min(missed, len(reading.backs) + len(asked))
 
+    def _boxes_oriented(self, s: Sample, img: LoadedImage, mode: str) -> None:
+        """Oriented boxes with half A/B (Ruxi12): scored on the labelled grid like the rendered
+        set; finds outside it are counted apart by the verdict."""
+        _, part = self._judge(s, mode, self._read(img))
+        self._score_oriented(s.source, mode, list(s.tiles), list(s.boxes), part)
+
     def _boxes_aabb(self, s: Sample, img: LoadedImage, mode: str) -> None:
         reading = self._read(img)
+        self._judge(s, mode, reading)
         pred = _reads(reading)
         pred_boxes = [t.box.aabb() for t in pred]
         pairs = greedy_match(len(s.boxes), len(pred), lambda i, j: aabb_iou(s.boxes[i], pred_boxes[j]))
@@ -463,6 +494,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--limit", type=int, default=None, help="score at most this many rendered images")
     ap.add_argument("--realdata", type=Path, default=None, help=f"default {DEFAULT_REALDATA}")
     ap.add_argument("--exclude", type=Path, default=None, help="file of realdata paths to leave out")
+    ap.add_argument("--exclude-source", action="append", default=[], metavar="NAME",
+                    help="leave out a whole realdata folder (e.g. one a retrained model trained on); repeatable")
     ap.add_argument("--no-gray", action="store_true", help="skip the grayscale copies")
     ap.add_argument("--skip-rendered", action="store_true")
     ap.add_argument("--skip-real", action="store_true")
@@ -547,11 +580,17 @@ def main(argv: list[str] | None = None) -> int:
             excluded = set(reader.config.extra.get("finetuned_on", []) or [])
             if args.exclude:
                 excluded |= {ln.strip() for ln in args.exclude.read_text().splitlines() if ln.strip()}
-            samples = [s for s in real_samples(root) if s.rel not in excluded]
-            halves = [h for h in half_crop_samples(root) if h[2] not in excluded]
+            unknown = sorted(set(args.exclude_source) - {p.name for p in root.iterdir()})
+            if unknown:
+                print(f"error: --exclude-source: no folder {', '.join(unknown)} in {root}", file=sys.stderr)
+                return 2
+            left_out = set(args.exclude_source)
+            samples = [s for s in real_samples(root) if s.rel not in excluded and source_of(s.rel) not in left_out]
+            halves = [h for h in half_crop_samples(root) if h[2] not in excluded and source_of(h[2]) not in left_out]
             n_excl = len(excluded)
             print(f"\n== Real photos from {root} ({len(samples)} labelled images, {len(halves)} half "
-                  f"crops; {n_excl} files excluded as fine-tuning data)")
+                  f"crops; {n_excl} files excluded as fine-tuning data"
+                  + (f"; sources left out: {', '.join(sorted(left_out))}" if left_out else "") + ")")
             ev.real(samples)
             ev.half_crops(halves)
             report["real"] = _report_real(ev)
@@ -567,12 +606,16 @@ def main(argv: list[str] | None = None) -> int:
 
 SCENES = ("JackRoache__METR4202-2016", "danb-dev-ui__DominoCounter",
           "TAK1EDD1NE__domino-tile-recognition", "jeremyarde__domino-counter")
+#: Scene sources kept out of the pooled row of :data:`SCENES` (one board, one set, 100 photos of
+#: five games: pooled, they would outweigh every other source).
+APART = (RUXI12,)
 CROPS = ("Funallingus__METR4202_PROJECT_REPOSITORY tile crops", "jeremyarde__domino-counter tile crops")
 LABELS = {
     "JackRoache__METR4202-2016": "JackRoache webcam+phone (lists*)",
     "danb-dev-ui__DominoCounter": "danb-dev-ui phone (lists*)",
     "TAK1EDD1NE__domino-tile-recognition": "TAK1EDD1NE (boxes)",
     "jeremyarde__domino-counter": "jeremyarde phone (half boxes)",
+    RUXI12: "Ruxi12 board, grid only (obb)",
     "Funallingus__METR4202_PROJECT_REPOSITORY tile crops": "Funallingus tile crops (loose)",
     "jeremyarde__domino-counter tile crops": "jeremyarde tile crops (tight)",
     MANY: MANY,
@@ -599,6 +642,7 @@ def _report_real(ev: Evaluator) -> dict[str, Any]:
         many = ev.tallies.get((MANY, mode))
         if many:
             rows.append((MANY, many))
+        rows += [(LABELS[src], t) for src in APART if (t := ev.tallies.get((src, mode)))]
         crops = _pool(ev, mode, CROPS, "ALL single-tile crops", rows)
         print(f"\n-- {mode}: scenes and crops")
         print(table(rows))
@@ -642,7 +686,24 @@ def _report_real(ev: Evaluator) -> dict[str, Any]:
         allconf.update(crops.confusion)
         print()
         print(confusion_table(allconf, f"Half values, real scenes + crops, {mode}"))
+        verdicts = [(LABELS[src], v) for src in SCENES if (v := ev.verdicts.get((src, mode)))]
+        verdicts.append(("ALL real scene photos", VerdictTally([x for _, v in verdicts for x in v.verdicts])))
+        verdicts += [(LABELS[src], v) for src in APART if (v := ev.verdicts.get((src, mode)))]
+        print()
+        print(f"Photos judged by their headline, {mode} (chickenfoot.vision.lab.verdict):")
+        print(verdict_table(verdicts))
+        print("   right: nothing to check, penalty right (the only right); asked: something to check and the\n"
+              "   counted part not over the truth (ptd: the tiles asked about are all that is wrong);\n"
+              "   wrong,asked: the counted part already over the truth. 0-0: photos with a face-up 0-0 and\n"
+              "   where they fall (right/asked/wrong,silent/wrong,asked). check/photo: tiles left to check per\n"
+              "   photo; (0-0?): of them, 0-0-or-back questions. outside/photo: finds outside the labelled part\n"
+              "   (Ruxi12's printed track, JackRoache's background) counted as sure tiles, per photo (in how\n"
+              "   many photos); never held against a photo.")
+        wrong = [line for label, v in verdicts if not label.startswith("ALL") for line in v.figures()["wrong_photos"]]
+        if wrong:
+            print("   wrong photos:\n     " + "\n     ".join(wrong))
         out[mode] = {
+            "verdicts": {label: v.figures() for label, v in verdicts},
             "per_source": {label: t.figures() for label, t in rows},
             "half_crops": None if not hc else {"correct": hc.halves_ok, "total": hc.halves},
             "poses": dict(pc),

@@ -4,9 +4,10 @@ each folder's MANIFEST.md)."""
 from __future__ import annotations
 
 import csv
+import math
 import os
 import xml.etree.ElementTree as ET
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -36,6 +37,19 @@ class Sample:
     poses: list[tuple[str, tuple[float, float, float, float]]] = field(default_factory=list)
     play_area: bool = False  # JackRoache webcam frame: score only the play area
     rel: str = ""  # path relative to the realdata folder (for exclusions)
+    #: The labelled part of the photo where labels cover only part of it (Ruxi12: the playing
+    #: grid's corners, clockwise from top left, in the photo's pixels); None: the whole photo.
+    grid: tuple[tuple[float, float], ...] | None = None
+
+    def labelled_part(self, size: tuple[int, int]) -> Callable[[OrientedBox], bool] | None:
+        """Whether a find (its box in the pixels of a photo of ``size``) lies in the part of
+        the photo the labels cover; None where they cover all of it."""
+        if self.grid is not None:
+            grid = self.grid
+            return lambda box: in_grid(box, grid)
+        if self.play_area:
+            return lambda box: in_play_area(box, size)
+        return None
 
 
 def _csv(path: Path) -> list[dict[str, str]]:
@@ -53,6 +67,7 @@ def _tiles(text: str) -> list[tuple[int, int]]:
 
 def real_samples(root: Path) -> Iterator[Sample]:
     """Every labelled real image, per folder format."""
+    yield from _ruxi12(root / RUXI12)
     for folder in ("JackRoache__METR4202-2016", "danb-dev-ui__DominoCounter"):
         base = root / folder
         if not (base / "labels_tiles.csv").exists():
@@ -118,6 +133,68 @@ def real_samples(root: Path) -> Iterator[Sample]:
         if img.exists():
             yield Sample("karthikVenkataramana__Domino-Detection", img, "poses", poses=poses,
                          rel=str(img.relative_to(root)))
+
+
+RUXI12 = "Ruxi12__Double-Double-Domino"
+#: How far outside its playing grid a find's centre may lie and still be scored as on the grid:
+#: half a cell (a grid is 15 cells). A tile's centre lies at least half a cell inside the grid,
+#: and the printed dominoes of the score track more than a cell and a half outside it.
+GRID_MARGIN_CELLS = 0.5
+GRID_CELLS = 15
+
+
+def _ruxi12(base: Path) -> Iterator[Sample]:
+    """Ruxi12: oriented boxes with which end holds which value (``boxes.csv``), on the playing
+    grid only (``grid_corners.csv`` per game; the photo ``photos/G_MM.jpg`` is of game G)."""
+    if not (base / "boxes.csv").exists():
+        return
+    grids = {row["game"]: tuple((float(row[f"{c}_x"]), float(row[f"{c}_y"]))
+                                for c in ("top_left", "top_right", "bottom_right", "bottom_left"))
+             for row in _csv(base / "grid_corners.csv")}
+    per: dict[str, list[dict[str, str]]] = {}
+    for row in _csv(base / "labels_tiles.csv"):
+        per.setdefault(row["file"], [])
+    for row in _csv(base / "boxes.csv"):
+        per.setdefault(row["file"], []).append(row)
+    for file, rows in sorted(per.items()):
+        tiles, boxes = [], []
+        for r in rows:
+            cx, cy, length, width, deg = (float(r[k]) for k in ("cx", "cy", "length", "width", "angle_deg"))
+            box = OrientedBox(cx, cy, length, width, math.radians(deg))
+            u, _ = box.axes()
+            # half A lies at the box's -length/2 end: the end whose centre is behind the middle
+            end_1_first = (float(r["end_1_x"]) - box.cx) * u[0] + (float(r["end_1_y"]) - box.cy) * u[1] < 0
+            p1, p2 = int(r["pips_1"]), int(r["pips_2"])
+            tiles.append((p1, p2) if end_1_first else (p2, p1))
+            boxes.append(box)
+        game = Path(file).stem.split("_")[0]
+        yield Sample(base.name, base / file, "boxes-oriented", tiles, boxes, rel=f"{base.name}/{file}",
+                     grid=grids[game])
+
+
+def in_grid(box: OrientedBox, grid: tuple[tuple[float, float], ...],
+            margin_cells: float = GRID_MARGIN_CELLS) -> bool:
+    """Whether a find's centre lies on the playing grid ``grid`` (four corners, in order),
+    widened by ``margin_cells`` of its cells on every side."""
+    pts = [complex(x, y) for x, y in grid]
+    centre = sum(pts) / len(pts)
+    side = sum(abs(pts[k] - pts[k - 1]) for k in range(len(pts))) / len(pts)
+    margin = margin_cells * side / GRID_CELLS
+    p = complex(box.cx, box.cy)
+    for k in range(len(pts)):
+        a, b = pts[k - 1], pts[k]
+        edge = b - a
+        # the signed distance of p from edge a->b, positive towards the grid's centre
+        inward = ((centre - a) / edge).imag > 0
+        dist = ((p - a) / edge).imag * abs(edge)
+        if (dist if inward else -dist) < -margin:
+            return False
+    return True
+
+
+def source_of(rel: str) -> str:
+    """The source folder of a path relative to the realdata folder."""
+    return rel.split("/", 1)[0]
 
 
 def half_crop_samples(root: Path) -> list[tuple[Path, int, str]]:
