@@ -68,9 +68,10 @@ class Tile(_Halves):
         if not m:
             raise InvalidTileError(f"cannot read {text!r} as a tile; write it like 4-7")
         # a number of any length is read (as no set's half), not taken for a bad way of writing
-        if any(len(g.lstrip("0")) > 2 for g in m.groups()) or max(int(g) for g in m.groups()) > MAX_SET:
+        digits = [g.lstrip("0") or "0" for g in m.groups()]
+        if any(len(d) > 2 for d in digits) or max(int(d) for d in digits) > MAX_SET:
             raise InvalidTileError(f"{text!r}: no domino set has a half above {MAX_SET}")
-        return cls(int(m.group(1)), int(m.group(2)))
+        return cls(int(digits[0]), int(digits[1]))
 
     def __str__(self) -> str:
         return f"{self.low}-{self.high}"

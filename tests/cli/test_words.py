@@ -58,6 +58,16 @@ def test_a_tile_with_a_huge_number_is_too_big_not_badly_written(capsys: pytest.C
     assert "write it like" not in err
 
 
+def test_a_number_of_any_length_is_read_as_a_number() -> None:
+    from chickenfoot.rules import Tile
+    from chickenfoot.rules.errors import InvalidTileError
+
+    assert Tile.parse("0" * 5000 + "7-04") == Tile(4, 7)  # zeros in front change nothing
+    for text in ("9" * 5000 + "-1", "1-" + "0" * 4999 + "19"):
+        with pytest.raises(InvalidTileError, match="no domino set has a half above 18"):
+            Tile.parse(text)
+
+
 def test_titles_with_brackets_are_not_followed_by_more(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = _run(capsys, "rules", "pagat")
     assert code == 0 and out.splitlines()[0] == "Chicken Foot (pagat-style), preset pagat"
