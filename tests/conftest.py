@@ -28,6 +28,8 @@ TOOL_DIRS = {
     "TORCH_HOME": "torch",
     "TRITON_CACHE_DIR": "triton",
     "PIP_CACHE_DIR": "pip-cache",
+    # rustup's rustc, which pip runs for its user agent: rustup writes its settings on first run
+    "RUSTUP_HOME": "rustup",
     "RUFF_CACHE_DIR": "ruff-cache",
 }
 

@@ -15,13 +15,17 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 #: First runs that write settings, caches or data: ultralytics its settings file (and says so
-#: on stdout), matplotlib its font cache, the scorekeeper its default file, the CLI as a player
-#: first runs it.
+#: on stdout), matplotlib its font cache, pip (a rustup-managed rustc, asked its version for
+#: pip's user agent, writes rustup's settings), the scorekeeper its default file, the CLI as a
+#: player first runs it.
 FIRST_RUNS = """
-import importlib.util, json, sys
+import importlib.util, json, subprocess, sys
 for name in ("ultralytics", "matplotlib.pyplot"):
     if importlib.util.find_spec(name.split(".")[0]):
         __import__(name)
+# nothing to find (no index): pip only sets up, as the packaging test's builds do
+subprocess.run([sys.executable, "-m", "pip", "download", "--no-index", "--no-deps", "-q", "-d", "pip-out",
+                "chickenfoot-no-such-package"], capture_output=True, timeout=300)
 from chickenfoot.cli.main import main
 from chickenfoot.storage.repository import default_db_path
 assert main(["match", "new", "--players", "Ann,Bob", "--json"]) == 0
@@ -48,7 +52,7 @@ def test_each_run_starts_from_empty_tool_folders_outside_home() -> None:
 
     home = Path.home().resolve()
     for name in ("XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "YOLO_CONFIG_DIR", "MPLCONFIGDIR",
-                 "PIP_CACHE_DIR"):
+                 "PIP_CACHE_DIR", "RUSTUP_HOME"):
         folder = Path(os.environ[name]).resolve()
         assert folder.is_dir() and home not in folder.parents, (name, folder)
         assert "chickenfoot-tests-home-" in str(folder)
