@@ -137,10 +137,10 @@ def _open(source: Source, name: str) -> tuple[Image.Image, bytes]:
     except UnidentifiedImageError:
         if _is_heif(head) and not HEIF_SUPPORT:
             raise ImageError(
-                f"{name}: HEIC/HEIF photo needs pillow-heif "
+                f"{name}: reading HEIC/HEIF photos needs the heic extra "
                 "(pip install 'chickenfoot-companion[heic]')"
             ) from None
-        raise ImageError(f"{name}: not an image Pillow can read (or a damaged one)") from None
+        raise ImageError(f"{name}: not an image (JPEG, PNG, WebP, HEIC, ...) or a damaged one") from None
     except MemoryError:
         raise ImageError(f"{name}: image too large to open in memory") from None
     except Exception as exc:  # any decoder's own failure: the decoders raise every kind there is

@@ -58,6 +58,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="chickenfoot",
         description="Chicken Foot dominoes table companion: rules, disputes, scores, photo scoring.",
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name in COMMAND_MODULES:
         try:
@@ -68,6 +69,20 @@ def build_parser() -> argparse.ArgumentParser:
             raise
         module.register(sub)
     return parser
+
+
+DISTRIBUTION = "chickenfoot-companion"
+
+
+def version() -> str:
+    """The installed distribution's version (its metadata, as pip installed it)."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as installed
+
+    try:
+        return installed(DISTRIBUTION)
+    except PackageNotFoundError:  # imported from a checkout that was never installed
+        return "(not installed)"
 
 
 def add_option_arg(p: argparse.ArgumentParser) -> None:

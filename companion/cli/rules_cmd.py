@@ -101,7 +101,7 @@ def cmd_rules(args: argparse.Namespace) -> int:
     rules = _rules_with_options(args.name, args.option)
     data = {**rules.to_dict(), "options": _options_as_typed(rules),
             "changed_options": changed_options(rules), "describe": rules.describe()}
-    lines = [f"{rules.title} ({rules.name})", f"Source: {rules.source}" if rules.source else ""]
+    lines = [f"{rules.title}, preset {rules.name}", f"Source: {rules.source}" if rules.source else ""]
     changed = changed_options(rules)
     if changed:
         lines.append("Options changed: " + ", ".join(f"{k}={v}" for k, v in changed.items()))
@@ -197,7 +197,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 
 def _simulate_lines(data: dict[str, Any]) -> list[str]:
     rules = data["rules"]
-    lines = [f"{rules['title']} ({rules['name']}), {data['players']} players, {data['bot']} bots, "
+    lines = [f"{rules['title']}, preset {rules['name']}, {data['players']} players, {data['bot']} bots, "
              f"seed {data['seed']}"]
     for m in data["matches"]:
         lines.append(f"Match {m['match']}:")

@@ -49,6 +49,11 @@ def register(subparsers: Any) -> None:
         help="write the photo with the reading drawn on it, as PNG or JPEG, in a folder that exists "
         "(several photos: OUT-1.png, OUT-2.png, ...)",
     )
+    p.add_argument(
+        "--all", action="store_true", dest="list_all",
+        help="list every tile found, not only the counted ones: those to check and the possible tiles "
+        "not counted (a photo of a cluttered table has many)",
+    )
     p.add_argument("--models", metavar="DIR", default=None, help=argparse.SUPPRESS)
     p.set_defaults(func=run)
 
@@ -113,11 +118,17 @@ def round_warnings(names: list[str], readings: list[Reading], rules: RuleSet,
         for tile in reading.tiles:
             if not tile.question:  # a possible 0-0 may be a back: not a tile read yet
                 seen[tile.tile].add(index)
-    warnings = []
+    # one warning per group of photos, naming the tiles they share
+    shared: dict[tuple[int, ...], list[Tile]] = defaultdict(list)
     for tile, where in sorted(seen.items()):
         if len(where) > 1:
-            photos = ", ".join(names[i] for i in sorted(where))
-            warnings.append(f"{tile} read in {len(where)} photos ({photos}): a set has one")
+            shared[tuple(sorted(where))].append(tile)
+    short = short_names(names)
+    warnings = []
+    for where, tiles in shared.items():
+        photos = " and ".join(short[i] for i in where) if len(where) == 2 else ", ".join(short[i] for i in where)
+        warnings.append(f"{', '.join(map(str, tiles))} read in {len(where)} photos ({photos}): a set has "
+                        f"{'one' if len(tiles) == 1 else 'one of each'}")
     told = top if rules.set is None else None  # rules that fix a set outrank --set
     in_play = told or largest_set(rules)
     odd = sorted({t.tile for r in readings for t in r.tiles if not t.tile.in_set(in_play)})
@@ -129,6 +140,13 @@ def round_warnings(names: list[str], readings: list[Reading], rules: RuleSet,
     return warnings
 
 
+def short_names(paths: list[str]) -> list[str]:
+    """Each photo by its file name, or by the path as given where two share a file name."""
+    names = [Path(p).name for p in paths]
+    clash = {n for n in names if len({q for q in paths if Path(q).name == n}) > 1}
+    return [p if n in clash else n for p, n in zip(paths, names, strict=True)]
+
+
 def total_headline(readings: list[Reading]) -> str:
     """The round's penalty over several photos: "penalty N", or "penalty at least N, M to
     check" while tiles are open (flagged or asked about, and so not counted)."""
@@ -136,27 +154,46 @@ def total_headline(readings: list[Reading]) -> str:
     return f"penalty {penalty}" if not open_ else f"penalty at least {penalty}, {open_} to check"
 
 
-def _text(names: list[str], readings: list[Reading], warnings: list[str]) -> str:
+#: Why a possible tile is not counted, as its row says it. "not pips": the reader saw no pips on
+#: a half, which a face-down tile and a picture of a tile have alike.
+NOT_COUNTED = {"not pips": "(no pips seen: face down, or not a tile)", "overlap": "(overlaps a surer tile)"}
+
+
+def _row(t: Any, note: str = "") -> str:
+    """One tile, low half first as in JSON and everywhere tiles are written, where it lies."""
+    cx, cy, length, width, deg = t.box.to_list() if t.box is not None else (0, 0, 0, 0, 0)
+    tile = f"{t.tile.low!s:>2}-{t.tile.high!s:<2}"
+    return (f"  {f'{tile} ' if t.counted else f'({tile})'} {t.confidence:.2f}  at ({cx:.0f}, {cy:.0f}) "
+            f"{length:.0f}x{width:.0f} {deg:.0f}deg{note}")
+
+
+def photo_lines(name: str, r: Reading, list_all: bool = False) -> list[str]:
+    """One photo for people: the headline, the counted tiles (as many rows as the headline's
+    count), then the rest: listed with ``list_all``, else one line that counts them."""
+    sure = [t for t in r.tiles if t.sure]
+    lines = [f"{name}: {count(len(sure), 'tile')}, {count(r.pips, 'pip')}, {r.headline()}"]
+    lines += [_row(t) for t in sure]
+    to_check = [t for t in r.tiles if not t.sure]
+    if list_all:
+        lines += [_row(t, f"  ASK: {t.question}" if t.question else "  CHECK (not counted)") for t in to_check]
+        lines += [_row(t, "  NOT COUNTED " + NOT_COUNTED.get(t.uncounted, "(possible tile)"))
+                  for t in r.candidates]
+    else:
+        rest = [f"{r.face_down} face down"] if r.face_down else []
+        if to_check:
+            rest.append(f"{len(to_check)} to check ({', '.join(str(t.tile) for t in to_check)})")
+        if r.candidates:
+            rest.append(count(len(r.candidates), "possible tile"))
+        if rest:
+            lines.append(f"  also found, not counted: {'; '.join(rest)} (--all lists them)")
+    lines += [f"  warning: {w}" for w in r.warnings]
+    return lines
+
+
+def _text(names: list[str], readings: list[Reading], warnings: list[str], list_all: bool = False) -> str:
     lines: list[str] = []
     for name, r in zip(names, readings, strict=True):
-        sure = sum(t.sure for t in r.tiles)
-        lines.append(f"{name}: {count(sure, 'tile')}, {count(r.pips, 'pip')}, {r.headline()}")
-        for t in r.tiles:
-            cx, cy, length, width, deg = t.box.to_list()
-            flag = f"  ASK: {t.question}" if t.question else "  CHECK (not counted)" if t.needs_review else ""
-            lines.append(
-                f"  {t.a!s:>2}-{t.b!s:<2}  {t.confidence:.2f}  at ({cx:.0f}, {cy:.0f}) "
-                f"{length:.0f}x{width:.0f} {deg:.0f}deg{flag}"
-            )
-        for t in r.candidates:
-            cx, cy, length, width, deg = t.box.to_list()
-            lines.append(
-                f"  ({t.a!s:>2}-{t.b!s:<2}) {t.confidence:.2f}  at ({cx:.0f}, {cy:.0f}) "
-                f"{length:.0f}x{width:.0f} {deg:.0f}deg  NOT COUNTED "
-                + {"not pips": "(looks like print, not pips)",
-                   "overlap": "(overlaps a surer tile)"}.get(t.uncounted, "(possible tile)")
-            )
-        lines += [f"  warning: {w}" for w in r.warnings]
+        lines += photo_lines(name, r, list_all)
     if len(readings) > 1:
         lines.append(
             f"all photos: {count(sum(t.sure for r in readings for t in r.tiles), 'tile')}, "
@@ -227,7 +264,7 @@ def run(args: argparse.Namespace) -> int:
         "warnings": warnings,
         "annotated": written,
     }
-    emit(data, args.json, _text(names, readings, warnings))
+    emit(data, args.json, _text(names, readings, warnings, args.list_all))
     return EXIT_OK
 
 

@@ -604,9 +604,10 @@ class Report:
         t = self.table
         spokes = self.spokes
         changed = changed_options(self.rules)
-        named = ", ".join([self.rules.name, *(f"{k}={v}" for k, v in changed.items())])
+        named = self.rules.name + (f" with {', '.join(f'{k}={v}' for k, v in changed.items())}" if changed else "")
         lines = [
-            f"Rules: {self.rules.title} ({named}), double-{self.set} set; "
+            # the title may hold brackets of its own ("Chicken Foot (pagat-style)")
+            f"Rules: {self.rules.title}, preset {named}, double-{self.set} set; "
             f"{count(len(t), 'tile')} on the table"
             + ("" if self.layout.ordered else " (order unknown: only order-free checks)") + ".",
             f"Hub {t.hub}: {len(spokes)} of {t.spokes} spokes"

@@ -417,10 +417,11 @@ DEFAULT_PRESET = "double-chicken-foot"
 
 
 def get_rules(name: str = DEFAULT_PRESET, options: Mapping[str, Any] | None = None) -> RuleSet:
-    """A preset by name, with options applied."""
+    """A preset by name (any case, ``_`` read as ``-``: ``Pagat``, ``Double_Chicken_Foot``),
+    with options applied."""
     try:
-        base = PRESETS[name]
-    except KeyError:
+        base = PRESETS[name] if name in PRESETS else PRESETS[name.strip().lower().replace("_", "-")]
+    except (KeyError, AttributeError):
         raise UnknownPresetError(
             f"unknown rules preset {name!r}; presets are: {', '.join(PRESETS)}"
         ) from None

@@ -19,7 +19,7 @@ MAX_SET = 18
 SETS = (6, 9, 12, 15, 18)
 
 # Players write tiles "4-7", "4:7", "4|7", "4/7" or "4 7"; the order of the halves is free.
-_TILE_RE = re.compile(r"^\s*\[?\s*(\d{1,2})\s*(?:[-:|/,xX]|\s)\s*(\d{1,2})\s*\]?\s*$")
+_TILE_RE = re.compile(r"^\s*\[?\s*(\d+)\s*(?:[-:|/,xX]|\s)\s*(\d+)\s*\]?\s*$")
 
 
 _INTERNED: dict[tuple[int, int], Tile] = {}
@@ -67,10 +67,11 @@ class Tile(_Halves):
         m = _TILE_RE.match(text)
         if not m:
             raise InvalidTileError(f"cannot read {text!r} as a tile; write it like 4-7")
-        a, b = int(m.group(1)), int(m.group(2))
-        if a > MAX_SET or b > MAX_SET:
+        # a number of any length is read (as no set's half), not taken for a bad way of writing
+        digits = [g.lstrip("0") or "0" for g in m.groups()]
+        if any(len(d) > 2 for d in digits) or max(int(d) for d in digits) > MAX_SET:
             raise InvalidTileError(f"{text!r}: no domino set has a half above {MAX_SET}")
-        return cls(a, b)
+        return cls(int(digits[0]), int(digits[1]))
 
     def __str__(self) -> str:
         return f"{self.low}-{self.high}"

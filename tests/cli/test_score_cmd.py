@@ -111,8 +111,12 @@ def test_score_text_json_annotate_and_round_warnings(tmp_path: Path, capsys):
     # the 0-0 was detected at 0.3: flagged, so not counted until checked; the blank back
     # reads 0-0 with no divider, so the reader asks which it is
     assert "2 tiles, 10 pips, penalty at least 10, 2 to check" in out
-    assert "3-4" in out and "0-0" in out and "CHECK (not counted)" in out
-    assert "ASK: Is this the 0-0 (50) or a face-down tile?" in out
+    # the counted tiles listed, low half first (the second lies 3-0); the rest in one line
+    rows = [line.split()[0] for line in out.splitlines()[1:] if not line.lstrip().startswith(("warning", "also"))]
+    assert rows == ["3-4", "0-3"]
+    assert "  also found, not counted: 1 face down; 2 to check (0-0, 0-0) (--all lists them)" in out
+    code, out, err = _run(["score", str(photo), "--models", str(models), "--all"], capsys)
+    assert "CHECK (not counted)" in out and "ASK: Is this the 0-0 (50) or a face-down tile?" in out
 
     copy = tmp_path / "same-hand.png"
     copy.write_bytes(photo.read_bytes())
@@ -132,7 +136,8 @@ def test_score_text_json_annotate_and_round_warnings(tmp_path: Path, capsys):
     assert {"confidence", "box", "needs_review", "halves"} <= set(first["tiles"][0])
     assert data["total"] == {"tiles": 4, "pips": 20, "penalty": 20, "to_check": 4,
                              "headline": "penalty at least 20, 4 to check"}
-    assert any(w.startswith("3-4 read in 2 photos") for w in data["warnings"])
+    # once for the round, each photo by its file name
+    assert data["warnings"][1:] == ["0-0, 0-3, 3-4 read in 2 photos (hand.png and same-hand.png): a set has one of each"]
     assert data["warnings"][0] == f"{copy} is the same picture as {photo}: its tiles are counted twice"
     written = [Path(p) for p in data["annotated"]]
     assert [p.name for p in written] == ["out-1.png", "out-2.png"]
@@ -143,7 +148,7 @@ def test_score_text_json_annotate_and_round_warnings(tmp_path: Path, capsys):
     # The same file given twice is still two photos of the round.
     code, out, _ = _run(["score", str(photo), str(photo), "--json", "--models", str(models)], capsys)
     warned = json.loads(out)["warnings"]
-    assert code == 0 and any(w.startswith("0-0 read in 2 photos") for w in warned)
+    assert code == 0 and any(w.startswith("0-0, 0-3, 3-4 read in 2 photos") for w in warned)
     assert sum("same picture" in w for w in warned) == 1
 
     # A tile outside the rules' set is pointed out.

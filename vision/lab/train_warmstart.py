@@ -58,8 +58,10 @@ def _find_font() -> Path | None:
 
 def setup_offline(config_dir: Path) -> None:
     """Make ultralytics work with no network: offline flag, its own settings folder, and a local
-    font where it would otherwise download Arial. Must run before ultralytics is imported."""
-    config_dir = Path(config_dir).resolve()
+    font where it would otherwise download Arial. Must run before ultralytics is imported.
+    A ``YOLO_CONFIG_DIR`` already set (the test suite sets one per run) is kept, and the font
+    goes there: that is where ultralytics looks for it."""
+    config_dir = Path(os.environ.get("YOLO_CONFIG_DIR") or config_dir).resolve()
     font_dir = config_dir / "Ultralytics"
     font_dir.mkdir(parents=True, exist_ok=True)
     font = _find_font()
@@ -67,7 +69,7 @@ def setup_offline(config_dir: Path) -> None:
         if font is not None and not (font_dir / name).exists():
             shutil.copy(font, font_dir / name)
     os.environ["YOLO_OFFLINE"] = "1"
-    os.environ.setdefault("YOLO_CONFIG_DIR", str(config_dir))
+    os.environ["YOLO_CONFIG_DIR"] = str(config_dir)
     os.environ.setdefault("YOLO_VERBOSE", "True")
     from chickenfoot.vision.lab.train_torchvision import provide_missing_ops
 
