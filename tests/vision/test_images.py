@@ -440,3 +440,13 @@ def test_the_reader_reads_the_test_photos_alike_on_one_thread_and_two(monkeypatc
         one = reading(data / name)
         monkeypatch.setattr(images, "THREADS", 2)
         assert reading(data / name) == one, name
+
+
+@pytest.mark.parametrize("source", [(1920, 1080), (2001, 1499), (1080, 1920), (1000, 997)])
+def test_a_reduction_in_bands_is_pillows_reduction(monkeypatch: pytest.MonkeyPatch, source: tuple[int, int]):
+    from chickenfoot.vision import images
+
+    monkeypatch.setattr(images, "THREADS", 2)
+    im = _noise(source, "RGB", 3)
+    for k in (2, 3, 4, 7):
+        assert images.reduce(im, k).tobytes() == im.reduce(k).tobytes(), (source, k)
