@@ -386,6 +386,7 @@ def test_a_resize_in_bands_is_pillows_resize(monkeypatch: pytest.MonkeyPatch, so
     from chickenfoot.vision.obb import REDUCING_GAP, letterbox_geometry
 
     monkeypatch.setattr(images, "THREADS", 2)
+    monkeypatch.setattr(images, "core_free", lambda: True)
     for mode, seed in (("RGB", 1), ("L", 2)):
         im = _noise(source, mode, seed)
         for side in (416, 640, 832, 1248):
@@ -435,6 +436,7 @@ def test_the_reader_reads_the_test_photos_alike_on_one_thread_and_two(monkeypatc
         return [[(t.a, t.b, t.confidence, t.box.to_list(), t.uncounted, t.question) for t in r.tiles + r.candidates],
                 r.warnings]
 
+    monkeypatch.setattr(images, "core_free", lambda: True)
     for name in ("hand.jpg", "table.jpg"):
         monkeypatch.setattr(images, "THREADS", 1)
         one = reading(data / name)
@@ -447,6 +449,27 @@ def test_a_reduction_in_bands_is_pillows_reduction(monkeypatch: pytest.MonkeyPat
     from chickenfoot.vision import images
 
     monkeypatch.setattr(images, "THREADS", 2)
+    monkeypatch.setattr(images, "core_free", lambda: True)
     im = _noise(source, "RGB", 3)
     for k in (2, 3, 4, 7):
         assert images.reduce(im, k).tobytes() == im.reduce(k).tobytes(), (source, k)
+
+
+def test_a_resize_is_split_only_while_a_core_is_free(monkeypatch: pytest.MonkeyPatch):
+    from chickenfoot.vision import images
+
+    monkeypatch.setattr(images, "THREADS", 2)
+    core_free = images.core_free
+    im = _noise((1280, 960), "RGB", 4)
+    calls: list[int] = []
+    real = images.in_parallel
+    monkeypatch.setattr(images, "in_parallel", lambda fn, items, threads=None: calls.append(len(items))
+                        or real(fn, items, threads))
+    for free in (False, True):
+        monkeypatch.setattr(images, "core_free", lambda free=free: free)
+        assert images.resize(im, (832, 624)).tobytes() == im.resize((832, 624), Image.Resampling.BILINEAR).tobytes()
+    assert calls == [2]  # split once: while a core was free
+    monkeypatch.setattr(images.os, "getloadavg", lambda: (99.0, 99.0, 99.0))
+    assert not core_free()
+    monkeypatch.setattr(images.os, "getloadavg", lambda: (0.0, 0.0, 0.0))
+    assert core_free()
