@@ -8,8 +8,8 @@ a fraction of a full decode. A file that is missing, not an image, truncated or 
 decompression bomb raises :class:`ImageError`, whose message is a single line.
 
 :func:`resize` is the reader's big shrink (the detector's letterbox): Pillow's own resize,
-split into bands of rows resized side by side on :data:`THREADS` threads, pixel for pixel the
-same image.
+split while a core is free into bands resized side by side on :data:`THREADS` threads, pixel for
+pixel the same image; :func:`in_parallel` shares out other Pillow work (the tile crops) so.
 """
 
 from __future__ import annotations

@@ -165,8 +165,8 @@ def main(argv: list[str] | None = None) -> int:
 
     print(f"{os.cpu_count()} CPU cores, load average {load_average()} at the start; median of {args.runs} runs "
           f"after 2 warm-up runs, the readers taking turns")
-    print(f"pixel work (shrinks, tile crops) on {images.THREADS} thread(s) unless named; cpu: CPU time of "
-          "the process, all threads")
+    print(f"pixel work (tile crops; shrinks while a core is free, now {'yes' if images.core_free() else 'no'}) on "
+          f"{images.THREADS} thread(s) unless named; cpu: CPU time of the process, all threads")
     for name, reader in zip(names, readers, strict=True):
         print(f"reader {name}: det {reader.detector.imgsz}px, halves {reader.cls_imgsz}px, decode to "
               f"~{reader.config.decode_max_side}px, small tiles zoomed up to {reader.config.fine_max_zoom:g}x, "
