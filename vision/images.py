@@ -364,6 +364,16 @@ def _executor() -> ThreadPoolExecutor:
         return _pool
 
 
+def _forget_pool() -> None:
+    # a forked child has none of its parent's threads: it starts a pool of its own when it needs one
+    global _pool, _pool_lock
+    _pool, _pool_lock = None, threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_pool)
+
+
 def in_parallel(fn: Callable[[T], U], items: Sequence[T], threads: int | None = None) -> list[U]:
     """``[fn(x) for x in items]``, the items shared out in order over ``threads`` (default
     :data:`THREADS`) threads, the calling thread taking the first share. Only for work that

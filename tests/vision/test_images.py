@@ -473,3 +473,18 @@ def test_a_resize_is_split_only_while_a_core_is_free(monkeypatch: pytest.MonkeyP
     assert not core_free()
     monkeypatch.setattr(images.os, "getloadavg", lambda: (0.0, 0.0, 0.0))
     assert core_free()
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="no fork here")
+def test_a_forked_child_shares_out_its_own_work(monkeypatch: pytest.MonkeyPatch):
+    import os
+
+    from chickenfoot.vision import images
+
+    monkeypatch.setattr(images, "THREADS", 2)
+    assert images.in_parallel(abs, [-1, -2, -3, -4]) == [1, 2, 3, 4]  # the parent's pool runs
+    pid = os.fork()
+    if pid == 0:  # the child: its pool's thread was not forked with it
+        os._exit(0 if images.in_parallel(abs, [-5, -6, -7, -8]) == [5, 6, 7, 8] else 1)
+    _, status = os.waitpid(pid, 0)
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
