@@ -18,11 +18,15 @@ from PIL import Image
 from .config import ModelError
 from .detections import Detections
 from .geometry import rectify, split_halves
+from .images import in_parallel, reduce
 from .obb import scaled_planes
 from .runtime import input_size, metadata
 
 #: A tile longer than this (working pixels) is cut from a box-filtered smaller copy.
 CROP_MAX_SOURCE_PX = 224.0
+#: Fewer tiles than this are cut on the calling thread alone (a hand-off to a thread costs
+#: about as much as cutting two tiles).
+MIN_PARALLEL_CROPS = 4
 
 
 def crop_halves(
@@ -43,14 +47,18 @@ def crop_halves(
     n = len(dets)
     batch = np.empty((2 * n, cls_imgsz, cls_imgsz, 3), np.uint8)
     levels: dict[int, Image.Image] = {1: image}
-    for i, box in enumerate(dets.oriented_boxes()):
+    cuts = []
+    for box in dets.oriented_boxes():
         k = 1
         if max_source_px:
             k = max(1, min(8, int(box.length // max_source_px)))
         if k not in levels:
-            levels[k] = image.reduce(k)
-        src = levels[k]
-        crop = rectify(src, box.scaled(1.0 / k) if k > 1 else box, size=crop_size, pad=pad)
+            levels[k] = reduce(image, k)
+        cuts.append((levels[k], box.scaled(1.0 / k) if k > 1 else box))
+    # Pillow lets go of the GIL while it resamples: the tiles are cut on two threads
+    crops = in_parallel(lambda cut: rectify(*cut, size=crop_size, pad=pad), cuts,
+                        None if n >= MIN_PARALLEL_CROPS else 1)
+    for i, crop in enumerate(crops):
         if crop_size == cls_imgsz and crop.mode == "RGB":
             # split_halves in numpy: half A on top, half B below turned 180 degrees
             pixels = np.asarray(crop)

@@ -112,3 +112,23 @@ def test_a_half_is_never_read_as_not_pips_but_not_pips_lowers_its_confidence():
         class_values({0: "0", 1: "-1"})
     with pytest.raises(ModelError, match="no pip-count class"):
         class_values({0: NOT_PIPS_CLASS})
+
+
+def test_tiles_cut_on_two_threads_are_cut_as_on_one(monkeypatch: pytest.MonkeyPatch):
+    """The crops of many tiles, cut on two threads, are the crops cut one after another (the
+    big ones from the shrunk copy too)."""
+    from chickenfoot.vision import images
+
+    rng = np.random.default_rng(5)
+    with Image.open(TEST_DATA / "table.jpg") as im:
+        img = im.convert("RGB")
+    boxes = [OrientedBox(float(rng.uniform(0, img.width)), float(rng.uniform(0, img.height)),
+                         float(length), float(length) / 2, float(rng.uniform(-math.pi, math.pi)))
+             for length in rng.uniform(30, 600, 23)]
+    dets = Detections.from_boxes(boxes, np.ones(len(boxes)))
+    monkeypatch.setattr(images, "THREADS", 1)
+    one = crop_halves(img, dets, 64, 0.06, 64)
+    monkeypatch.setattr(images, "THREADS", 2)
+    two = crop_halves(img, dets, 64, 0.06, 64)
+    assert one.shape == two.shape == (46, 3, 64, 64)
+    assert np.array_equal(one, two)

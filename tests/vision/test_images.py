@@ -327,3 +327,164 @@ def test_a_real_phone_photo_turned_by_exif_reads_the_same_tiles_from_a_reduced_d
     assert [str(t.tile) for t in a.tiles] == [str(t.tile) for t in b.tiles] and len(a.tiles) == 1
     assert b.tiles[0].box.cx == pytest.approx(a.tiles[0].box.cx, abs=0.02 * 3840)
     assert b.tiles[0].box.cy == pytest.approx(a.tiles[0].box.cy, abs=0.02 * 3840)
+
+
+# ----------------------------------------------------------------------------- turns and resizes
+@pytest.mark.parametrize("orientation", range(1, 9))
+def test_each_exif_orientation_comes_out_as_exif_transpose_turns_it(tmp_path: Path, orientation: int):
+    from PIL import ImageOps
+
+    path = tmp_path / f"o{orientation}.jpg"
+    exif = Image.Exif()
+    exif[0x0112] = orientation
+    _marked(300, 200).save(path, quality=95, exif=exif.tobytes())
+    loaded = load_image(path)
+    with Image.open(path) as im:
+        expected = ImageOps.exif_transpose(im).convert("RGB")
+    assert loaded.image.size == expected.size == loaded.original_size
+    assert loaded.image.tobytes() == expected.tobytes()
+    assert "exif" not in loaded.image.info or orientation == 1  # no stale turn left to apply again
+
+
+REAL_TURNED = [realdata_root() / "JackRoache__METR4202-2016" / "images" / name
+               for name in ("test_1__3052e044.jpg", "test_2__29f6a3d1.jpg")]  # EXIF orientation 6 and 8
+
+
+@pytest.mark.parametrize("path", REAL_TURNED, ids=lambda p: p.name)
+def test_a_real_turned_phone_photo_decodes_small_as_a_full_decode_turned_and_shrunk(path: Path):
+    """The reduced DCT decode of a real 3840 x 2160 phone photo stored turned (EXIF 6 and 8)
+    against the whole photo decoded, turned by Pillow's exif_transpose and shrunk: the same
+    size and way up, and nearly the same pixels."""
+    if not path.is_file():
+        pytest.skip("../shared/realdata (JackRoache) not here")
+    from PIL import ImageOps
+
+    loaded = load_image(path, 1600)
+    with Image.open(path) as im:
+        full = ImageOps.exif_transpose(im).convert("RGB")
+    assert loaded.original_size == full.size == (2160, 3840)
+    assert loaded.image.size == (1080, 1920)
+    reference = np.asarray(full.resize(loaded.image.size, Image.Resampling.BOX), np.float64)
+    got = np.asarray(loaded.image, np.float64)
+    assert np.abs(got - reference).mean() < 2.0
+    # turned the other way (or not at all) it would be a different picture altogether
+    assert np.abs(got[::-1, ::-1] - reference).mean() > 10 * np.abs(got - reference).mean()
+
+
+def _noise(size: tuple[int, int], mode: str, seed: int) -> Image.Image:
+    w, h = size
+    rng = np.random.default_rng(seed)
+    return Image.fromarray(rng.integers(0, 256, (h, w, 3) if mode == "RGB" else (h, w), np.uint8)).convert(mode)
+
+
+@pytest.mark.parametrize("source", [(2000, 1500), (1920, 1080), (2016, 980), (1280, 960), (960, 720), (2001, 1499),
+                                    (3999, 2999), (1500, 1500), (1080, 1920), (980, 2016)])
+def test_a_resize_in_bands_is_pillows_resize(monkeypatch: pytest.MonkeyPatch, source: tuple[int, int]):
+    """Split over two threads, the detector's shrinks (each input size it is fed, from 4:3,
+    16:9, 2:1, odd and portrait working images) come out exactly as Pillow's own."""
+    from chickenfoot.vision import images
+    from chickenfoot.vision.obb import REDUCING_GAP, letterbox_geometry
+
+    monkeypatch.setattr(images, "THREADS", 2)
+    monkeypatch.setattr(images, "core_free", lambda: True)
+    for mode, seed in (("RGB", 1), ("L", 2)):
+        im = _noise(source, mode, seed)
+        for side in (416, 640, 832, 1248):
+            (w, h), _ = letterbox_geometry(*source, side, 32)
+            if w > source[0]:
+                continue
+            for gap in (REDUCING_GAP, None):
+                want = im.resize((w, h), Image.Resampling.BILINEAR, reducing_gap=gap)
+                got = images.resize(im, (w, h), gap)
+                assert (got.mode, got.size) == (want.mode, want.size)
+                assert got.tobytes() == want.tobytes(), (source, side, gap, mode)
+
+
+def test_in_parallel_keeps_the_order_and_runs_on_two_threads(monkeypatch: pytest.MonkeyPatch):
+    import threading
+
+    from chickenfoot.vision import images
+
+    monkeypatch.setattr(images, "THREADS", 2)
+    seen: set[int] = set()
+
+    def square(x: int) -> int:
+        seen.add(threading.get_ident())
+        return x * x
+
+    assert images.in_parallel(square, list(range(11))) == [x * x for x in range(11)]
+    assert len(seen) == 2
+    seen.clear()
+    assert images.in_parallel(square, [3], threads=2) == [9] and len(seen) == 1
+    assert images.in_parallel(square, []) == []
+
+
+def test_the_reader_reads_the_test_photos_alike_on_one_thread_and_two(monkeypatch: pytest.MonkeyPatch):
+    """The shipped reader's readings of the test photos (decode, letterbox shrinks and tile
+    crops split over two threads, or each one plain Pillow call) are the same to the last digit."""
+    from chickenfoot.vision import images
+    from chickenfoot.vision.config import MODELS_DIR
+    from chickenfoot.vision.reader import Reader
+
+    if not (MODELS_DIR / "reader.json").is_file():
+        pytest.skip("no shipped models")
+    reader = Reader.from_models_dir()
+    data = Path(__file__).resolve().parents[1] / "data"
+
+    def reading(path: Path) -> list[Any]:
+        r = reader.read(path)
+        return [[(t.a, t.b, t.confidence, t.box.to_list(), t.uncounted, t.question) for t in r.tiles + r.candidates],
+                r.warnings]
+
+    monkeypatch.setattr(images, "core_free", lambda: True)
+    for name in ("hand.jpg", "table.jpg"):
+        monkeypatch.setattr(images, "THREADS", 1)
+        one = reading(data / name)
+        monkeypatch.setattr(images, "THREADS", 2)
+        assert reading(data / name) == one, name
+
+
+@pytest.mark.parametrize("source", [(1920, 1080), (2001, 1499), (1080, 1920), (1000, 997)])
+def test_a_reduction_in_bands_is_pillows_reduction(monkeypatch: pytest.MonkeyPatch, source: tuple[int, int]):
+    from chickenfoot.vision import images
+
+    monkeypatch.setattr(images, "THREADS", 2)
+    monkeypatch.setattr(images, "core_free", lambda: True)
+    im = _noise(source, "RGB", 3)
+    for k in (2, 3, 4, 7):
+        assert images.reduce(im, k).tobytes() == im.reduce(k).tobytes(), (source, k)
+
+
+def test_a_resize_is_split_only_while_a_core_is_free(monkeypatch: pytest.MonkeyPatch):
+    from chickenfoot.vision import images
+
+    monkeypatch.setattr(images, "THREADS", 2)
+    core_free = images.core_free
+    im = _noise((1280, 960), "RGB", 4)
+    calls: list[int] = []
+    real = images.in_parallel
+    monkeypatch.setattr(images, "in_parallel", lambda fn, items, threads=None: calls.append(len(items))
+                        or real(fn, items, threads))
+    for free in (False, True):
+        monkeypatch.setattr(images, "core_free", lambda free=free: free)
+        assert images.resize(im, (832, 624)).tobytes() == im.resize((832, 624), Image.Resampling.BILINEAR).tobytes()
+    assert calls == [2]  # split once: while a core was free
+    monkeypatch.setattr(images.os, "getloadavg", lambda: (99.0, 99.0, 99.0))
+    assert not core_free()
+    monkeypatch.setattr(images.os, "getloadavg", lambda: (0.0, 0.0, 0.0))
+    assert core_free()
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="no fork here")
+def test_a_forked_child_shares_out_its_own_work(monkeypatch: pytest.MonkeyPatch):
+    import os
+
+    from chickenfoot.vision import images
+
+    monkeypatch.setattr(images, "THREADS", 2)
+    assert images.in_parallel(abs, [-1, -2, -3, -4]) == [1, 2, 3, 4]  # the parent's pool runs
+    pid = os.fork()
+    if pid == 0:  # the child: its pool's thread was not forked with it
+        os._exit(0 if images.in_parallel(abs, [-5, -6, -7, -8]) == [5, 6, 7, 8] else 1)
+    _, status = os.waitpid(pid, 0)
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0

@@ -10,7 +10,9 @@ which other programs' load inflates less than the wall-clock figures). Targets o
 ``--models DIR`` (repeatable) times the reader of another models folder beside the shipped one,
 in the same run: each photo is read by every reader in turn, run after run, so all see the same
 load and the figures stand side by side. ``DIR`` may also be a ``reader.json`` file: that
-config, with the models in its folder.
+config, with the models in its folder. ``--threads N`` (repeatable) times each reader again with
+its pixel work (the detector's shrinks and the tile crops, :data:`chickenfoot.vision.images.THREADS`)
+on N threads, in the same turns; ``--threads 1`` is each of them one plain Pillow call.
 
 The two rendered photos are scenes (``chickenfoot.vision.lab.datasets.render``, fixed seeds) with camera-like sensor
 noise added before JPEG encoding, so the files weigh about what a phone writes (a noiseless
@@ -33,7 +35,8 @@ import numpy as np
 from PIL import Image
 
 from chickenfoot.rules import ChickenFootError, get_rules
-from chickenfoot.vision.reader import Reader
+from chickenfoot.vision import images
+from chickenfoot.vision.reader import Reader, Reading
 
 from .realdata import realdata_root
 
@@ -68,21 +71,31 @@ def open_reader(spec: Path | None) -> Reader:
     return Reader.from_models_dir(spec)
 
 
-def time_reads(readers: list[Reader], path: Path, runs: int, warmup: int = 2, top: int | None = None
-               ) -> list[dict[str, float]]:
-    """Each reader's figures on ``path``: the readers take turns, run after run."""
+def time_reads(readers: list[Reader], path: Path, runs: int, warmup: int = 2, top: int | None = None,
+               threads: list[int] | None = None) -> list[dict[str, float]]:
+    """Each reader's figures on ``path``: the readers take turns, run after run (reader ``i``
+    with its pixel work on ``threads[i]`` threads, when given)."""
     rules = get_rules()
+    default = images.THREADS
+
+    def read(i: int) -> Reading:
+        images.THREADS = threads[i] if threads else default
+        try:
+            return readers[i].read(path, rules, top)
+        finally:
+            images.THREADS = default
+
     for _ in range(warmup):
-        for reader in readers:
-            reader.read(path, rules, top)
+        for i in range(len(readers)):
+            read(i)
     totals: list[list[float]] = [[] for _ in readers]
     cpu: list[list[float]] = [[] for _ in readers]
     stages: list[dict[str, list[float]]] = [{k: [] for k in STAGES} for _ in readers]
     tiles = [0] * len(readers)
     for _ in range(runs):
-        for i, reader in enumerate(readers):
+        for i in range(len(readers)):
             t0, c0 = time.perf_counter(), time.process_time()
-            reading = reader.read(path, rules, top)
+            reading = read(i)
             totals[i].append((time.perf_counter() - t0) * 1e3)
             cpu[i].append((time.process_time() - c0) * 1e3)
             tiles[i] = len(reading.tiles)
@@ -114,6 +127,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m chickenfoot.vision.lab.bench", description=__doc__.split("\n")[0])
     ap.add_argument("--models", type=Path, action="append", default=[], metavar="DIR",
                     help="also time the reader of this models folder (or reader.json), side by side")
+    ap.add_argument("--threads", type=int, action="append", default=[], metavar="N",
+                    help="also time each reader with its pixel work on N threads (1: plain Pillow calls)")
     ap.add_argument("--runs", type=int, default=15)
     ap.add_argument("--photo", type=Path, action="append", default=[], help="also time this photo")
     ap.add_argument("--keep", type=Path, default=None,
@@ -128,6 +143,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     names = ["shipped" if spec is None else str(spec) for spec in specs]
+    threads: list[int] = []
+    if args.threads:
+        counts = [images.THREADS, *(n for n in args.threads if n != images.THREADS)]
+        readers = [r for r in readers for _ in counts]
+        names = [f"{name}, {n} thread{'s' if n > 1 else ''}" for name in names for n in counts]
+        threads = counts * len(specs)
 
     work = args.keep or Path(tempfile.mkdtemp(prefix="cf-bench-"))
     work.mkdir(parents=True, exist_ok=True)
@@ -144,6 +165,8 @@ def main(argv: list[str] | None = None) -> int:
 
     print(f"{os.cpu_count()} CPU cores, load average {load_average()} at the start; median of {args.runs} runs "
           f"after 2 warm-up runs, the readers taking turns")
+    print(f"pixel work (tile crops; shrinks while a core is free, now {'yes' if images.core_free() else 'no'}) on "
+          f"{images.THREADS} thread(s) unless named; cpu: CPU time of the process, all threads")
     for name, reader in zip(names, readers, strict=True):
         print(f"reader {name}: det {reader.detector.imgsz}px, halves {reader.cls_imgsz}px, decode to "
               f"~{reader.config.decode_max_side}px, small tiles zoomed up to {reader.config.fine_max_zoom:g}x, "
@@ -154,7 +177,7 @@ def main(argv: list[str] | None = None) -> int:
           f"{'detect':>7} {'halves':>7} {'cpu':>7}  target")
     failed = False
     for label, path in photos:
-        results = time_reads(readers, path, args.runs, top=args.top)
+        results = time_reads(readers, path, args.runs, top=args.top, threads=threads or None)
         target = TARGETS_MS.get(label)
         size_kb = path.stat().st_size / 1024
         for i, (name, r) in enumerate(zip(names, results, strict=True)):
@@ -166,7 +189,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{label if i == 0 else '':<28} {name:<{width}} {size_kb:>6.0f}KB {r['tiles']:>5} "
                   f"{r['median_ms']:>6.1f}ms {r['p90_ms']:>6.1f}ms {r['decode_ms']:>5.1f}ms {r['detect_ms']:>5.1f}ms "
                   f"{r['halves_ms']:>5.1f}ms {r['cpu_ms']:>5.0f}ms  {verdict}")
-    for name, reader in zip(names, readers, strict=True):
+    for name, reader in list(zip(names, readers, strict=True))[:: max(1, len(readers) // len(specs))]:
         sizes = model_sizes(reader)
         total = sum(sizes.values())
         print(f"model size ({name}): " + ", ".join(f"{f} {mb:.2f} MB" for f, mb in sizes.items())

@@ -77,3 +77,27 @@ def test_bench_prints_each_reader_side_by_side(tmp_path: Path, capsys: pytest.Ca
 def test_bench_names_a_missing_models_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--models", str(tmp_path / "nowhere")]) == 2
     assert "error:" in capsys.readouterr().err
+
+
+def test_bench_times_the_pixel_work_on_one_thread_beside_the_default(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("onnx", reason="building the test models needs onnx (train extra)")
+    from chickenfoot.vision import images
+
+    photo, models, _ = fake_models.scene(tmp_path)
+    monkeypatch.setenv("CHICKENFOOT_REALDATA", str(tmp_path / "none"))
+    monkeypatch.setenv("CHICKENFOOT_MODELS", str(models))
+    monkeypatch.setattr(images, "THREADS", 2)
+    keep = tmp_path / "b"
+    keep.mkdir()
+    for name in ("bench_12mp.jpg", "bench_640x480.jpg"):
+        Image.open(photo).convert("RGB").save(keep / name)
+    seen = []
+    read = Reader.read
+    monkeypatch.setattr(Reader, "read", lambda self, *a, **k: seen.append(images.THREADS) or read(self, *a, **k))
+    assert main(["--threads", "1", "--runs", "1", "--keep", str(keep)]) == 0
+    out = capsys.readouterr().out
+    assert "reader shipped, 2 threads:" in out and "reader shipped, 1 thread:" in out
+    assert len([line for line in out.splitlines() if "KB" in line]) == 2 * 2  # two variants, two photos
+    assert out.count("model size (") == 1
+    assert set(seen) == {1, 2} and images.THREADS == 2  # each read on its own count, the default put back
