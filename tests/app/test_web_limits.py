@@ -37,13 +37,13 @@ async def _plain(scope: dict[str, Any], receive: Any, send: Any) -> None:
 
 
 @contextlib.contextmanager
-def _served(app: Any, limits: web.Limits | None = None) -> Iterator[int]:
+def _served(app: Any, limits: web.Limits | None = None, joined: web.Joined | None = None) -> Iterator[int]:
     """``app`` served by uvicorn as ``chickenfoot app --web`` serves it, in a thread; its port."""
     import uvicorn
 
     sock = web.bind("127.0.0.1", 0)
     port = sock.getsockname()[1]
-    server = uvicorn.Server(web.server_config(app, limits))
+    server = uvicorn.Server(web.server_config(app, limits, joined))
     thread = threading.Thread(target=lambda: asyncio.run(server.serve(sockets=[sock])), daemon=True)
     thread.start()
     try:
@@ -146,29 +146,61 @@ def test_connections_that_send_no_request_in_time_are_closed() -> None:
             assert took is not None and took < 1.5, took
 
 
-def test_one_address_cannot_hold_more_than_its_share_nor_all_of_them_the_server() -> None:
-    limits = web.Limits(per_address=4, in_all=10)
+def test_one_address_cannot_hold_more_than_its_share_nor_strangers_keep_a_newcomer_out() -> None:
+    """Past its share an address's new connection is closed; once the strangers' slots are
+    full, a newcomer takes the longest-held slot of the address holding the most, and an
+    address that holds the most itself is refused."""
+    limits = web.Limits(per_address=4, in_all=10, strangers=10)
     with _served(_plain, limits) as port:
         mine = [socket.create_connection(("127.0.0.1", port), source_address=("127.0.0.2", 0))
                 for _ in range(6)]
-        closed = sum(_closed_within(s, 0.2) is not None for s in mine)
-        assert closed == 2  # past its 4
+        closed = [_closed_within(s, 0.2) is not None for s in mine]
+        assert closed == [False] * 4 + [True] * 2  # past its 4
         others = [socket.create_connection(("127.0.0.1", port), source_address=(f"127.0.0.{k}", 0))
                   for k in (3, 3, 4, 4, 5, 5, 6)]
-        closed = sum(_closed_within(s, 0.2) is not None for s in others)
-        assert closed == 1  # 4 + 6 fill the 10
-        for s in mine + others:
+        time.sleep(0.2)
+        assert [_closed_within(s, 0.2) is not None for s in others] == [False] * 7  # all let in
+        assert _closed_within(mine[0], 0.2) is not None  # 127.0.0.2's longest-held made room
+        assert [_closed_within(s, 0.2) is not None for s in mine[1:4]] == [False] * 3
+        again = socket.create_connection(("127.0.0.1", port), source_address=("127.0.0.3", 0))
+        assert _closed_within(again, 0.5) is None  # 127.0.0.2's next one made room
+        assert _closed_within(mine[1], 0.2) is not None
+        # 127.0.0.2 and 127.0.0.3 hold 3 each now, the most: a third from .3 is refused
+        third = socket.create_connection(("127.0.0.1", port), source_address=("127.0.0.3", 0))
+        assert _closed_within(third, 0.5) is not None
+        for s in [*mine, *others, again, third]:
             s.close()
         time.sleep(0.3)
         assert http_request(port, "/", source="127.0.0.9")[0] == 200  # freed as they close
 
 
+def test_room_is_kept_for_joined_addresses() -> None:
+    limits = web.Limits(per_address=4, in_all=10, strangers=6)
+    joined = web.Joined()
+    joined.add("127.0.0.7")
+    with _served(_plain, limits, joined) as port:
+        strangers = [socket.create_connection(("127.0.0.1", port), source_address=(f"127.0.0.{k}", 0))
+                     for k in (2, 2, 2, 3, 3, 3)]
+        phone = [socket.create_connection(("127.0.0.1", port), source_address=("127.0.0.7", 0))
+                 for _ in range(4)]
+        time.sleep(0.2)
+        assert [_closed_within(s, 0.1) is not None for s in strangers + phone] == [False] * 10
+        late = socket.create_connection(("127.0.0.1", port), source_address=("127.0.0.3", 0))
+        assert _closed_within(late, 0.5) is not None  # .3 holds as many as any stranger
+        for s in [*strangers, *phone, late]:
+            s.close()
+
+
 def test_address_keys() -> None:
-    assert web.address_key("10.0.0.7") == "10.0.0.7"
+    """A device counts by its full address, IPv6 as IPv4 (on SLAAC every phone shares one /64);
+    the /64 is only the wider name for loose second caps."""
+    assert web.address_key("10.0.0.7") == web.network_key("10.0.0.7") == "10.0.0.7"
     assert web.address_key("::ffff:10.0.0.7") == "10.0.0.7"
-    assert web.address_key("2001:db8:1:2:aaaa::1") == web.address_key("2001:db8:1:2:bbbb::9") \
+    assert web.address_key("2001:db8:1:2:aaaa::1") == "2001:db8:1:2:aaaa::1"
+    assert web.address_key("2001:db8:1:2:aaaa::1") != web.address_key("2001:db8:1:2:bbbb::9")
+    assert web.address_key("[fe80::1%eth0]") == "fe80::1"
+    assert web.network_key("2001:db8:1:2:aaaa::1") == web.network_key("2001:db8:1:2:bbbb::9") \
         == "2001:db8:1:2::/64"
-    assert web.address_key("2001:db8:1:3::1") != web.address_key("2001:db8:1:2::1")
 
 
 # ------------------------------------------------------------------------------ WebSocket
@@ -217,22 +249,37 @@ def test_wrong_codes_from_many_addresses_never_refuse_the_right_code_from_a_new_
 
 
 def test_the_wrong_code_limiter_counts_per_address_and_remembers_a_bounded_number() -> None:
-    tries = web._Tries(most=100)
+    tries = web.Tries(most=100)
     now = 1000.0
     for k in range(1000):
         tries.failed(f"10.0.{k // 250}.{k % 250}", now)
-    assert len(tries.per_client) == 100  # the least recently failing are forgotten first
+    assert len(tries.keys) == 100 and not tries.networks  # the least recently failing are forgotten first
     assert not tries.blocked("10.0.0.0", now)
     for _ in range(web.TRIES_PER_MINUTE):
         tries.failed("2001:db8::1", now)
-    assert tries.blocked("2001:db8::2", now)  # the same /64: one device can use them all
-    assert not tries.blocked("2001:db8:0:1::1", now)
+    assert tries.blocked("2001:db8::1", now)
+    assert not tries.blocked("2001:db8::2", now)  # another phone of the same /64 is not locked out
     assert not tries.blocked("2001:db8::1", now + 61)  # a minute later, more tries...
     for k in range(web.TRIES_PER_HOUR - web.TRIES_PER_MINUTE):
         tries.failed("2001:db8::1", now + 61 + k * 9)
     later = now + 61 + (web.TRIES_PER_HOUR - web.TRIES_PER_MINUTE) * 9 + 61
     assert tries.blocked("2001:db8::1", later)  # ... up to TRIES_PER_HOUR in an hour
     assert not tries.blocked("2001:db8::1", now + 3600 + 61 + 270)
+
+
+def test_a_64_of_many_addresses_meets_the_loose_second_cap() -> None:
+    """One device can take any address of its /64: past what a whole IPv4 /24 could send in a
+    minute, the /64 waits; it is held in ten-second buckets, not one entry per failure."""
+    tries = web.Tries()
+    now = 5000.0
+    for k in range(web.TRIES_PER_MINUTE_NETWORK):
+        assert not tries.blocked(f"2001:db8::{k + 1:x}", now)
+        tries.failed(f"2001:db8::{k + 1:x}", now + k * 0.01)
+    assert tries.blocked("2001:db8::ffff", now + 30)  # a fresh address of that /64
+    assert not tries.blocked("2001:db8:0:1::1", now + 30)  # another /64
+    assert not tries.blocked("2001:db8::ffff", now + 30 + 61)
+    (window,) = tries.networks.values()
+    assert len(window.buckets) <= 3
 
 
 # ------------------------------------------------------------------------------ uploads
