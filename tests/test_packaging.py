@@ -167,3 +167,18 @@ def test_the_installed_command_scores_a_photo(installed: Path, tmp_path: Path):
     truth = json.loads((ROOT / "tests" / "data" / "hand.json").read_text())
     assert sorted(t["tile"] for t in out["photos"][0]["tiles"]) == sorted(truth["tiles"])
     assert out["total"]["pips"] == truth["pips"] and out["total"]["penalty"] == truth["penalty_default_rules"]
+
+
+def test_the_wheel_carries_the_app_s_own_icons_and_manifest(installed: Path):
+    """The web app's face (companion/app/web/assets/) is package data: served from the wheel."""
+    code = ("import json; from chickenfoot.app.web import face; print(face.__file__); "
+            "print(json.dumps({p: face.file(p)[0].hex() for p in face.FILES}))")
+    done = _run([str(installed / "python"), "-c", code], installed)
+    assert done.returncode == 0, done.stderr[-2000:]
+    where, served = done.stdout.splitlines()
+    assert installed.parent in Path(where).parents, "the face came from the checkout, not the wheel"
+    from chickenfoot.app.web import face
+
+    assets = ROOT / "companion" / "app" / "web" / "assets"
+    assert {p: bytes.fromhex(h) for p, h in json.loads(served).items()} == {
+        p: (assets / name).read_bytes() for p, (name, _) in face.FILES.items()}

@@ -127,6 +127,87 @@ def test_a_thousand_idle_or_slow_connections_from_one_address_leave_a_phone_serv
     assert "Traceback" not in table.log.read_text()
 
 
+def _timed_phone(port: int, cookie: str) -> tuple[float, float]:
+    """Seconds a joined phone (127.0.0.1, its cookie) and a new one (127.0.0.99, joining with
+    the code's page) wait for their answers."""
+    start = time.monotonic()
+    status, _, body = http_request(port, "/", headers={"Cookie": cookie}, timeout=5)
+    joined = time.monotonic() - start
+    assert status == 200 and b"Join this table" not in body
+    start = time.monotonic()
+    status, _, body = http_request(port, "/", source="127.0.0.99", timeout=5)
+    new = time.monotonic() - start
+    assert status == 403 and b"Join this table" in body
+    return joined, new
+
+
+def test_slow_join_bodies_from_33_addresses_leave_the_phones_served_and_are_closed(table: Server) -> None:
+    """33 addresses x 32 connections send a join form's headers and never its body (1,056 of
+    them, past the 1,000 the server holds): a joined phone and a new phone are answered within
+    a second all along, and every slow connection is closed within 30 s."""
+    import selectors
+
+    cookie = _joined_cookie(table)
+    before = _timed_phone(table.port, cookie)  # the phone has the app open (Flet sets its files up once)
+    head = (b"POST /join HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nContent-Type: application/x-www-form-urlencoded"
+            b"\r\nContent-Length: 11\r\n\r\n" % table.port)
+    sel = selectors.DefaultSelector()
+    sent: dict[socket.socket, float] = {}
+    closed_after: list[float] = []
+    answered = 0
+    waits: list[tuple[float, float]] = []
+    try:
+        for a in range(10, 43):
+            for _ in range(32):
+                s = socket.socket()
+                s.bind((f"127.0.0.{a}", 0))
+                s.settimeout(5)
+                try:
+                    s.connect(("127.0.0.1", table.port))
+                    s.sendall(head)
+                except OSError:  # refused at once: closed as well
+                    closed_after.append(0.0)
+                    s.close()
+                    continue
+                s.setblocking(False)
+                sent[s] = time.monotonic()
+                sel.register(s, selectors.EVENT_READ)
+        waits.append(_timed_phone(table.port, cookie))
+        end = time.monotonic() + 35
+        next_phone = time.monotonic() + 1
+        while sel.get_map() and time.monotonic() < end:
+            for key, _ in sel.select(timeout=0.2):
+                s = key.fileobj
+                try:
+                    data = s.recv(4096)
+                except OSError:
+                    data = b""
+                if data.startswith(b"HTTP/1.1 408"):
+                    answered += 1
+                if not data:
+                    closed_after.append(time.monotonic() - sent[s])
+                    sel.unregister(s)
+                    s.close()
+            if time.monotonic() > next_phone and len(waits) < 6:
+                waits.append(_timed_phone(table.port, cookie))
+                next_phone = time.monotonic() + 2
+        left = len(sel.get_map())
+    finally:
+        for key in list(sel.get_map().values()):
+            key.fileobj.close()
+        sel.close()
+    worst = max(max(w) for w in waits)
+    print(f"before: joined phone {before[0] * 1e3:.0f} ms, new phone {before[1] * 1e3:.0f} ms")
+    print(f"1,056 slow join bodies: {answered} answered 408 and closed, "
+          f"{len(closed_after) - answered} closed to make room or refused; the last closed after "
+          f"{max(closed_after):.1f} s; joined phone {max(w[0] for w in waits) * 1e3:.0f} ms, new phone "
+          f"{max(w[1] for w in waits) * 1e3:.0f} ms at worst ({len(waits)} tries: {[(round(a, 3), round(b, 3)) for a, b in waits]})")
+    assert left == 0, f"{left} slow bodies still open after 35 s"
+    assert len(closed_after) == 33 * 32 and max(closed_after) < 30.0
+    assert worst < 1.0, waits
+    assert "Traceback" not in table.log.read_text()
+
+
 def test_connections_that_send_no_request_in_time_are_closed() -> None:
     """Nothing sent, headers sent a byte at a time, a keep-alive connection gone quiet: each is
     closed once its time is up, and an answer in progress is not cut."""

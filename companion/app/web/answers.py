@@ -49,20 +49,19 @@ async def read_body(receive: Receive, limit: int, within_s: float) -> bytes | No
     """The request's whole body if it comes within ``within_s`` seconds; b"" past ``limit``
     bytes; None when the client went away. Raises :class:`BodyTooSlow` at the deadline."""
     data = b""
-    loop = asyncio.get_running_loop()
-    until = loop.time() + within_s
-    while True:
-        try:
-            message = await asyncio.wait_for(receive(), max(until - loop.time(), 0.001))
-        except TimeoutError:
-            raise BodyTooSlow from None
-        if message["type"] == "http.disconnect":
-            return None
-        data += message.get("body", b"")
-        if len(data) > limit:
-            return b""
-        if not message.get("more_body"):
-            return data
+    try:
+        async with asyncio.timeout(within_s):  # no task of its own per request (wait_for makes one)
+            while True:
+                message = await receive()
+                if message["type"] == "http.disconnect":
+                    return None
+                data += message.get("body", b"")
+                if len(data) > limit:
+                    return b""
+                if not message.get("more_body"):
+                    return data
+    except TimeoutError:
+        raise BodyTooSlow from None
 
 
 async def reply(send: Send, status: int, body: str | bytes, ctype: str = "text/plain; charset=utf-8",

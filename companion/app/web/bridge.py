@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
@@ -30,7 +31,8 @@ log = logging.getLogger(__name__)
 
 #: Seconds a closed tab's session is kept for the same tab to reconnect to (a network blip, a
 #: phone waking up); after that the tab starts a new one (a half-entered round is in its stored
-#: draft, so nothing is lost). Flet's own default is an hour.
+#: draft, so nothing is lost). Flet's own default is an hour; Flet's ``FLET_SESSION_TIMEOUT``
+#: sets it (as it does Flet's own timeout).
 SESSION_KEEP_S = 60
 #: Sessions one device (client address) may hold, its open tabs and its closed tabs' kept
 #: sessions together. A new session past it first forgets the device's longest-closed kept
@@ -93,10 +95,16 @@ class Devices:
         from flet_web.fastapi import app_manager
 
         held = self.sessions.get(device, OrderedDict())
+        waited = 0
         while self.held(device) >= self.most:
             closed = next((k for k, s in held.items() if s.connection is None), None)
             if closed is None:
-                return False
+                if waited >= 20:
+                    return False
+                # a reloaded tab closes its WebSocket as the new one opens: give it a moment
+                waited += 1
+                await asyncio.sleep(0.05)
+                continue
             held.pop(closed)
             await app_manager.delete_session(closed)
         self.starting[device] = self.starting.get(device, 0) + 1
@@ -123,7 +131,7 @@ class Devices:
                 del self.sessions[device]
 
 
-def flet_app(main: Callable[[Any], Any], keep_s: float = SESSION_KEEP_S,
+def flet_app(main: Callable[[Any], Any], keep_s: float | None = None,
              devices: Devices | None = None) -> ASGIApp:
     """Flet's web app (static files + ``/ws``) without its wildcard CORS, API docs, upload or
     OAuth endpoints, whose sessions never send a traceback to the client, whose closed
@@ -135,6 +143,8 @@ def flet_app(main: Callable[[Any], Any], keep_s: float = SESSION_KEEP_S,
 
     check_flet()
     devices = devices if devices is not None else Devices()
+    if keep_s is None:
+        keep_s = float(os.environ.get("FLET_SESSION_TIMEOUT") or SESSION_KEEP_S)
 
     class QuietFletApp(FletApp):
         #: Set when Flet's receive loop has ended, for whatever reason.
