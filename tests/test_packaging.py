@@ -182,3 +182,22 @@ def test_the_wheel_carries_the_app_s_own_icons_and_manifest(installed: Path):
     assets = ROOT / "companion" / "app" / "web" / "assets"
     assert {p: bytes.fromhex(h) for p, h in json.loads(served).items()} == {
         p: (assets / name).read_bytes() for p, (name, _) in face.FILES.items()}
+
+
+def test_the_build_carries_every_file_of_the_app_s_face(tmp_path: Path):
+    """What setuptools puts in the wheel's ``chickenfoot/app/web`` (its build_py, which needs no
+    ``wheel`` package): every file under the package's ``assets/``."""
+    src = tmp_path / "src"
+    shutil.copytree(ROOT / "companion", src / "companion", ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("vision", "models"):
+        (src / name).mkdir()
+        (src / name / "__init__.py").write_text("")
+    shutil.copy(ROOT / "pyproject.toml", src / "pyproject.toml")
+    shutil.copy(ROOT / "README.md", src / "README.md")
+    built = _run([sys.executable, "-c", "import setuptools; setuptools.setup()", "-q", "build_py",
+                  "-d", str(tmp_path / "build")], src)
+    assert built.returncode == 0, built.stderr[-2000:]
+    assets = ROOT / "companion" / "app" / "web" / "assets"
+    shipped = tmp_path / "build" / "chickenfoot" / "app" / "web" / "assets"
+    want = sorted(p.relative_to(assets).as_posix() for p in assets.rglob("*") if p.is_file())
+    assert want and sorted(p.relative_to(shipped).as_posix() for p in shipped.rglob("*") if p.is_file()) == want

@@ -1,10 +1,11 @@
 """No stranger can block the served app, and a bad client costs the server little: connections
 per address, the strangers' slots and the room kept for joined devices, unfinished headers and
 join forms, WebSockets whose first message is garbage, wrong table codes from many addresses
-(per address, IPv6 as IPv4, with a /64's loose cap), uploads' bytes, number and pace. Every test speaks to a real uvicorn server
-on loopback over real sockets: the app itself (``chickenfoot app --web``) where the whole app is
-needed, else :func:`chickenfoot.app.web.server_config` served in this process with short limits.
-Other client addresses are other loopback addresses (127.0.0.2, ...), bound as the source."""
+(per address, IPv6 as IPv4, with a /64's loose cap), uploads' bytes, number and pace. Every
+test speaks to a real uvicorn server on loopback over real sockets: the app itself
+(``chickenfoot app --web``) where the whole app is needed, else
+:func:`chickenfoot.app.web.server_config` served in this process with short limits. Other
+client addresses are other loopback addresses (127.0.0.2, ...), bound as the source."""
 
 from __future__ import annotations
 
