@@ -56,7 +56,7 @@ def bind(host: str, port: int) -> socket.socket:
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind(addr)
-        sock.listen(128)
+        sock.listen(1024)  # a burst of connections waits to be taken, not refused
     except OSError as exc:
         sock.close()
         if exc.errno in (98, 48, 10048):  # EADDRINUSE on Linux, macOS, Windows
