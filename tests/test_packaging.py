@@ -167,3 +167,37 @@ def test_the_installed_command_scores_a_photo(installed: Path, tmp_path: Path):
     truth = json.loads((ROOT / "tests" / "data" / "hand.json").read_text())
     assert sorted(t["tile"] for t in out["photos"][0]["tiles"]) == sorted(truth["tiles"])
     assert out["total"]["pips"] == truth["pips"] and out["total"]["penalty"] == truth["penalty_default_rules"]
+
+
+def test_the_wheel_carries_the_app_s_own_icons_and_manifest(installed: Path):
+    """The web app's face (companion/app/web/assets/) is package data: served from the wheel."""
+    code = ("import json; from chickenfoot.app.web import face; print(face.__file__); "
+            "print(json.dumps({p: face.file(p)[0].hex() for p in face.FILES}))")
+    done = _run([str(installed / "python"), "-c", code], installed)
+    assert done.returncode == 0, done.stderr[-2000:]
+    where, served = done.stdout.splitlines()
+    assert installed.parent in Path(where).parents, "the face came from the checkout, not the wheel"
+    from chickenfoot.app.web import face
+
+    assets = ROOT / "companion" / "app" / "web" / "assets"
+    assert {p: bytes.fromhex(h) for p, h in json.loads(served).items()} == {
+        p: (assets / name).read_bytes() for p, (name, _) in face.FILES.items()}
+
+
+def test_the_build_carries_every_file_of_the_app_s_face(tmp_path: Path):
+    """What setuptools puts in the wheel's ``chickenfoot/app/web`` (its build_py, which needs no
+    ``wheel`` package): every file under the package's ``assets/``."""
+    src = tmp_path / "src"
+    shutil.copytree(ROOT / "companion", src / "companion", ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("vision", "models"):
+        (src / name).mkdir()
+        (src / name / "__init__.py").write_text("")
+    shutil.copy(ROOT / "pyproject.toml", src / "pyproject.toml")
+    shutil.copy(ROOT / "README.md", src / "README.md")
+    built = _run([sys.executable, "-c", "import setuptools; setuptools.setup()", "-q", "build_py",
+                  "-d", str(tmp_path / "build")], src)
+    assert built.returncode == 0, built.stderr[-2000:]
+    assets = ROOT / "companion" / "app" / "web" / "assets"
+    shipped = tmp_path / "build" / "chickenfoot" / "app" / "web" / "assets"
+    want = sorted(p.relative_to(assets).as_posix() for p in assets.rglob("*") if p.is_file())
+    assert want and sorted(p.relative_to(shipped).as_posix() for p in shipped.rglob("*") if p.is_file()) == want

@@ -342,11 +342,17 @@ class App(Kit):
 
     def failed(self, exc: BaseException) -> None:
         """Show why a handler failed: the project's own message, or a short line for a bug
-        (whose traceback goes to the server's log, never to the client)."""
+        (logged on the server in one line, its traceback only at DEBUG; never sent to the
+        client). A tab that closed while the server waited for its browser (a file dialog
+        open) has nobody left to tell: one line in the log, at INFO."""
+        if self.web and _gone(exc):
+            log.info("a tab closed while the server waited for its browser (%s)", type(exc).__name__)
+            return
         if isinstance(exc, ChickenFootError):
             self.snack(" ".join(str(exc).split()) or type(exc).__name__, error=True)
         else:
-            log.error("a handler failed", exc_info=exc)
+            log.error("a handler failed: %s", one_line(exc))
+            log.debug("the handler's traceback", exc_info=exc)
             self.snack(f"Something went wrong ({type(exc).__name__}); nothing was changed by it.",
                        error=True)
         self.page.update()
@@ -470,6 +476,25 @@ class App(Kit):
             except Exception:  # the screen was redrawn meanwhile: nothing to scroll
                 log.debug("scroll_to %s failed", key, exc_info=True)
         self.page.run_task(go)
+
+
+def one_line(exc: BaseException) -> str:
+    """``TypeError: message (at shell.py:123 in render)``: a failure in one log line, where it
+    was raised."""
+    import traceback
+
+    where = ""
+    frames = traceback.extract_tb(exc.__traceback__)
+    if frames:
+        last = frames[-1]
+        where = f" (at {Path(last.filename).name}:{last.lineno} in {last.name})"
+    return f"{type(exc).__name__}: {' '.join(str(exc).split())[:300]}{where}"
+
+
+def _gone(exc: BaseException) -> bool:
+    from .web import is_gone
+
+    return is_gone(exc)
 
 
 def make_main(ctx: AppContext) -> Callable[[ft.Page], Any]:

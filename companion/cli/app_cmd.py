@@ -113,6 +113,7 @@ def serve_web(args: argparse.Namespace, db: Path) -> int:
     host = args.host or "127.0.0.1"
     port = args.port if args.port is not None else DEFAULT_PORT
     loopback_only = web.is_loopback(host)
+    web.check_flet()  # a Flet release without the names the server relies on: one line, not served
     sock = web.bind(host, port)  # port taken, no such address: one line, before anything else
     try:
         port = sock.getsockname()[1]

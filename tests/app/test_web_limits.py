@@ -1,14 +1,17 @@
 """No stranger can block the served app, and a bad client costs the server little: connections
-per address, unfinished headers, WebSockets whose first message is garbage, wrong table codes
-from many addresses, uploads' bytes, number and pace. Every test speaks to a real uvicorn server
-on loopback over real sockets: the app itself (``chickenfoot app --web``) where the whole app is
-needed, else :func:`chickenfoot.app.web.server_config` served in this process with short limits.
-Other client addresses are other loopback addresses (127.0.0.2, ...), bound as the source."""
+per address, the strangers' slots and the room kept for joined devices, unfinished headers and
+join forms, WebSockets whose first message is garbage, wrong table codes from many addresses
+(per address, IPv6 as IPv4, with a /64's loose cap), uploads' bytes, number and pace. Every
+test speaks to a real uvicorn server on loopback over real sockets: the app itself
+(``chickenfoot app --web``) where the whole app is needed, else
+:func:`chickenfoot.app.web.server_config` served in this process with short limits. Other
+client addresses are other loopback addresses (127.0.0.2, ...), bound as the source."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import socket
 import threading
 import time
@@ -37,13 +40,13 @@ async def _plain(scope: dict[str, Any], receive: Any, send: Any) -> None:
 
 
 @contextlib.contextmanager
-def _served(app: Any, limits: web.Limits | None = None) -> Iterator[int]:
+def _served(app: Any, limits: web.Limits | None = None, joined: web.Joined | None = None) -> Iterator[int]:
     """``app`` served by uvicorn as ``chickenfoot app --web`` serves it, in a thread; its port."""
     import uvicorn
 
     sock = web.bind("127.0.0.1", 0)
     port = sock.getsockname()[1]
-    server = uvicorn.Server(web.server_config(app, limits))
+    server = uvicorn.Server(web.server_config(app, limits, joined))
     thread = threading.Thread(target=lambda: asyncio.run(server.serve(sockets=[sock])), daemon=True)
     thread.start()
     try:
@@ -127,6 +130,99 @@ def test_a_thousand_idle_or_slow_connections_from_one_address_leave_a_phone_serv
     assert "Traceback" not in table.log.read_text()
 
 
+def _timed_phone(port: int, cookie: str) -> tuple[float, float]:
+    """Seconds a joined phone (127.0.0.1, its cookie) and a new one (127.0.0.99, joining with
+    the code's page) wait for their answers."""
+    start = time.monotonic()
+    status, _, body = http_request(port, "/", headers={"Cookie": cookie}, timeout=5)
+    joined = time.monotonic() - start
+    assert status == 200 and b"Join this table" not in body
+    start = time.monotonic()
+    status, _, body = http_request(port, "/", source="127.0.0.99", timeout=5)
+    new = time.monotonic() - start
+    assert status == 403 and b"Join this table" in body
+    return joined, new
+
+
+def _cpu_s(pid: int) -> float:
+    """CPU seconds (user + system) process ``pid`` has used."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def test_slow_join_bodies_from_33_addresses_leave_the_phones_served_and_are_closed(table: Server) -> None:
+    """33 addresses x 32 connections send a join form's headers and never its body (1,056 of
+    them, past the 1,000 the server holds): once the server has taken them in, a joined phone
+    and a new phone are answered within a second while they are held, and every slow
+    connection is closed within 30 s. (Right after the burst the answer waits for the server to
+    take the burst in: printed, not asserted, as it depends on the machine's load.)"""
+    import selectors
+
+    cookie = _joined_cookie(table)
+    before = _timed_phone(table.port, cookie)  # the phone has the app open (Flet sets its files up once)
+    head = (b"POST /join HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nContent-Type: application/x-www-form-urlencoded"
+            b"\r\nContent-Length: 11\r\n\r\n" % table.port)
+    cpu_before = _cpu_s(table.proc.pid)
+    sel = selectors.DefaultSelector()
+    sent: dict[socket.socket, float] = {}
+    closed_after: list[float] = []
+    answered = 0
+    waits: list[tuple[float, float]] = []
+    try:
+        for a in range(10, 43):
+            for _ in range(32):
+                s = socket.socket()
+                s.bind((f"127.0.0.{a}", 0))
+                s.settimeout(5)
+                try:
+                    s.connect(("127.0.0.1", table.port))
+                    s.sendall(head)
+                except OSError:  # refused at once: closed as well
+                    closed_after.append(0.0)
+                    s.close()
+                    continue
+                s.setblocking(False)
+                sent[s] = time.monotonic()
+                sel.register(s, selectors.EVENT_READ)
+        at_once = _timed_phone(table.port, cookie)  # while the server still takes the burst in
+        burst_cpu = _cpu_s(table.proc.pid) - cpu_before
+        end = time.monotonic() + 35
+        next_phone = time.monotonic() + 0.5
+        while sel.get_map() and time.monotonic() < end:
+            for key, _ in sel.select(timeout=0.2):
+                s = key.fileobj
+                try:
+                    data = s.recv(4096)
+                except OSError:
+                    data = b""
+                if data.startswith(b"HTTP/1.1 408"):
+                    answered += 1
+                if not data:
+                    closed_after.append(time.monotonic() - sent[s])
+                    sel.unregister(s)
+                    s.close()
+            if time.monotonic() > next_phone and len(waits) < 6:
+                waits.append(_timed_phone(table.port, cookie))
+                next_phone = time.monotonic() + 2
+        left = len(sel.get_map())
+    finally:
+        for key in list(sel.get_map().values()):
+            key.fileobj.close()
+        sel.close()
+    worst = max(max(w) for w in waits)
+    print(f"before: joined phone {before[0] * 1e3:.0f} ms, new phone {before[1] * 1e3:.0f} ms; "
+          f"the server's CPU time for the burst: {burst_cpu:.2f} s; right after it: joined phone "
+          f"{at_once[0] * 1e3:.0f} ms, new phone {at_once[1] * 1e3:.0f} ms")
+    print(f"1,056 slow join bodies: {answered} answered 408 and closed, "
+          f"{len(closed_after) - answered} closed to make room or refused; the last closed after "
+          f"{max(closed_after):.1f} s; joined phone {max(w[0] for w in waits) * 1e3:.0f} ms, new phone "
+          f"{max(w[1] for w in waits) * 1e3:.0f} ms at worst ({len(waits)} tries: {[(round(a, 3), round(b, 3)) for a, b in waits]})")
+    assert left == 0, f"{left} slow bodies still open after 35 s"
+    assert len(closed_after) == 33 * 32 and max(closed_after) < 30.0
+    assert worst < 1.0, waits
+    assert "Traceback" not in table.log.read_text()
+
+
 def test_connections_that_send_no_request_in_time_are_closed() -> None:
     """Nothing sent, headers sent a byte at a time, a keep-alive connection gone quiet: each is
     closed once its time is up, and an answer in progress is not cut."""
@@ -146,29 +242,61 @@ def test_connections_that_send_no_request_in_time_are_closed() -> None:
             assert took is not None and took < 1.5, took
 
 
-def test_one_address_cannot_hold_more_than_its_share_nor_all_of_them_the_server() -> None:
-    limits = web.Limits(per_address=4, in_all=10)
+def test_one_address_cannot_hold_more_than_its_share_nor_strangers_keep_a_newcomer_out() -> None:
+    """Past its share an address's new connection is closed; once the strangers' slots are
+    full, a newcomer takes the longest-held slot of the address holding the most, and an
+    address that holds the most itself is refused."""
+    limits = web.Limits(per_address=4, in_all=10, strangers=10)
     with _served(_plain, limits) as port:
         mine = [socket.create_connection(("127.0.0.1", port), source_address=("127.0.0.2", 0))
                 for _ in range(6)]
-        closed = sum(_closed_within(s, 0.2) is not None for s in mine)
-        assert closed == 2  # past its 4
+        closed = [_closed_within(s, 0.2) is not None for s in mine]
+        assert closed == [False] * 4 + [True] * 2  # past its 4
         others = [socket.create_connection(("127.0.0.1", port), source_address=(f"127.0.0.{k}", 0))
                   for k in (3, 3, 4, 4, 5, 5, 6)]
-        closed = sum(_closed_within(s, 0.2) is not None for s in others)
-        assert closed == 1  # 4 + 6 fill the 10
-        for s in mine + others:
+        time.sleep(0.2)
+        assert [_closed_within(s, 0.2) is not None for s in others] == [False] * 7  # all let in
+        assert _closed_within(mine[0], 0.2) is not None  # 127.0.0.2's longest-held made room
+        assert [_closed_within(s, 0.2) is not None for s in mine[1:4]] == [False] * 3
+        again = socket.create_connection(("127.0.0.1", port), source_address=("127.0.0.3", 0))
+        assert _closed_within(again, 0.5) is None  # 127.0.0.2's next one made room
+        assert _closed_within(mine[1], 0.2) is not None
+        # 127.0.0.2 and 127.0.0.3 hold 3 each now, the most: a third from .3 is refused
+        third = socket.create_connection(("127.0.0.1", port), source_address=("127.0.0.3", 0))
+        assert _closed_within(third, 0.5) is not None
+        for s in [*mine, *others, again, third]:
             s.close()
         time.sleep(0.3)
         assert http_request(port, "/", source="127.0.0.9")[0] == 200  # freed as they close
 
 
+def test_room_is_kept_for_joined_addresses() -> None:
+    limits = web.Limits(per_address=4, in_all=10, strangers=6)
+    joined = web.Joined()
+    joined.add("127.0.0.7")
+    with _served(_plain, limits, joined) as port:
+        strangers = [socket.create_connection(("127.0.0.1", port), source_address=(f"127.0.0.{k}", 0))
+                     for k in (2, 2, 2, 3, 3, 3)]
+        phone = [socket.create_connection(("127.0.0.1", port), source_address=("127.0.0.7", 0))
+                 for _ in range(4)]
+        time.sleep(0.2)
+        assert [_closed_within(s, 0.1) is not None for s in strangers + phone] == [False] * 10
+        late = socket.create_connection(("127.0.0.1", port), source_address=("127.0.0.3", 0))
+        assert _closed_within(late, 0.5) is not None  # .3 holds as many as any stranger
+        for s in [*strangers, *phone, late]:
+            s.close()
+
+
 def test_address_keys() -> None:
-    assert web.address_key("10.0.0.7") == "10.0.0.7"
+    """A device counts by its full address, IPv6 as IPv4 (on SLAAC every phone shares one /64);
+    the /64 is only the wider name for loose second caps."""
+    assert web.address_key("10.0.0.7") == web.network_key("10.0.0.7") == "10.0.0.7"
     assert web.address_key("::ffff:10.0.0.7") == "10.0.0.7"
-    assert web.address_key("2001:db8:1:2:aaaa::1") == web.address_key("2001:db8:1:2:bbbb::9") \
+    assert web.address_key("2001:db8:1:2:aaaa::1") == "2001:db8:1:2:aaaa::1"
+    assert web.address_key("2001:db8:1:2:aaaa::1") != web.address_key("2001:db8:1:2:bbbb::9")
+    assert web.address_key("[fe80::1%eth0]") == "fe80::1"
+    assert web.network_key("2001:db8:1:2:aaaa::1") == web.network_key("2001:db8:1:2:bbbb::9") \
         == "2001:db8:1:2::/64"
-    assert web.address_key("2001:db8:1:3::1") != web.address_key("2001:db8:1:2::1")
 
 
 # ------------------------------------------------------------------------------ WebSocket
@@ -217,22 +345,37 @@ def test_wrong_codes_from_many_addresses_never_refuse_the_right_code_from_a_new_
 
 
 def test_the_wrong_code_limiter_counts_per_address_and_remembers_a_bounded_number() -> None:
-    tries = web._Tries(most=100)
+    tries = web.Tries(most=100)
     now = 1000.0
     for k in range(1000):
         tries.failed(f"10.0.{k // 250}.{k % 250}", now)
-    assert len(tries.per_client) == 100  # the least recently failing are forgotten first
+    assert len(tries.keys) == 100 and not tries.networks  # the least recently failing are forgotten first
     assert not tries.blocked("10.0.0.0", now)
     for _ in range(web.TRIES_PER_MINUTE):
         tries.failed("2001:db8::1", now)
-    assert tries.blocked("2001:db8::2", now)  # the same /64: one device can use them all
-    assert not tries.blocked("2001:db8:0:1::1", now)
+    assert tries.blocked("2001:db8::1", now)
+    assert not tries.blocked("2001:db8::2", now)  # another phone of the same /64 is not locked out
     assert not tries.blocked("2001:db8::1", now + 61)  # a minute later, more tries...
     for k in range(web.TRIES_PER_HOUR - web.TRIES_PER_MINUTE):
         tries.failed("2001:db8::1", now + 61 + k * 9)
     later = now + 61 + (web.TRIES_PER_HOUR - web.TRIES_PER_MINUTE) * 9 + 61
     assert tries.blocked("2001:db8::1", later)  # ... up to TRIES_PER_HOUR in an hour
     assert not tries.blocked("2001:db8::1", now + 3600 + 61 + 270)
+
+
+def test_a_64_of_many_addresses_meets_the_loose_second_cap() -> None:
+    """One device can take any address of its /64: past what a whole IPv4 /24 could send in a
+    minute, the /64 waits; it is held in ten-second buckets, not one entry per failure."""
+    tries = web.Tries()
+    now = 5000.0
+    for k in range(web.TRIES_PER_MINUTE_NETWORK):
+        assert not tries.blocked(f"2001:db8::{k + 1:x}", now)
+        tries.failed(f"2001:db8::{k + 1:x}", now + k * 0.01)
+    assert tries.blocked("2001:db8::ffff", now + 30)  # a fresh address of that /64
+    assert not tries.blocked("2001:db8:0:1::1", now + 30)  # another /64
+    assert not tries.blocked("2001:db8::ffff", now + 30 + 61)
+    (window,) = tries.networks.values()
+    assert len(window.buckets) <= 3
 
 
 # ------------------------------------------------------------------------------ uploads
@@ -318,9 +461,10 @@ def test_one_file_at_a_time_per_session_and_a_bounded_number_in_all() -> None:
 # ------------------------------------------------------------------------------ sessions
 def test_a_closed_tab_s_session_is_deleted_once_its_keep_time_is_over(tmp_path: Path) -> None:
     """The real app: tabs open the home screen and close; their sessions (and the screens' App
-    objects, about 90 KB each: benchmarks/bench_web_sessions.py) are gone within a second of
-    the keep time, not after Flet's hour. (The server's first session may outlive it: a task
-    started while it ran keeps a copy of its context.)"""
+    objects, about 88 KB each on the home screen: benchmarks/bench_web_sessions.py) are gone
+    within seconds of the keep time (a loaded machine took 2.2 s), not after Flet's hour. (The
+    server's first session may outlive it: a task started while it ran keeps a copy of its
+    context.)"""
     import gc
     import weakref
 
@@ -348,6 +492,6 @@ def test_a_closed_tab_s_session_is_deleted_once_its_keep_time_is_over(tmp_path: 
                     break
                 time.sleep(0.1)
             assert len(tabs) == 3 and not any(t() for t in tabs), "sessions left"
-            assert time.monotonic() - start < 1.5
+            assert time.monotonic() - start < 4.0
     finally:
         ctx.store.close()

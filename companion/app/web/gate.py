@@ -1,0 +1,302 @@
+"""The table's gate: the one ASGI layer in front of Flet's web app that checks ``Host``,
+``Origin`` and the table code, takes uploads, and serves the app's own icons and manifest."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import html
+import ipaddress
+import logging
+import time
+from collections import OrderedDict, deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from urllib.parse import parse_qs
+
+from . import face
+from .addresses import address_key, is_loopback, network_key, split_host
+from .answers import (
+    ASGIApp,
+    BodyTooSlow,
+    Receive,
+    Scope,
+    Send,
+    cookies_of,
+    headers_of,
+    read_body,
+    redirect,
+    reply,
+    safe_headers,
+)
+from .limits import Joined
+from .uploads import UPLOAD_PATH, Uploads, receive_upload
+
+log = logging.getLogger(__name__)
+
+COOKIE = "chickenfoot_table"
+#: Wrong table codes allowed per client address (its full address, IPv6 as IPv4), per minute
+#: and per hour. There is no limit for all clients together: wrong codes from one address never
+#: keep another from joining. Guessing is bounded by addresses instead: with every one of a
+#: /24's 254 addresses, an attacker has 254 x 30 guesses an hour, a 0.8% chance of the six-digit
+#: code in an hour.
+TRIES_PER_MINUTE = 8
+TRIES_PER_HOUR = 30
+#: Wrong codes an IPv6 /64 as a whole may send, a loose second cap: one device can take any
+#: number of addresses in its /64, so without it IPv6 would bound nothing. It is what a whole
+#: IPv4 /24 can send (254 addresses' worth), so it is reached only by an attacker with that many
+#: addresses' chance, and until then no phone of the /64 is locked out by another.
+TRIES_PER_MINUTE_NETWORK = 254 * TRIES_PER_MINUTE
+TRIES_PER_HOUR_NETWORK = 254 * TRIES_PER_HOUR
+#: Client addresses the wrong-code limiter remembers at most (the least recently failing one is
+#: forgotten first): 7.2 MB at most, each with TRIES_PER_HOUR failures (measured with
+#: tracemalloc).
+TRIES_ADDRESSES = 4096
+#: IPv6 /64s it remembers at most (each in at most 360 ten-second buckets: 2.6 MB for all 64
+#: full, measured with tracemalloc).
+TRIES_NETWORKS = 64
+#: Seconds the join form's body has to arrive once its headers have (it is a few bytes).
+JOIN_BODY_S = 10.0
+
+
+class _Window:
+    """Failures of one address in the last hour: their times, at most ``hour`` of them."""
+
+    def __init__(self, minute: int, hour: int) -> None:
+        self.minute, self.hour = minute, hour
+        self.times: deque[float] = deque(maxlen=hour)
+
+    def blocked(self, now: float) -> bool:
+        q = self.times
+        while q and now - q[0] > 3600:
+            q.popleft()
+        return sum(1 for t in q if now - t <= 60) >= self.minute or len(q) >= self.hour
+
+    def add(self, now: float) -> None:
+        self.times.append(now)
+
+
+class _Buckets(_Window):
+    """Failures of a whole /64 in the last hour, counted in 10-second buckets: at most 360
+    entries however many failures it counts."""
+
+    def __init__(self, minute: int, hour: int) -> None:
+        super().__init__(minute, hour)
+        self.buckets: deque[list[float]] = deque()  # [start, count], oldest first
+
+    def blocked(self, now: float) -> bool:
+        q = self.buckets
+        while q and now - q[0][0] > 3600:
+            q.popleft()
+        return sum(c for t, c in q if now - t <= 60) >= self.minute or sum(c for _, c in q) >= self.hour
+
+    def add(self, now: float) -> None:
+        q = self.buckets
+        if q and now - q[-1][0] < 10.0:
+            q[-1][1] += 1
+        else:
+            q.append([now, 1])
+
+
+@dataclass
+class Tries:
+    """Wrong codes per client address (:func:`address_key`) in the last hour, and per IPv6
+    /64 as a loose second cap (:func:`network_key`); at most ``most`` addresses and
+    ``most_networks`` /64s are remembered (the least recently failing forgotten first)."""
+
+    keys: OrderedDict[str, _Window] = field(default_factory=OrderedDict)
+    networks: OrderedDict[str, _Window] = field(default_factory=OrderedDict)
+    most: int = TRIES_ADDRESSES
+    most_networks: int = TRIES_NETWORKS
+
+    def blocked(self, client: str, now: float) -> bool:
+        own, wide = address_key(client), network_key(client)
+        window, net = self.keys.get(own), self.networks.get(wide)
+        return bool((window and window.blocked(now)) or (net and net.blocked(now)))
+
+    def failed(self, client: str, now: float) -> None:
+        own, wide = address_key(client), network_key(client)
+        _note(self.keys, own, now, self.most, lambda: _Window(TRIES_PER_MINUTE, TRIES_PER_HOUR))
+        if wide != own:
+            _note(self.networks, wide, now, self.most_networks,
+                  lambda: _Buckets(TRIES_PER_MINUTE_NETWORK, TRIES_PER_HOUR_NETWORK))
+
+
+def _note(windows: OrderedDict[str, _Window], key: str, now: float, most: int,
+          new: Callable[[], _Window]) -> None:
+    window = windows.pop(key, None) or new()
+    window.add(now)
+    windows[key] = window  # the most recent failure last
+    while len(windows) > most:
+        windows.popitem(last=False)
+
+
+JOIN_PAGE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Join this table - Chicken Foot companion</title>
+<link rel="icon" type="image/png" href="/favicon.png">
+<meta name="theme-color" content="{theme}">
+<style>
+body {{ font-family: sans-serif; margin: 0; padding: 24px; max-width: 28em; }}
+h1 {{ font-size: 1.6em; }}
+input {{ font-size: 2em; width: 7em; letter-spacing: .2em; padding: 6px; }}
+button {{ font-size: 1.3em; padding: 10px 22px; margin-top: 14px; }}
+.err {{ color: #b00020; font-weight: bold; }}
+</style></head>
+<body>
+<h1>Join this table</h1>
+<p>Type the table code shown where the Chicken Foot companion was started (or scan its QR code).</p>
+{message}
+<form method="post" action="/join">
+<label for="code">Table code</label><br>
+<input id="code" name="code" inputmode="numeric" autocomplete="one-time-code" maxlength="12"
+ autofocus required><br>
+<button type="submit">Join</button>
+</form>
+</body></html>
+"""
+
+
+class TableGate:
+    """ASGI middleware in front of the Flet app: Host, Origin, table code, uploads, the app's
+    own face. ``joined`` is where the addresses that showed the code are told to the
+    connection counting (:func:`~.limits.server_config` finds it here)."""
+
+    def __init__(self, app: ASGIApp, *, port: int, loopback_only: bool, code: str | None,
+                 names: tuple[str, ...] = (), uploads: Uploads | None = None) -> None:
+        import secrets
+
+        self.app = app
+        self.uploads = uploads
+        self.port = port
+        self.loopback_only = loopback_only
+        self.code = code
+        self._key = secrets.token_bytes(32)
+        self.token = hmac.new(self._key, b"joined this table", hashlib.sha256).hexdigest()
+        self.names = {n.lower() for n in names if n} | {"localhost"}
+        self.tries = Tries()
+        self.joined = Joined()
+
+    # ---------------------------------------------------------------- checks
+    def host_ok(self, value: str | None) -> bool:
+        parsed = split_host(value or "")
+        if parsed is None:
+            return False
+        host, port = parsed
+        if (port or 80) != self.port:
+            return False
+        if self.loopback_only:
+            return is_loopback(host)
+        if host in self.names:
+            return True
+        try:
+            ipaddress.ip_address(host.strip("[]"))
+        except ValueError:
+            return False
+        return True
+
+    @staticmethod
+    def origin_ok(origin: str | None, host: str) -> bool:
+        return origin is not None and origin.lower() == f"http://{host.lower()}"
+
+    def has_joined(self, scope: Scope, headers: dict[str, str]) -> bool:
+        """Whether the client shows the table's cookie (always, with no code); its address is
+        then remembered as joined, for the room kept for joined devices."""
+        if self.code is not None:
+            given = cookies_of(headers.get("cookie", "")).get(COOKIE, "")
+            if not hmac.compare_digest(given.encode(), self.token.encode()):
+                return False
+        self._remember(scope)
+        return True
+
+    def _remember(self, scope: Scope) -> None:
+        client = scope.get("client")
+        if client:
+            self.joined.add(address_key(str(client[0])))
+
+    # ---------------------------------------------------------------- ASGI
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        kind = scope["type"]
+        if kind == "lifespan":
+            await self.app(scope, receive, send)
+            return
+        headers = headers_of(scope)
+        host = headers.get("host", "")
+        origin = headers.get("origin")
+        if kind == "websocket":
+            if not (self.host_ok(host) and self.origin_ok(origin, host) and self.has_joined(scope, headers)):
+                log.info("refused a WebSocket (host %r, origin %r)", host, origin)
+                await receive()  # websocket.connect
+                await send({"type": "websocket.close", "code": 1008})  # before accept: HTTP 403
+                return
+            await self.app(scope, receive, send)
+            return
+        if kind != "http":
+            return
+        if not self.host_ok(host):
+            await reply(send, 421, "This address is not served here.\n", close=True)
+            return
+        if origin is not None and not self.origin_ok(origin, host):
+            await reply(send, 403, "Requests from other sites are refused.\n", close=True)
+            return
+        path, method = scope.get("path", "/"), scope.get("method", "GET")
+        if path == "/join" and self.code is not None:
+            await self._join(scope, receive, send, headers)
+            return
+        if method == "PUT" and path.startswith(UPLOAD_PATH) and self.uploads is not None:
+            if origin is None or not self.has_joined(scope, headers):
+                await reply(send, 403, "Uploads come from this table's own page.\n", close=True)
+                return
+            await receive_upload(self.uploads, path[len(UPLOAD_PATH):], headers, receive, send)
+            return
+        if method not in ("GET", "HEAD"):
+            await reply(send, 405, "Only GET is served here.\n", close=True)
+            return
+        own = face.file(path)  # the app's own icons and manifest, for everyone (no match in them)
+        if own is not None:
+            await reply(send, 200, own[0], own[1], cache=b"max-age=3600")
+            return
+        if not self.has_joined(scope, headers):
+            await self._join_page(send, 403, "")
+            return
+        await self.app(scope, receive, safe_headers(send))
+
+    async def _join(self, scope: Scope, receive: Receive, send: Send, headers: dict[str, str]) -> None:
+        client = (scope.get("client") or ("?", 0))[0]
+        if scope.get("method") == "POST":
+            try:
+                body = await read_body(receive, 4096, JOIN_BODY_S)
+            except BodyTooSlow:
+                await reply(send, 408, "The form came too slowly.\n", close=True)
+                return
+            if body is None:
+                return
+            given = parse_qs(body.decode("latin-1")).get("code", [""])[0]
+        elif scope.get("method") in ("GET", "HEAD"):
+            given = parse_qs(scope.get("query_string", b"").decode("latin-1")).get("code", [""])[0]
+            if not given:
+                if self.has_joined(scope, headers):
+                    await redirect(send, "/", None)
+                else:
+                    await self._join_page(send, 200, "")
+                return
+        else:
+            await reply(send, 405, "Only GET and POST are served here.\n", close=True)
+            return
+        now = time.monotonic()
+        if self.tries.blocked(client, now):
+            await self._join_page(send, 429, "Too many wrong codes: wait a minute, then try again.")
+            return
+        assert self.code is not None
+        if not hmac.compare_digest("".join(given.split()).encode(), self.code.encode()):
+            self.tries.failed(client, now)
+            await self._join_page(send, 403, "That is not this table's code.")
+            return
+        self._remember(scope)
+        await redirect(send, "/", f"{COOKIE}={self.token}; Path=/; HttpOnly; SameSite=Strict")
+
+    async def _join_page(self, send: Send, status: int, message: str) -> None:
+        text = f'<p class="err" role="alert">{html.escape(message)}</p>' if message else ""
+        await reply(send, status, JOIN_PAGE.format(message=text, theme=face.THEME_COLOUR),
+                    "text/html; charset=utf-8")
