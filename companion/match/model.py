@@ -786,14 +786,14 @@ def hand_limit(rules: RuleSet, seats: int) -> int:
     return sum(worths[:rules.deal_size(seats)])
 
 
-def unlikely_penalty(m: Match, player: str, value: int) -> str | None:
+def unlikely_penalty(rules: RuleSet, seats: int, player: str, value: int) -> str | None:
     """Why ``value`` points for ``player`` needs a second look (more than a hand of the tiles
-    dealt can hold), or None when it is plausible. The app and the command line both ask it."""
-    limit = m.hand_limit
+    dealt can count), or None when it is plausible. The app and the command line both ask it."""
+    limit = hand_limit(rules, seats)
     if value <= limit:
         return None
-    return (f"{value} points for {player} is more than {m.deal_size} tiles of a double-{m.set_top} set "
-            f"can count (at most {limit})")
+    return (f"{value} points for {player} is more than {rules.deal_size(seats)} tiles of a "
+            f"double-{rules.set_for(seats)} set can count (at most {limit})")
 
 
 def unlikely_in_round(m: Match, rnd: Round, seats: Iterable[int] | None = None) -> list[str]:
@@ -803,7 +803,7 @@ def unlikely_in_round(m: Match, rnd: Round, seats: Iterable[int] | None = None) 
     out = []
     for s in which:
         if rnd.tiles[s] is None:
-            why = unlikely_penalty(m, m.players[s], rnd.penalties[s])
+            why = unlikely_penalty(m.rules, m.seats, m.players[s], rnd.penalties[s])
             if why:
                 out.append(why)
     return out

@@ -124,8 +124,8 @@ def test_no_dealt_hand_counts_more_than_the_hand_limit_and_the_largest_reach_it(
     assert limit == m.hand_limit
     hand = random.Random(seed).sample(tiles, deal)
     assert rules.penalty(hand) <= limit
-    assert unlikely_penalty(m, "Ann", rules.penalty(hand)) is None
+    assert unlikely_penalty(rules, n, "Ann", rules.penalty(hand)) is None
     largest = sorted(tiles, key=rules.tile_penalty, reverse=True)[:deal]
     assert rules.penalty(largest) == limit  # the bound is reached, not only never passed
-    why = unlikely_penalty(m, "Ann", limit + 1)
+    why = unlikely_penalty(rules, n, "Ann", limit + 1)
     assert why is not None and f"at most {limit}" in why and f"{deal} tiles" in why
