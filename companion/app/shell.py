@@ -456,15 +456,15 @@ class App(Kit):
 
     def scroll_into_view(self, key: str) -> None:
         """Scroll the screen so the control with ``ft.ScrollKey(key)`` is at the top of the
-        scrolling part (above a fixed number pad)."""
-        scroller = self.scroller
-        if scroller is None:
-            return
-
+        scrolling part (above a fixed number pad). Asked while a screen is being drawn, it
+        scrolls that screen once it is shown."""
         async def go() -> None:
             # after the browser has laid out the redraw sent just before (a panel that closed
             # changes where the card is)
             await asyncio.sleep(SCROLL_DELAY_S)
+            scroller = self.scroller
+            if scroller is None:
+                return
             try:
                 await scroller.scroll_to(scroll_key=key, duration=200)
             except Exception:  # the screen was redrawn meanwhile: nothing to scroll

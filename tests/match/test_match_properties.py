@@ -5,7 +5,15 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from chickenfoot.match import Match, MatchError, dumps_json, export_csv, hand_limit, loads_json, unlikely_penalty
+from chickenfoot.match import (
+    Match,
+    MatchError,
+    dumps_json,
+    export_csv,
+    hand_limit,
+    loads_json,
+    unlikely_penalty,
+)
 from chickenfoot.rules import PRESETS, full_set
 
 PLAYERS = ["Ann", "Bob", "Cy", "Di", "Ed", "Flo", "Gus", "Hal"]
