@@ -326,13 +326,18 @@ class App(Kit):
             raise UploadError(f"cannot write {path}: {exc.strerror or exc}") from None
         return f"saved to {path}"
 
-    def snack(self, message: str, error: bool = False) -> None:
-        """A short note that something was done; an error goes on its screen instead."""
+    def snack(self, message: str, error: bool = False, action: tuple[str, Callable[[], Any]] | None = None) -> None:
+        """A short note that something was done; an error goes on its screen instead.
+        ``action``: (label, handler) of a button on the note that takes it back (Redo)."""
         if error:
             self.show_error(message)
             return
-        self.page.show_dialog(ft.SnackBar(ft.Text(message, size=self.fs(15)),
-                                          duration=ft.Duration(seconds=3)))
+        act = None
+        if action is not None:
+            label, fn = action
+            act = ft.SnackBarAction(label, on_click=self.guarded(lambda _: fn()))
+        self.page.show_dialog(ft.SnackBar(ft.Text(message, size=self.fs(15)), action=act,
+                                          duration=ft.Duration(seconds=6 if act else 3)))
 
     def show_error(self, message: str) -> None:
         """Say what went wrong on the screen where it happened, until the next action there or
@@ -410,6 +415,7 @@ class App(Kit):
         except ChickenFootError as exc:
             title, body, back = "Cannot show this", [self.text(str(exc)),
                                              self.button("Home", lambda _: self.go("/"))], "/"
+        back = self.session.back_from(back)
         self.page.appbar = ft.AppBar(
             title=self.text(title, 20, bold=True),
             leading=self.icon_button(ft.Icons.ARROW_BACK, "Back", lambda _: self.go(back))

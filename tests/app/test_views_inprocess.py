@@ -189,9 +189,19 @@ def test_round_entry_handlers_save_a_round_and_the_match_ends(app: App) -> None:
     texts = _go(app, f"/match/{m.id}")
     assert "Match over" in texts and "Winner: Ann with 0" in texts
     assert "Tie-break: lowest total wins; equal lowest totals are a draw." in texts
-    # undo brings the round back to be played
+    # undo asks first ("Keep it" where Undo was: a double tap takes nothing back) ...
     _click(app, "Undo: round 1 added")
+    assert len(app.ctx.store.get(m.id).rounds) == 1 and "Undo round 1 added?" in _texts(app.page.controls)
+    _click(app, "Keep it")
+    assert len(app.ctx.store.get(m.id).rounds) == 1
+    _click(app, "Undo: round 1 added")
+    _click(app, "Undo it")  # ... brings the round back to be played, and offers its own undo
     assert app.ctx.store.get(m.id).rounds == ()
+    snack = app.page.dialogs[-1]
+    assert isinstance(snack, ft.SnackBar) and snack.content.value == "Undone: round 1 added"
+    assert snack.action.label == "Redo"
+    snack.action.on_click(None)
+    assert len(app.ctx.store.get(m.id).rounds) == 1
 
 
 def test_settings_handlers_persist(app: App, tmp_path) -> None:
@@ -865,3 +875,31 @@ def test_keep_saves_the_high_penalty_and_went_out_is_said_above_save(app: App) -
     _click(app, "Save round 1")
     _click(app, "Keep 200")
     assert app.ctx.store.get(m.id).totals() == [0, 200]
+
+
+def test_after_an_edit_is_saved_the_scoreboard_shows_the_round_edited(app: App) -> None:
+    m = app.ctx.store.create(["Ann", "Bob"], "double-chicken-foot", {})
+    for _ in range(3):
+        app.ctx.store.update(m.id, lambda x: x.add_round(penalties={"Bob": 9}, out="Ann"))
+    scrolled: list[str] = []
+    app.scroll_into_view = scrolled.append  # type: ignore[method-assign]
+    _go(app, f"/match/{m.id}")
+    _go(app, f"/match/{m.id}/round/1")
+    _click(app, "Number", 1)
+    for k in "12":
+        _click(app, k)
+    _click(app, "Save round 1")
+    assert app.page.pushed[-1] == f"/match/{m.id}" and app.ctx.store.get(m.id).rounds[0].penalties == (0, 12)
+    _go(app, f"/match/{m.id}")
+    assert scrolled[-1] == "round-1"
+
+
+def test_back_from_check_the_table_goes_to_the_scoreboard(app: App) -> None:
+    m = app.ctx.store.create(["Ann", "Bob"], "double-chicken-foot", {})
+    _go(app, "/")
+    _go(app, f"/match/{m.id}")
+    _click(app, "Check the table")
+    _go(app, app.page.pushed[-1])
+    assert app.page.route == "/dispute"
+    app.page.appbar.leading.on_click(None)  # Back
+    assert app.page.pushed[-1] == f"/match/{m.id}"
