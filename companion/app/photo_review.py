@@ -8,12 +8,17 @@ missed one or removes a false one; each edit is a tile reading marked ``correcte
 The reader's review flag (``reader.json``'s ``review_conf``) says which tiles to check: such
 a tile, and one the reader asks about (:attr:`chickenfoot.vision.reading.TileReading.question`: "Is this
 the 0-0 (50) or a face-down tile?"), is open, listed but not in the penalty until the player
-counts it (:meth:`PhotoReview.accept`), corrects or removes it; while any is open the penalty
-reads "at least N, M to check" (:meth:`PhotoReview.headline`). A possible tile is shown at once
-only if :func:`likely_tile`. Drawing the
-outlines is :func:`chickenfoot.vision.draw.draw_tiles`; :class:`Preview` draws them on a display-sized copy
-of the photo, numbers only, big enough to read on a phone (the list below the photo gives the
-values).
+counts it (:meth:`PhotoReview.accept`), corrects or removes it; while any is open the headline
+reads "23 points so far, 2 tiles to check" (:meth:`PhotoReview.headline`). A possible tile is
+shown at once only if :func:`likely_tile`. Drawing the outlines is
+:func:`chickenfoot.vision.draw.draw_tiles`; :class:`Preview` draws them on a display-sized copy
+of the photo, numbers only, big enough to read on a phone, and cuts out each tile to check for
+its row (:meth:`Preview.crop`).
+
+A reading is a proposal: one with nothing counted, or with tiles still to check
+(:attr:`PhotoReview.to_check`), is never used quietly; :meth:`PhotoReview.use_question` says what
+to ask first, in a player's words ("Nothing was read in this photo: did Ann go out, or take
+another photo?"), and ``drafts.DraftContent.use_photo`` applies the answer.
 
 What a new player sees first is kept short: possible tiles the reader thinks could well be tiles
 (:func:`likely_tile`) are shown with the counted ones; the rest (grass, a table edge, print, a box

@@ -287,8 +287,8 @@ class RoundEntry:
         """Why hand ``i``'s typed penalty needs a second look (more than a hand of the tiles dealt
         can count), until the player says it is right (:meth:`confirm`); else None."""
         h = self.hands[i]
-        if h.mode is not Mode.PIPS or h.pips is None or h.sure:
-            return None
+        if h.mode is not Mode.PIPS or h.pips is None or h.sure or h.pips > self.rules.penalty(full_set(self.top)):
+            return None  # more than the whole set is an error (see errors), not a question
         return unlikely_penalty(self.rules, len(self.hands), h.player, h.pips)
 
     def to_confirm(self) -> list[int]:
@@ -359,6 +359,9 @@ class RoundEntry:
             out.extend(f"{h.player}: 0 points, but {outs[0]} went out: a hand left at the end of a round "
                        f"has points (type them, or tap Went out for {h.player})"
                        for h in self.hands if h.mode is Mode.PIPS and h.pips == 0)
+        most = self.rules.penalty(full_set(self.top))
+        out.extend(f"{h.player}: {h.pips} points is more than the whole double-{self.top} set counts ({most}): "
+                   "type it again" for h in self.hands if h.mode is Mode.PIPS and (h.pips or 0) > most)
         if outs:  # the same guard for a hand entered by tiles or a photo: none is not 0 points
             out.extend(f"{h.player}: no tiles, but {outs[0]} went out: a hand left at the end of a round "
                        f"has tiles (pick them, take another photo, or tap Went out for {h.player})"
