@@ -113,6 +113,17 @@ def test_photo_review_at_phone_width(tmp_path: Path, browser) -> None:  # type: 
         ui.click(f"{n} unsure finds shown in grey: hide")
         ui.see(f"{n} unsure finds: show")
         ui.click(finds.use_label())
+        if not finds.tiles:  # nothing counted: never quietly 0 points; check a tile, count it
+            ui.see(f"Nothing is counted yet in this photo: {count(len(finds.to_check), 'tile')} "
+                   f"{'is' if len(finds.to_check) == 1 else 'are'} still to check.")
+            ui.scroll_to(re.compile(r"^Nothing is counted yet"), 0.4)
+            ui.shot("nothing-counted-asks-360px")
+            ui.click("Check them")
+            k = finds.to_check[0]
+            ui.click(f"Count it as {finds.items[k].tile}")
+            finds.accept(k)
+            ui.see(f"Penalty from this photo: {finds.headline()}")
+            ui.click(finds.use_label())
         if finds.to_check:  # tiles to check are asked about before the reading is used
             ui.see(re.compile(r"still to check: use \d+ points? without (it|them)\?$"))
             ui.click(f"Use {count(finds.penalty, 'point')}")
