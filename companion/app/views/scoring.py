@@ -706,6 +706,43 @@ def _review(app: App, s: _Screen, i: int, review: PhotoReview, ui: PhotoPanel, a
         out.append(app.warning(f"Tile {k} reads {err.tile}, already {where} (a set has only one): "
                                "correct it or remove it, or correct the other hand."))
 
+    # Use sits under the headline and the photo, and asks there: where the player looks.
+    blocked = bool(on_table or clashes or review.outside)
+    question = review.use_question(player)
+
+    def use(_: Any) -> None:
+        if question is not None:
+            ui.asking = True
+            app.render()
+            app.scroll_into_view(seat_key(i))  # the name, the headline and the question together
+            return
+        s.use_photo(i, None)
+
+    async def answer(key: str) -> None:
+        ui.asking = False
+        if key == CHECK:
+            first = next((k for k in review.to_check if k in shown), None)
+            app.render()
+            if first is not None:
+                app.scroll_into_view(check_key(i, first))
+            return
+        if key == RETAKE:
+            app.render()
+            if ui.choose is not None:
+                await ui.choose(None)
+            return
+        s.use_photo(i, key)
+
+    if ui.asking and question is not None:
+        out.append(ft.Container(app.card(
+            ft.Semantics(live_region=True, content=app.text(question.text, 17, bold=True)),
+            ft.Row([app.button(text, _answer(answer, k), kind="filled" if n == 0 else "outlined")
+                    for n, (k, text) in enumerate(question.answers)], wrap=True, spacing=8, run_spacing=8),
+            color=ft.Colors.TERTIARY_CONTAINER), key=ft.ScrollKey(use_key(i))))
+    else:
+        out.append(ft.Container(app.button(review.use_label(), use, icon=ft.Icons.CHECK, disabled=blocked),
+                                key=ft.ScrollKey(use_key(i))))
+
     def set_tile(t: Any) -> None:
         try:
             s.content.check_free(i, t)
@@ -786,41 +823,6 @@ def _review(app: App, s: _Screen, i: int, review: PhotoReview, ui: PhotoPanel, a
 
         out.append(app.button("Add a missed tile", add_missed, kind="outlined", icon=ft.Icons.ADD))
 
-    blocked = bool(on_table or clashes or review.outside)
-    question = review.use_question(player)
-
-    def use(_: Any) -> None:
-        if question is not None:
-            ui.asking = True
-            app.render()
-            app.scroll_into_view(use_key(i))
-            return
-        s.use_photo(i, None)
-
-    async def answer(key: str) -> None:
-        ui.asking = False
-        if key == CHECK:
-            first = next((k for k in review.to_check if k in shown), None)
-            app.render()
-            if first is not None:
-                app.scroll_into_view(check_key(i, first))
-            return
-        if key == RETAKE:
-            app.render()
-            if ui.choose is not None:
-                await ui.choose(None)
-            return
-        s.use_photo(i, key)
-
-    if ui.asking and question is not None:
-        out.append(ft.Container(app.card(
-            ft.Semantics(live_region=True, content=app.text(question.text, 17, bold=True)),
-            ft.Row([app.button(text, _answer(answer, k), kind="filled" if n == 0 else "outlined")
-                    for n, (k, text) in enumerate(question.answers)], wrap=True, spacing=8, run_spacing=8),
-            color=ft.Colors.TERTIARY_CONTAINER), key=ft.ScrollKey(use_key(i))))
-    else:
-        out.append(ft.Container(app.button(review.use_label(), use, icon=ft.Icons.CHECK, disabled=blocked),
-                                key=ft.ScrollKey(use_key(i))))
     return out
 
 
