@@ -902,7 +902,7 @@ def _full_screen(app: App, s: _Screen, i: int, review: PhotoReview, ui: PhotoPan
     its row on the round screen."""
     iw, ih = review.image_size if review.image_size[0] else (4, 3)
     width = max(200, (app.page.width or 360) - 16)
-    height = min(width * ih / iw, max(200, (getattr(app.page, "height", None) or 780) - 170))
+    height = min(width * ih / iw, max(200, (getattr(app.page, "height", None) or 780) - 110))
     width = height * iw / ih
     shown = review.shown(ui.show_unsure)
 
@@ -935,8 +935,9 @@ def _full_screen(app: App, s: _Screen, i: int, review: PhotoReview, ui: PhotoPan
 
     app.page.show_dialog(ft.AlertDialog(
         content=viewer, content_padding=ft.Padding.all(0), inset_padding=ft.Padding.all(8),
-        actions=[app.button("Zoom in", zoom_in, kind="outlined", icon=ft.Icons.ZOOM_IN, compact=True),
-                 app.button("Whole photo", whole, kind="outlined", icon=ft.Icons.ZOOM_OUT_MAP, compact=True),
+        # one row of actions under the photo (labelled buttons stack on a phone, taking its room)
+        actions=[app.icon_button(ft.Icons.ZOOM_IN, "Zoom in", zoom_in),
+                 app.icon_button(ft.Icons.ZOOM_OUT_MAP, "Whole photo", whole),
                  app.button("Close", close, kind="filled", compact=True)],
         actions_alignment=ft.MainAxisAlignment.END, semantics_label="The photo, full screen"))
 
