@@ -16,8 +16,8 @@ from typing import Any
 
 from chickenfoot.rules import RuleSet, Tile
 
-from .photo_review import PhotoReview
-from .round_entry import RoundEntry, TakenError
+from .photo_review import CHECK, EMPTY, LEAVE, OUT, RETAKE, PhotoReview, ReviewError, UseQuestion
+from .round_entry import Mode, RoundEntry, TakenError
 
 
 def photo_key(image: bytes) -> str:
@@ -87,6 +87,30 @@ class DraftContent:
         blobs = data.get("blobs")
         kept = {k for k in blobs if isinstance(k, str)} if isinstance(blobs, list) else set()
         return cls(entry, reviews, kept)
+
+    def use_photo(self, seat: int, answer: str | None = None) -> UseQuestion | None:
+        """Use seat's photo reading for its hand. A reading with nothing counted, or with tiles
+        still to check, is a proposal: without ``answer`` the question it asks comes back and
+        nothing changes. Answers: ``out`` (the player went out), ``empty`` (0 points: the player
+        says so), ``leave`` (the counted tiles, those to check left out); ``check`` and
+        ``retake`` change nothing here (the screen shows the tiles or the camera)."""
+        review = self.reviews.get(seat)
+        if review is None:
+            raise ReviewError(f"there is no photo reading for {self.entry.hands[seat].player}")
+        q = review.use_question(self.entry.hands[seat].player)
+        if q is not None and answer is None:
+            return q
+        if answer is not None and (q is None or answer not in q.keys):
+            raise ReviewError(f"{answer!r} does not answer this photo's question")
+        if answer in (CHECK, RETAKE):
+            return None
+        del self.reviews[seat]
+        if answer == OUT:
+            self.entry.went_out(seat)
+        else:
+            assert answer in (None, LEAVE, EMPTY)
+            self.entry.set_tiles(seat, [] if answer == EMPTY else review.tiles, Mode.PHOTO)
+        return None
 
     def on_table_in_review(self, seat: int) -> list[int]:
         """Tiles of seat's photo reading that are the double on the table (1-based numbers as

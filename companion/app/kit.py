@@ -77,7 +77,8 @@ class Kit:
                     disabled: bool = False) -> ft.Control:
         """An icon button whose name screen readers (and the tests) can read."""
         return ft.IconButton(ft.Icon(icon, semantics_label=label), tooltip=label, disabled=disabled,
-                             on_click=self.guarded(on_click), width=48, height=48)
+                             on_click=self.aguarded(on_click) if inspect.iscoroutinefunction(on_click)
+                             else self.guarded(on_click), width=48, height=48)
 
     def dropdown(self, label: str, value: str | None, options: list[tuple[str, str]],
                  on_select: Callable[..., Any], size: float = 16, inset: float = 0) -> ft.Control:

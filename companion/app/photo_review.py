@@ -8,12 +8,17 @@ missed one or removes a false one; each edit is a tile reading marked ``correcte
 The reader's review flag (``reader.json``'s ``review_conf``) says which tiles to check: such
 a tile, and one the reader asks about (:attr:`chickenfoot.vision.reading.TileReading.question`: "Is this
 the 0-0 (50) or a face-down tile?"), is open, listed but not in the penalty until the player
-counts it (:meth:`PhotoReview.accept`), corrects or removes it; while any is open the penalty
-reads "at least N, M to check" (:meth:`PhotoReview.headline`). A possible tile is shown at once
-only if :func:`likely_tile`. Drawing the
-outlines is :func:`chickenfoot.vision.draw.draw_tiles`; :class:`Preview` draws them on a display-sized copy
-of the photo, numbers only, big enough to read on a phone (the list below the photo gives the
-values).
+counts it (:meth:`PhotoReview.accept`), corrects or removes it; while any is open the headline
+reads "23 points so far, 2 tiles to check" (:meth:`PhotoReview.headline`). A possible tile is
+shown at once only if :func:`likely_tile`. Drawing the outlines is
+:func:`chickenfoot.vision.draw.draw_tiles`; :class:`Preview` draws them on a display-sized copy
+of the photo, numbers only, big enough to read on a phone, and cuts out each tile to check for
+its row (:meth:`Preview.crop`).
+
+A reading is a proposal: one with nothing counted, or with tiles still to check
+(:attr:`PhotoReview.to_check`), is never used quietly; :meth:`PhotoReview.use_question` says what
+to ask first, in a player's words ("Nothing was read in this photo: did Ann go out, or take
+another photo?"), and ``drafts.DraftContent.use_photo`` applies the answer.
 
 What a new player sees first is kept short: possible tiles the reader thinks could well be tiles
 (:func:`likely_tile`) are shown with the counted ones; the rest (grass, a table edge, print, a box
@@ -38,6 +43,7 @@ from typing import TYPE_CHECKING, Any
 from chickenfoot.rules import RuleSet, Tile
 from chickenfoot.rules.errors import InputError
 from chickenfoot.rules.tiles import SETS, check_in_set
+from chickenfoot.rules.words import count
 
 if TYPE_CHECKING:  # numpy and Pillow load when a photo is read, not when the app starts
     from PIL import Image
@@ -57,6 +63,34 @@ PREVIEW_SIDE = 1280
 LABEL_PX = 20
 #: What the reader's warnings about possible tiles begin with ("3 possible tiles look like...").
 _ABOUT_FINDS = re.compile(r"^\d+ possible tiles? ")
+#: Reader warnings about tiles the review lists as rows to check (said there, tile by tile).
+_ABOUT_ROWS = re.compile(r"^\d+ tiles? (could be the 0-0|read with low confidence)")
+#: The reader's measured note on small tiles, said instead in a player's words (:func:`plain`).
+_SMALL = re.compile(r"^the tiles are small in this photo \(.*\)")
+
+
+def plain(warning: str) -> str:
+    """A reader's warning as a player reads it: no pixel sizes or thresholds."""
+    if _SMALL.match(warning):
+        return ("The tiles look small in this photo: a photo taken closer, with the tiles filling more of it, "
+                "is read more surely.")
+    return warning[:1].upper() + warning[1:]
+
+
+#: The answers using a reading may ask for (:meth:`PhotoReview.use_question`).
+OUT, RETAKE, EMPTY, CHECK, LEAVE = "out", "retake", "empty", "check", "leave"
+
+
+@dataclass(frozen=True)
+class UseQuestion:
+    """What using a photo's reading asks first, and its answers: (key, button label)."""
+
+    text: str
+    answers: tuple[tuple[str, str], ...]
+
+    @property
+    def keys(self) -> tuple[str, ...]:
+        return tuple(k for k, _ in self.answers)
 
 
 class ReviewError(InputError):
@@ -165,14 +199,47 @@ class PhotoReview:
         return [i for i, it in enumerate(self.items) if it.question and it.source == "read" and it.counted]
 
     def use_label(self) -> str:
-        """The button that puts the counted tiles in the hand, with the points it adds."""
-        n = len(self.open)
-        return f"Use these tiles ({self.penalty} points" + (f"; {n} not counted)" if n else ")")
+        """The button that puts the reading in the hand, with the points it adds."""
+        if not self.tiles:
+            return "Use this photo"
+        return f"Use these tiles ({count(self.penalty, 'point')})"
 
     def headline(self) -> str:
-        """The photo's penalty as the review heads it: "23", or "at least 23, 2 to check"."""
-        n = len(self.open)
-        return str(self.penalty) if not n else f"at least {self.penalty}, {n} to check"
+        """The photo's penalty as the review heads it (after "Penalty from this photo: "):
+        "23 points", "23 points so far, 2 tiles to check", "nothing read"."""
+        n = len(self.to_check)
+        check = f"{count(n, 'tile')} to check"
+        if not self.tiles:
+            return f"nothing counted yet, {check}" if n else "nothing read"
+        pts = count(self.penalty, "point")
+        return f"{pts} so far, {check}" if n else pts
+
+    @property
+    def to_check(self) -> list[int]:
+        """Tiles the player is asked about, each a row of its own: flagged or asked-about tiles,
+        and possible tiles that could well be tiles (:func:`likely_tile`). Until each is counted,
+        corrected or removed, using the reading asks first (:meth:`use_question`)."""
+        return [i for i, it in enumerate(self.items) if it.open or likely_tile(it)]
+
+    def use_question(self, player: str) -> UseQuestion | None:
+        """What using the reading asks first, in a player's words, or None when it can be used as
+        it is: a reading with nothing counted never quietly becomes 0 points, and one with tiles
+        still to check never quietly leaves them out."""
+        n = len(self.to_check)
+        if not self.tiles and not n:
+            return UseQuestion(f"Nothing was read in this photo: did {player} go out, or take another photo?",
+                               ((OUT, f"{player} went out"), (RETAKE, "Take another photo"),
+                                (EMPTY, f"Keep 0 points for {player}")))
+        if not self.tiles:
+            return UseQuestion(f"Nothing is counted yet in this photo: {count(n, 'tile')} "
+                               f"{'is' if n == 1 else 'are'} still to check.",
+                               ((CHECK, "Check them"), (RETAKE, "Take another photo"), (OUT, f"{player} went out")))
+        if n:
+            pts = count(self.penalty, "point")
+            return UseQuestion(f"{count(n, 'tile')} in this photo {'is' if n == 1 else 'are'} still to check: "
+                               f"use {pts} without {'it' if n == 1 else 'them'}?",
+                               ((CHECK, f"Check {'it' if n == 1 else 'them'} first"), (LEAVE, f"Use {pts}")))
+        return None
 
     @property
     def candidates(self) -> list[int]:
@@ -200,8 +267,9 @@ class PhotoReview:
 
     @property
     def notes(self) -> list[str]:
-        """The reader's warnings, less those about possible tiles (one line says how many)."""
-        return [w for w in self.warnings if not _ABOUT_FINDS.match(w)]
+        """The reader's warnings in a player's words, less those the rows of tiles to check and
+        the line of unsure finds already say."""
+        return [plain(w) for w in self.warnings if not _ABOUT_FINDS.match(w) and not _ABOUT_ROWS.search(w)]
 
     def finds_line(self, show_unsure: bool) -> str:
         """The one line that stands for the unsure finds ("" when there are none)."""
@@ -286,6 +354,7 @@ class Preview:
         self._base: Image.Image | None = None
         self._key: Any = None
         self._jpeg = b""
+        self._crops: dict[Any, bytes] = {}
 
     def set_photo(self, image: bytes, decoded: Image.Image | None = None) -> None:
         """Take the photo (its file bytes); ``decoded``: the same photo already decoded upright
@@ -303,7 +372,7 @@ class Preview:
             if scale < 1.0:
                 base = base.resize((max(1, round(base.width * scale)), max(1, round(base.height * scale))),
                                    _resample())
-            self._photo, self._base, self._key = key, base, None
+            self._photo, self._base, self._key, self._crops = key, base, None, {}
 
     @property
     def size(self) -> tuple[int, int]:
@@ -330,6 +399,35 @@ class Preview:
                            ).save(out, format="JPEG", quality=85)
                 self._key, self._jpeg = key, out.getvalue()
             return self._jpeg
+
+
+    def crop(self, review: PhotoReview, i: int, side: int = 112) -> bytes:
+        """Tile ``i`` cut out of the photo with a margin round it, a JPEG ``side`` px on its long
+        side: the row that asks about the tile shows it, so nobody hunts for it on the photo."""
+        box = review.items[i].box
+        if review.image is None or box is None:
+            raise ReviewError(f"tile {i + 1} has no place on the photo")
+        self.set_photo(review.image)
+        with self._lock:
+            assert self._base is not None
+            base = self._base
+            key = (self._photo, json.dumps(box.to_list()), side)
+            hit = self._crops.get(key)
+            if hit is not None:
+                return hit
+            k = base.width / (review.image_size[0] or base.width)
+            xs = [float(p[0]) * k for p in box.corners().tolist()]
+            ys = [float(p[1]) * k for p in box.corners().tolist()]
+            pad = 0.15 * max(max(xs) - min(xs), max(ys) - min(ys))
+            area = (max(0, round(min(xs) - pad)), max(0, round(min(ys) - pad)),
+                    min(base.width, round(max(xs) + pad)), min(base.height, round(max(ys) + pad)))
+            cut = base.crop(area) if area[2] > area[0] and area[3] > area[1] else base.copy()
+            scale = side / max(cut.size)
+            cut = cut.resize((max(1, round(cut.width * scale)), max(1, round(cut.height * scale))), _resample())
+            out = io.BytesIO()
+            cut.save(out, format="JPEG", quality=85)
+            self._crops[key] = out.getvalue()
+            return self._crops[key]
 
 
 def label_font_px(preview_width: int, shown_width: float) -> int:

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from chickenfoot.match import hand_limit, unlikely_penalty
 from chickenfoot.rules import RuleSet, Tile, full_set
 from chickenfoot.rules.errors import InputError
 from chickenfoot.rules.tiles import check_in_set
@@ -60,6 +61,8 @@ class HandEntry:
     tiles: list[Tile] = field(default_factory=list)
     #: Digits typed on the number pad so far (kept apart so a half-typed value is visible).
     pad: str = ""
+    #: The player said a typed penalty above what a hand can count is right (see ``unlikely``).
+    sure: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +102,7 @@ class RoundEntry:
                 entry.went_out(i)
             else:
                 entry.set_pips(i, pen)
+                entry.hands[i].sure = True  # kept once already: asked about only if retyped
         return entry
 
     @property
@@ -175,7 +179,7 @@ class RoundEntry:
     # ------------------------------------------------------------- edits
     def went_out(self, i: int) -> None:
         h = self.hands[i]
-        h.mode, h.pips, h.tiles, h.pad = Mode.OUT, 0, [], ""
+        h.mode, h.pips, h.tiles, h.pad, h.sure = Mode.OUT, 0, [], "", False
 
     def settle_zero(self, i: int) -> bool:
         """A hand typed as 0 points when nobody is marked out is the player who went out: under
@@ -199,7 +203,7 @@ class RoundEntry:
         if isinstance(pips, bool) or not isinstance(pips, int) or pips < 0 or pips > MAX_PIPS:
             raise EntryError(f"a penalty is a whole number 0-{MAX_PIPS}, got {pips!r}")
         h = self.hands[i]
-        h.mode, h.pips, h.tiles, h.pad = Mode.PIPS, pips, [], str(pips)
+        h.mode, h.pips, h.tiles, h.pad, h.sure = Mode.PIPS, pips, [], str(pips), False
 
     def press(self, i: int, key: str, fresh: bool = False) -> None:
         """Number pad: digits, "back" and "clear". ``fresh``: the first key since the pad
@@ -216,7 +220,7 @@ class RoundEntry:
                 return
         else:
             raise EntryError(f"unknown key {key!r}")
-        h.mode, h.tiles, h.pad = Mode.PIPS, [], pad
+        h.mode, h.tiles, h.pad, h.sure = Mode.PIPS, [], pad, False
         h.pips = int(pad) if pad else None
 
     def add_tile(self, i: int, tile: Tile | str, photos: Photos | None = None) -> None:
@@ -255,19 +259,48 @@ class RoundEntry:
         return moved
 
     def remove_tile(self, i: int, tile: Tile | str) -> None:
+        """Take ``tile`` out of hand ``i``; a hand left with no tile is back to "not entered"
+        (a hand with no tiles is the player who went out: never 0 points by itself)."""
         t = self._tile(tile)
         h = self.hands[i]
         if t in h.tiles:
             h.tiles.remove(t)
+            if not h.tiles:
+                self.clear(i)
 
     def set_tiles(self, i: int, tiles: list[Tile], mode: Mode = Mode.TILES) -> None:
         checked = [self._tile(t) for t in tiles]
         h = self.hands[i]
-        h.mode, h.tiles, h.pips, h.pad = mode, checked, None, ""
+        h.mode, h.tiles, h.pips, h.pad, h.sure = mode, checked, None, "", False
 
     def clear(self, i: int) -> None:
         h = self.hands[i]
-        h.mode, h.tiles, h.pips, h.pad = Mode.UNSET, [], None, ""
+        h.mode, h.tiles, h.pips, h.pad, h.sure = Mode.UNSET, [], None, "", False
+
+    # ------------------------------------------------------- plausibility
+    @property
+    def hand_limit(self) -> int:
+        """The most a hand of the tiles dealt can count (``chickenfoot.match.hand_limit``)."""
+        return hand_limit(self.rules, len(self.hands))
+
+    def unlikely(self, i: int) -> str | None:
+        """Why hand ``i``'s typed penalty needs a second look (more than a hand of the tiles dealt
+        can count), until the player says it is right (:meth:`confirm`); else None."""
+        h = self.hands[i]
+        if h.mode is not Mode.PIPS or h.pips is None or h.sure or h.pips > self.rules.penalty(full_set(self.top)):
+            return None  # more than the whole set is an error (see errors), not a question
+        return unlikely_penalty(self.rules, len(self.hands), h.player, h.pips)
+
+    def to_confirm(self) -> list[int]:
+        """Hands whose typed penalty is asked about before the round is saved."""
+        return [i for i in range(len(self.hands)) if self.unlikely(i)]
+
+    def confirm(self, i: int) -> None:
+        """The player says hand ``i``'s typed penalty is right, however high."""
+        h = self.hands[i]
+        if h.mode is not Mode.PIPS:
+            raise EntryError(f"{h.player}'s hand has no typed penalty to confirm")
+        h.sure = True
 
     def _tile(self, tile: Tile | str) -> Tile:
         t = Tile.parse(tile)
@@ -326,6 +359,13 @@ class RoundEntry:
             out.extend(f"{h.player}: 0 points, but {outs[0]} went out: a hand left at the end of a round "
                        f"has points (type them, or tap Went out for {h.player})"
                        for h in self.hands if h.mode is Mode.PIPS and h.pips == 0)
+        most = self.rules.penalty(full_set(self.top))
+        out.extend(f"{h.player}: {h.pips} points is more than the whole double-{self.top} set counts ({most}): "
+                   "type it again" for h in self.hands if h.mode is Mode.PIPS and (h.pips or 0) > most)
+        if outs:  # the same guard for a hand entered by tiles or a photo: none is not 0 points
+            out.extend(f"{h.player}: no tiles, but {outs[0]} went out: a hand left at the end of a round "
+                       f"has tiles (pick them, take another photo, or tap Went out for {h.player})"
+                       for h in self.hands if h.mode in (Mode.TILES, Mode.PHOTO) and not h.tiles)
         out.extend(self.duplicates())
         out.extend(self.on_table_warnings())
         return out
@@ -365,7 +405,8 @@ class RoundEntry:
     def to_dict(self) -> dict[str, Any]:
         """Plain data for a stored draft (``from_dict`` gives the same entry back)."""
         return {"hands": [{"mode": h.mode.value, "pips": h.pips, "pad": h.pad,
-                           "tiles": [str(t) for t in h.tiles]} for h in self.hands],
+                           "tiles": [str(t) for t in h.tiles], **({"sure": True} if h.sure else {})}
+                          for h in self.hands],
                 "started_with": self.started_with}
 
     @classmethod
@@ -393,6 +434,7 @@ class RoundEntry:
             except (KeyError, TypeError, ValueError, AttributeError, InputError):
                 continue
             h.mode, h.pips, h.pad, h.tiles = mode, pips, pad, tiles
+            h.sure = raw.get("sure") is True
         return entry
 
     @property

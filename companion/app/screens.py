@@ -37,6 +37,8 @@ class PhotoPanel:
     adding: bool = False
     #: Whether the unsure finds are shown.
     show_unsure: bool = False
+    #: Whether Use was tapped on a reading that asks first (its question is shown).
+    asking: bool = False
     #: A correction refused because another hand holds that tile (its name).
     taken: str | None = None
     #: The suit of faces shown for a correction.
@@ -65,6 +67,12 @@ class RoundState:
     suit: int | None = None
     #: Something to say at the top (an edit that crossed another device's).
     notice: str | None = None
+    #: What was just done, said above Save (never a toast over it): "Dee: 0 points, so Dee went out".
+    said: str | None = None
+    #: The seat whose typed penalty Save asks about (more than a hand can count), if any.
+    checking: int | None = None
+    #: The seat to bring into view once the screen is drawn (the hand the pad types for).
+    reveal: int | None = None
     #: (seat, tile) of a taken tile tapped in the picker, refused.
     refused: tuple[int, str] | None = None
     photos: dict[int, PhotoPanel] = field(default_factory=dict)
@@ -72,6 +80,18 @@ class RoundState:
     def open_pad(self, i: int | None) -> None:
         """The pad types for hand ``i`` (None: closed), a new number; any panel closes."""
         self.placed, self.pad, self.fresh, self.panel = True, i, True, None
+
+    def place(self, first_open: int | None) -> None:
+        """The screen was just opened (maybe in a round half entered): the pad types for the
+        first hand still to enter, and that hand's row is brought into view, never left hidden
+        under the pad."""
+        self.open_pad(first_open)
+        self.reveal = first_open
+
+    def take_reveal(self) -> int | None:
+        """The seat to bring into view now (once)."""
+        seat, self.reveal = self.reveal, None
+        return seat
 
     def open_panel(self, i: int, kind: str) -> None:
         """Hand ``i``'s tile picker or photo panel opens; the pad closes."""

@@ -27,6 +27,12 @@ from .store import DraftNotFoundError, MatchStore
 
 S = TypeVar("S")
 
+#: Screens Back never returns to: a form that was finished (the new match, a round saved or given
+#: up); Back from what followed goes to the screen before it.
+NOT_BACK = ("new", "round")
+#: How many screens the way back remembers.
+TRAIL_MAX = 24
+
 
 class Shared(Protocol):
     """What every session of one server shares (see :class:`chickenfoot.app.shell.AppContext`)."""
@@ -86,6 +92,10 @@ class Session:
         self.error: str | None = None
         #: What a data-only screen showed when it was last drawn (see :meth:`shown_data`).
         self.shown: Any = None
+        #: The screens that led here, the one shown last (see :meth:`back_from`).
+        self.trail: list[str] = []
+        #: A scroll key the next screen shown brings into view (see :meth:`reveal_next`).
+        self.reveal: str | None = None
 
     @property
     def store(self) -> MatchStore:
@@ -127,8 +137,38 @@ class Session:
         if route == self.route:
             return False
         self.route = route
+        self._walk(route.split("?")[0])
         self.renew()
         return True
+
+    def _walk(self, path: str) -> None:
+        """Keep the way here: a screen shown again (by Back, or by a link to where the player
+        was) ends the trail there, so Back never walks into a loop."""
+        if path in self.trail:
+            del self.trail[self.trail.index(path) + 1:]
+        else:
+            self.trail = [*self.trail, path][-TRAIL_MAX:]
+
+    def back_from(self, default: str | None) -> str | None:
+        """Where Back goes from the screen shown: the screen the player came from (never a
+        finished form, see :data:`NOT_BACK`), else ``default`` (the screen's own parent); None
+        for a screen without Back."""
+        if default is None:
+            return None
+        for prev in reversed(self.trail[:-1]):
+            r = parse(prev)
+            if r is not None and r.screen not in NOT_BACK:
+                return prev
+        return default
+
+    def reveal_next(self, key: str) -> None:
+        """The next screen shown scrolls the control keyed ``key`` into view (the round just
+        edited, on the scoreboard the player returns to)."""
+        self.reveal = key
+
+    def take_reveal(self) -> str | None:
+        key, self.reveal = self.reveal, None
+        return key
 
     def renew(self) -> None:
         """Open the screen shown afresh: its state and message forgotten."""

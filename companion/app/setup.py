@@ -174,6 +174,20 @@ class MatchSetup:
     def ready(self) -> bool:
         return not self.problems()
 
+    def to_do(self) -> str | None:
+        """The next step while too few players are named, said as a step to take, not as a
+        mistake ("Add 2 players to start: Pagat is for 2 to 8"); None once there are enough."""
+        r, n = self.rules, len(self.players)
+        if n >= r.min_players:
+            return None
+        need = r.min_players - n
+        who = "players" if not n else ("more players" if need > 1 else "more player")
+        return f"Add {need} {who} to start: {r.title} is for {r.min_players} to {r.max_players} players."
+
+    def mistakes(self) -> list[str]:
+        """What is wrong with the choices (said in red): the problems less a step still to take."""
+        return [] if self.to_do() else self.problems()
+
     def summary(self) -> list[str]:
         """What the choices mean at the table: set, deal, rounds (for the current player count)."""
         r, n = self.rules, len(self.players)

@@ -326,13 +326,18 @@ class App(Kit):
             raise UploadError(f"cannot write {path}: {exc.strerror or exc}") from None
         return f"saved to {path}"
 
-    def snack(self, message: str, error: bool = False) -> None:
-        """A short note that something was done; an error goes on its screen instead."""
+    def snack(self, message: str, error: bool = False, action: tuple[str, Callable[[], Any]] | None = None) -> None:
+        """A short note that something was done; an error goes on its screen instead.
+        ``action``: (label, handler) of a button on the note that takes it back (Redo)."""
         if error:
             self.show_error(message)
             return
-        self.page.show_dialog(ft.SnackBar(ft.Text(message, size=self.fs(15)),
-                                          duration=ft.Duration(seconds=3)))
+        act = None
+        if action is not None:
+            label, fn = action
+            act = ft.SnackBarAction(label, on_click=self.guarded(lambda _: fn()))
+        self.page.show_dialog(ft.SnackBar(ft.Text(message, size=self.fs(15)), action=act,
+                                          duration=ft.Duration(seconds=6 if act else 3)))
 
     def show_error(self, message: str) -> None:
         """Say what went wrong on the screen where it happened, until the next action there or
@@ -416,6 +421,7 @@ class App(Kit):
         except ChickenFootError as exc:
             title, body, back = "Cannot show this", [self.text(str(exc)),
                                              self.button("Home", lambda _: self.go("/"))], "/"
+        back = self.session.back_from(back)
         self.page.appbar = ft.AppBar(
             title=self.text(title, 20, bold=True),
             leading=self.icon_button(ft.Icons.ARROW_BACK, "Back", lambda _: self.go(back))
@@ -462,15 +468,15 @@ class App(Kit):
 
     def scroll_into_view(self, key: str) -> None:
         """Scroll the screen so the control with ``ft.ScrollKey(key)`` is at the top of the
-        scrolling part (above a fixed number pad)."""
-        scroller = self.scroller
-        if scroller is None:
-            return
-
+        scrolling part (above a fixed number pad). Asked while a screen is being drawn, it
+        scrolls that screen once it is shown."""
         async def go() -> None:
             # after the browser has laid out the redraw sent just before (a panel that closed
             # changes where the card is)
             await asyncio.sleep(SCROLL_DELAY_S)
+            scroller = self.scroller
+            if scroller is None:
+                return
             try:
                 await scroller.scroll_to(scroll_key=key, duration=200)
             except Exception:  # the screen was redrawn meanwhile: nothing to scroll

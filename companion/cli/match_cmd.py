@@ -39,6 +39,8 @@ def _round_flags(p: argparse.ArgumentParser) -> None:
                    help="who held (or drew and placed) the round's double")
     p.add_argument("--started-with", metavar="DOUBLE",
                    help="the double that opened the round when nobody held its own (e.g. 8-8)")
+    p.add_argument("--sure", action="store_true",
+                   help="keep a penalty above what the tiles dealt could count (tiles were drawn)")
 
 
 def register(subparsers: Any) -> None:
@@ -269,11 +271,27 @@ def cmd_show(args: argparse.Namespace) -> int:
     return 0
 
 
+def _likely(args: argparse.Namespace, m: Any, number: int, given: set[str] | None = None) -> Any:
+    """``m`` if round ``number``'s typed penalties (those of ``given`` players, when given) are
+    within what a hand can count, or ``--sure`` says they are right; else UnlikelyPenaltyError
+    (raised inside the store's change: nothing is written)."""
+    from chickenfoot.match import UnlikelyPenaltyError, check_likely
+
+    if not args.sure:
+        seats = None if given is None else {m.seat_of(n) for n in given}
+        try:
+            check_likely(m, m.rounds[number - 1], seats)
+        except UnlikelyPenaltyError as exc:
+            raise UnlikelyPenaltyError(f"{exc}: a typo? If the hand really held that much (tiles drawn), "
+                                       "run it again with --sure") from None
+    return m
+
+
 def cmd_round(args: argparse.Namespace) -> int:
     _positionals(args, ("id",))
     kw = _round_kwargs(args)
     with _open(args) as repo:
-        m = repo.add_round(args.id, **kw)
+        m = repo.update(args.id, lambda m: _likely(args, m.add_round(**kw), len(m.rounds) + 1))
         _emit_match(m, args.json, header=f"round {len(m.rounds)} recorded")
     return 0
 
@@ -282,7 +300,8 @@ def cmd_edit(args: argparse.Namespace) -> int:
     _positionals(args, ("id", "round"))
     kw = _round_kwargs(args)
     with _open(args) as repo:
-        m = repo.edit_round(args.id, args.round, **kw)
+        m = repo.update(args.id, lambda m: _likely(args, m.edit_round(args.round, **kw), args.round,
+                                                   set(kw["penalties"])))
         _emit_match(m, args.json, header=f"round {args.round} changed")
     return 0
 

@@ -5,7 +5,7 @@ See :mod:`chickenfoot.match.model` for the match, :mod:`.stats` for per-player s
 """
 
 from .draft import Commit, DraftState, RoundDraft, Saved, commit
-from .errors import MatchDataError, MatchError, MatchStateError, PlayerError, RoundError
+from .errors import MatchDataError, MatchError, MatchStateError, PlayerError, RoundError, UnlikelyPenaltyError
 from .export import (
     CSV_COLUMNS,
     EXPORT_FORMAT,
@@ -25,9 +25,13 @@ from .model import (
     Round,
     Standing,
     build_round,
+    check_likely,
     check_player_names,
     check_round,
+    hand_limit,
     new_match_id,
+    unlikely_in_round,
+    unlikely_penalty,
     utc_now,
 )
 from .stats import PlayerStats, player_stats
@@ -54,17 +58,22 @@ __all__ = [
     "RoundError",
     "Saved",
     "Standing",
+    "UnlikelyPenaltyError",
     "build_round",
+    "check_likely",
     "check_player_names",
     "check_round",
     "commit",
     "dumps_json",
     "export_csv",
     "export_json",
+    "hand_limit",
     "loads_json",
     "match_view",
     "new_match_id",
     "player_stats",
     "read_export",
+    "unlikely_in_round",
+    "unlikely_penalty",
     "utc_now",
 ]

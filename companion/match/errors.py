@@ -23,3 +23,8 @@ class MatchStateError(MatchError):
 
 class MatchDataError(MatchError):
     """A stored or imported match that cannot be read back (missing fields, wrong types)."""
+
+
+class UnlikelyPenaltyError(RoundError):
+    """A penalty above what a hand of the tiles dealt could hold: kept only once the player
+    says it is right (tiles drawn from the boneyard), never on its own."""

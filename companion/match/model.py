@@ -43,7 +43,7 @@ from chickenfoot.rules import (
 from chickenfoot.rules.standings import DRAW_RESULT, decide_winners
 from chickenfoot.rules.words import count
 
-from .errors import MatchDataError, MatchStateError, PlayerError, RoundError
+from .errors import MatchDataError, MatchStateError, PlayerError, RoundError, UnlikelyPenaltyError
 
 MAX_NAME = 40
 #: Characters a player name may not hold, because the command line writes ``Ann=12,Bob=3``.
@@ -224,6 +224,11 @@ class Match:
     @property
     def deal_size(self) -> int:
         return self.rules.deal_size(self.seats)
+
+    @property
+    def hand_limit(self) -> int:
+        """The most a hand of the tiles dealt can count (see :func:`hand_limit`)."""
+        return hand_limit(self.rules, self.seats)
 
     @property
     def round_doubles(self) -> list[int]:
@@ -752,6 +757,11 @@ def build_round(
         hand = tuple(parse_tiles(value) if isinstance(value, str) else [Tile.parse(t) for t in value])
         hands[s] = hand
         pens[s] = m.rules.penalty(hand)
+    for s, hand in enumerate(hands):
+        if hand is not None and not hand and not blocked and s != out_seat:
+            raise RoundError(f"{m.players[s]} has no tiles left, but {m.players[out_seat or 0]} went out: "
+                             "only the player who went out ends with no tiles (anyone may, in a blocked "
+                             f"round); give {m.players[s]}'s tiles or points")
     if out_seat is not None:
         if pens[out_seat] not in (None, 0) or hands[out_seat]:
             raise RoundError(f"{m.players[out_seat]} went out, so they have 0 and no tiles")
@@ -766,6 +776,44 @@ def build_round(
                 tiles=tuple(hands), out=out_seat, holder=holder, started_with=started_with)
     check_round(m, index, rnd)
     return rnd
+
+
+def hand_limit(rules: RuleSet, seats: int) -> int:
+    """The most a hand of the tiles dealt can count: that many of the set's largest tiles, the
+    0-0 at what the rules count it. A hand can hold more (tiles drawn from the boneyard), so a
+    penalty above it is asked about, not refused."""
+    worths = sorted((rules.tile_penalty(t) for t in full_set(rules.set_for(seats))), reverse=True)
+    return sum(worths[:rules.deal_size(seats)])
+
+
+def unlikely_penalty(rules: RuleSet, seats: int, player: str, value: int) -> str | None:
+    """Why ``value`` points for ``player`` needs a second look (more than a hand of the tiles
+    dealt can count), or None when it is plausible. The app and the command line both ask it."""
+    limit = hand_limit(rules, seats)
+    if value <= limit:
+        return None
+    return (f"{value} points for {player} is more than {rules.deal_size(seats)} tiles of a "
+            f"double-{rules.set_for(seats)} set can count (at most {limit})")
+
+
+def unlikely_in_round(m: Match, rnd: Round, seats: Iterable[int] | None = None) -> list[str]:
+    """:func:`unlikely_penalty` for each typed penalty of ``rnd`` (of ``seats`` only, when
+    given): tiles entered one by one are what they are."""
+    which = range(m.seats) if seats is None else seats
+    out = []
+    for s in which:
+        if rnd.tiles[s] is None:
+            why = unlikely_penalty(m.rules, m.seats, m.players[s], rnd.penalties[s])
+            if why:
+                out.append(why)
+    return out
+
+
+def check_likely(m: Match, rnd: Round, seats: Iterable[int] | None = None) -> None:
+    """Raise :class:`UnlikelyPenaltyError` naming every penalty of ``rnd`` to check."""
+    why = unlikely_in_round(m, rnd, seats)
+    if why:
+        raise UnlikelyPenaltyError("; ".join(why))
 
 
 def _parse_double(text: str) -> int:

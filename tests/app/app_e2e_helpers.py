@@ -159,7 +159,10 @@ class Ui:
 
     def enable_semantics(self) -> None:
         # Flutter web keeps its accessibility tree off until this hidden button is "clicked"
-        # (what a screen reader does); with it on, controls are queryable by role and name.
+        # (what a screen reader does); with it on, controls are queryable by role and name. On a
+        # loaded machine the page may take seconds to start: click once the button is there.
+        self.page.wait_for_selector("flt-semantics-placeholder, flt-semantics", state="attached",
+                                    timeout=60_000)
         self.page.wait_for_timeout(500)
         self.page.evaluate(
             "() => { const e = document.querySelector('flt-semantics-placeholder');"

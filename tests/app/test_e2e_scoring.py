@@ -307,7 +307,7 @@ def test_eight_players_in_large_text_at_360px_nothing_is_cut_off(tmp_path: Path,
         checked["new match"] = _check_fits(ui, "new match", 360)
         ui.shot("new-match-large-text-360px")
         # every other screen at the same size: nothing cut off, every control named
-        for route, ready in (("", "New match"), ("history", "Export JSON"), ("stats", "Best match: -"),
+        for route, ready in (("", "New match"), ("history", "Export and import"), ("stats", "Matches finished"),
                              ("rules", "Chickie Sixes"), ("settings", "Theme"),
                              ("dispute", "Read the table from a photo")):
             ui.page.goto(f"{srv.url}{route}")

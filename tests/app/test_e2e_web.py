@@ -197,6 +197,7 @@ def test_score_a_photo_through_the_ui(tmp_path: Path, browser) -> None:  # type:
     photo, env, what = _photo_case(tmp_path)
     from chickenfoot.app.photo_review import from_reading
     from chickenfoot.rules import get_rules
+    from chickenfoot.rules.words import count
     from chickenfoot.vision.reader import Reader
 
     models = env.get("CHICKENFOOT_MODELS")
@@ -226,16 +227,17 @@ def test_score_a_photo_through_the_ui(tmp_path: Path, browser) -> None:  # type:
         ui.see(f"Penalty from this photo: {expected}", timeout=60_000)
         ui.shot("photo-review")
 
-        while review.questions:  # "Is this the 0-0 or a face-down tile?": answered face down
-            k = review.questions[0]
-            ui.click(re.compile(rf"^{k + 1}: "), exact=False)  # type: ignore[arg-type]
-            ui.click("It is face down (not counted)")
+        while review.questions:  # "the 0-0 or a face-down tile?", on the tile's own row: face down
+            ui.click("It is face down")
+            review.remove(review.questions[0])
+        shown = review.shown()
+        counted = [k for k in shown if k not in review.to_check and review.items[k].counted]
+        if counted:  # correct the reading: remove a counted tile, the penalty follows
+            k = counted[0]
+            ui.click(f"{k + 1}: {review.items[k].tile}")
+            ui.click(f"Remove tile {k + 1}")
             review.remove(k)
-        if review.items:  # correct the reading: remove the first tile, the penalty follows
-            ui.click(re.compile(r"^1: "), exact=False)  # type: ignore[arg-type]
-            ui.click("Remove tile 1")
-            review.remove(0)
-        else:  # nothing read: add the missed tile by hand
+        else:  # nothing counted: add the missed tile by hand
             ui.click("Add a missed tile")
             ui.click("0")
             ui.click("0-0 = 50")
@@ -243,7 +245,9 @@ def test_score_a_photo_through_the_ui(tmp_path: Path, browser) -> None:  # type:
         ui.see(f"Penalty from this photo: {review.headline()}")
         ui.shot("photo-corrected")
         ui.click(review.use_label())
-        ui.see(f"{review.penalty} points (", timeout=10_000)
+        if review.use_question("Bob") is not None:  # tiles still to check: used without them
+            ui.click(f"Use {count(review.penalty, 'point')}")
+        ui.see(f"{count(review.penalty, 'point')} (", timeout=10_000)
         ui.click("Save round 1")
         ui.see("Standings")
         _standings(ui, ["1. Ann: 0", f"2. Bob: {review.penalty}"])

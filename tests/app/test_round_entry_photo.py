@@ -95,10 +95,10 @@ def test_photo_review_correct_add_remove_and_low_confidence():
     assert [label(it) for it in r.items] == ["3-4 (95%)", "0-0 (40%)", "1-1? (not counted)"]
     # the flagged 0-0 is open: listed, not in the penalty until the player counts it
     assert r.penalty == 7 and r.tiles == [Tile(3, 4)] and r.open == [1]
-    assert r.headline() == "at least 7, 1 to check"
+    assert r.headline() == "7 points so far, 1 tile to check"
     assert r.tile_at(150, 110) == 1 and r.tile_at(100, 195) is None
     r.accept(1)
-    assert r.penalty == 57 and r.tiles == [Tile(3, 4), Tile(0, 0)] and r.open == [] and r.headline() == "57"
+    assert r.penalty == 57 and r.tiles == [Tile(3, 4), Tile(0, 0)] and r.open == [] and r.headline() == "57 points"
     assert r.items[1].source == "confirmed" and label(r.items[1]) == "0-0 (confirmed)"
     with pytest.raises(ReviewError, match="already counted"):
         r.accept(1)
@@ -126,7 +126,7 @@ def test_review_of_a_reading_and_its_annotated_png():
     r = from_reading(get_rules(), 9, reading, buf.getvalue())
     # the flagged 1-3 is open: out of the penalty until checked
     assert r.reader_penalty == reading.penalty == 7 == r.penalty and r.items == list(tiles)
-    assert r.headline() == "at least 7, 1 to check" and reading.headline() == "penalty at least 7, 1 to check"
+    assert r.headline() == "7 points so far, 1 tile to check" and reading.headline() == "penalty at least 7, 1 to check"
     assert r.warnings == ("1 tile read with low confidence: check them",)
     assert r.tile_at(100, 100) == 0 and r.tile_at(300, 130) == 1
     shown = Image.open(io.BytesIO(Preview().jpeg(r, 360)))
@@ -421,3 +421,119 @@ def test_a_zero_typed_for_the_player_who_went_out_marks_them_out() -> None:
     e.hands[0].mode = Mode.PIPS
     e.hands[0].pips = 4
     assert e.settle_zeros() == ["Cy"] and e.hands[2].mode is Mode.OUT
+
+
+# ----------------------------------------------- a reading is a proposal the player confirms
+def _content(review: PhotoReview, seat: int = 0):  # type: ignore[no-untyped-def]
+    from chickenfoot.app.drafts import DraftContent
+
+    return DraftContent(RoundEntry(get_rules(), PLAYERS, 9, 9), {seat: review})
+
+
+def test_a_bare_table_photo_asks_and_never_stores_0_unless_the_player_says_so():
+    from chickenfoot.app.photo_review import EMPTY, OUT, RETAKE
+
+    bare = PhotoReview(get_rules(), 9, [], (640, 480), warnings=("no face-up tiles found in the photo",))
+    assert bare.headline() == "nothing read" and bare.use_label() == "Use this photo"
+    c = _content(bare)
+    q = c.use_photo(0)
+    assert q is not None and q.text == "Nothing was read in this photo: did Ann go out, or take another photo?"
+    assert q.keys == (OUT, RETAKE, EMPTY)
+    assert c.entry.hands[0].mode is Mode.UNSET and 0 in c.reviews  # asked, nothing kept
+    assert c.use_photo(0, RETAKE) is None and c.entry.hands[0].mode is Mode.UNSET and 0 in c.reviews
+    with pytest.raises(ReviewError):
+        c.use_photo(0, "leave")  # not an answer to this question
+    assert c.use_photo(0, OUT) is None
+    assert c.entry.hands[0].mode is Mode.OUT and 0 not in c.reviews
+    said = _content(PhotoReview(get_rules(), 9, [], (640, 480)))
+    said.use_photo(0, EMPTY)  # the player says so: 0 points, kept as an empty hand
+    assert said.entry.hands[0].mode is Mode.PHOTO and said.entry.penalty(0) == 0
+    said.entry.went_out(1)  # ... which is no hand at all once another player went out
+    assert any(p.startswith("Ann: no tiles, but Bob went out") for p in said.entry.problems())
+
+
+def test_tiles_to_check_are_asked_about_before_the_reading_is_used():
+    from chickenfoot.app.photo_review import CHECK, LEAVE, OUT, RETAKE
+
+    two = [_tile(3, 4, 0.95, 100), _tile(5, 6, 0.4, 300, review=True)]
+    c = _content(PhotoReview(get_rules(), 9, list(two), (640, 480)))
+    r = c.reviews[0]
+    assert r.to_check == [1] and r.headline() == "7 points so far, 1 tile to check"
+    q = c.use_photo(0)
+    assert q is not None and q.text == "1 tile in this photo is still to check: use 7 points without it?"
+    assert q.keys == (CHECK, LEAVE)
+    assert c.use_photo(0, CHECK) is None and 0 in c.reviews
+    c.use_photo(0, LEAVE)
+    assert c.entry.hands[0].mode is Mode.PHOTO and c.entry.hands[0].tiles == [Tile(3, 4)]
+    # nothing counted, only tiles to check: the headline never says "at least 0"
+    open_only = PhotoReview(get_rules(), 9, [two[1], _tile(1, 2, 0.3, 500, review=True)], (640, 480))
+    assert open_only.headline() == "nothing counted yet, 2 tiles to check"
+    q2 = open_only.use_question("Bob")
+    assert q2 is not None and q2.keys == (CHECK, RETAKE, OUT) and "2 tiles are still to check" in q2.text
+    # all checked: used at once, no question
+    r2 = PhotoReview(get_rules(), 9, list(two), (640, 480))
+    r2.accept(1)
+    assert r2.use_question("Ann") is None and r2.use_label() == "Use these tiles (18 points)"
+    one = PhotoReview(get_rules(), 9, [_tile(0, 1, 0.95, 100)], (640, 480))
+    assert one.headline() == "1 point" and one.use_label() == "Use these tiles (1 point)"
+
+
+def test_a_likely_possible_tile_is_to_check_an_unsure_find_is_not():
+    likely = dataclasses.replace(_tile(2, 2, 0.4, 100, uncounted="unsure"), detection_confidence=0.9)
+    find = dataclasses.replace(_tile(1, 5, 0.4, 300, uncounted="unsure"), detection_confidence=0.2)
+    r = PhotoReview(get_rules(), 9, [_tile(3, 4, 0.95, 500), likely, find], (640, 480))
+    assert r.to_check == [1] and r.unsure_finds == [2]
+
+
+def test_reader_notes_are_in_a_players_words():
+    r = PhotoReview(get_rules(), 9, [], (640, 480), warnings=(
+        "the tiles are small in this photo (about 69 px long as read; from 70 px they read surest): "
+        "a photo taken closer is counted more surely",
+        "2 tiles read with low confidence: not counted until you check them",
+        "3-4 read 2 times in this photo (one set has one of each)"))
+    assert r.notes == ["The tiles look small in this photo: a photo taken closer, with the tiles filling more of it, "
+                       "is read more surely.", "3-4 read 2 times in this photo (one set has one of each)"]
+    assert not any("px" in n for n in r.notes)
+
+
+def test_a_typed_penalty_above_what_a_hand_can_count_is_asked_about():
+    e = RoundEntry(get_rules("pagat"), PLAYERS, 9)  # 7 tiles each: at most 147
+    assert e.hand_limit == 147
+    for k in "999":
+        e.press(0, k)
+    # more than the whole set counts (545): an error to fix, not a question
+    assert e.unlikely(0) is None and any(p.startswith("Ann: 999 points is more than the whole double-9 set")
+                                         for p in e.errors())
+    e.set_pips(0, 300)
+    assert e.unlikely(0) == "300 points for Ann is more than 7 tiles of a double-9 set can count (at most 147)"
+    assert e.to_confirm() == [0]
+    e.confirm(0)
+    assert e.to_confirm() == [] and e.unlikely(0) is None
+    back = RoundEntry.from_dict(e.to_dict(), get_rules("pagat"), PLAYERS, 9)
+    assert back.hands[0].sure and back.to_confirm() == []
+    e.press(0, "back")  # typed again: asked again
+    e.press(0, "5")
+    assert e.hands[0].pips == 305 and e.to_confirm() == [0]
+    e.set_pips(1, 147)
+    assert e.unlikely(1) is None
+    with pytest.raises(EntryError):
+        e.confirm(2)  # nothing typed for Cy
+
+
+def test_taking_the_last_tile_out_of_a_hand_leaves_it_not_entered():
+    e = RoundEntry(get_rules(), PLAYERS, 9)
+    e.add_tile(0, "3-4")
+    e.remove_tile(0, "3-4")
+    assert e.hands[0].mode is Mode.UNSET and e.penalty(0) is None and "Ann" in e.missing()
+
+
+def test_a_tile_row_shows_its_crop_of_the_photo(tmp_path):
+    img = Image.new("RGB", (640, 480), (200, 180, 150))
+    buf = io.BytesIO()
+    img.save(buf, format="PNG")
+    r = PhotoReview(get_rules(), 9, [_tile(3, 4, 0.95, 320)], (640, 480), buf.getvalue())
+    jpeg = Preview().crop(r, 0, side=112)
+    crop = Image.open(io.BytesIO(jpeg))
+    assert crop.format == "JPEG" and max(crop.size) == 112
+    # the box is 80x40 with a margin: wider than high
+    assert crop.width > crop.height

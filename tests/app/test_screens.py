@@ -56,3 +56,14 @@ def test_the_screen_states_need_no_flet() -> None:
     code = "import sys, chickenfoot.app.screens; print('flet' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_a_round_opened_half_entered_brings_the_hand_the_pad_types_for_into_view() -> None:
+    from chickenfoot.app.screens import RoundState
+
+    st = RoundState()
+    st.place(3)  # Ann, Bob and Cy are in: the pad types for Dee, whose row may be under the pad
+    assert st.pad == 3 and st.placed and st.fresh and st.panel is None
+    assert st.take_reveal() == 3 and st.take_reveal() is None  # once, as the screen is drawn
+    st.open_pad(1)
+    assert st.reveal is None  # a tap on a row already scrolls to it

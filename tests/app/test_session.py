@@ -145,3 +145,40 @@ def test_a_draft_is_made_from_the_default_rules_once_and_kept(tmp_path: Path) ->
         assert session.setup_form() is not form
     finally:
         store.close()
+
+
+def test_back_goes_where_the_player_came_from(session: Session) -> None:
+    session.visit("/")
+    session.visit("/match/ab12")
+    session.visit("/dispute")  # "Check the table" on the scoreboard
+    assert session.back_from("/") == "/match/ab12"  # not Home
+    session.visit("/match/ab12")  # Back: the trail ends there again
+    assert session.trail == ["/", "/match/ab12"] and session.back_from("/") == "/"
+    session.visit("/history")
+    session.visit("/match/cd34")
+    session.visit("/match/cd34/round")
+    assert session.back_from("/match/cd34") == "/match/cd34"
+    session.visit("/match/cd34")  # saved: back on the scoreboard, whose Back goes to History
+    assert session.back_from("/") == "/history"
+    session.visit("/match/cd34/brief")
+    session.visit("/match/cd34/round")
+    session.visit("/match/cd34/round/2")  # another round screen: Back never returns to a round
+    assert session.back_from("/match/cd34") == "/match/cd34/brief"
+    assert session.back_from(None) is None  # a screen without Back keeps none
+
+
+def test_back_skips_a_finished_new_match_form_and_a_fresh_session_uses_the_screens_own(session: Session) -> None:
+    session.visit("/match/ab12/round")  # opened from a link: nothing behind it
+    assert session.back_from("/match/ab12") == "/match/ab12"
+    session.visit("/")
+    session.visit("/new")
+    session.visit("/match/ef56")  # the match just set up
+    assert session.back_from("/") == "/"
+    for k in range(40):
+        session.visit(f"/match/x{k}")
+    assert len(session.trail) <= 24
+
+
+def test_a_screen_can_ask_the_next_one_to_bring_a_card_into_view(session: Session) -> None:
+    session.reveal_next("round-3")
+    assert session.take_reveal() == "round-3" and session.take_reveal() is None

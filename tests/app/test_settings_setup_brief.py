@@ -114,3 +114,15 @@ def test_every_option_value_the_new_match_form_offers_is_in_words() -> None:
         for value in _choices(key):
             words = option_choice(key, value)
             assert words and (words != value or value.isdigit()), (key, value, words)
+
+
+def test_too_few_players_is_a_step_to_take_not_a_mistake():
+    from chickenfoot.app.setup import MatchSetup
+
+    s = MatchSetup("pagat", {})
+    assert s.to_do() == "Add 2 players to start: Chicken Foot (pagat-style) is for 2 to 8 players."
+    assert s.mistakes() == [] and not s.ready  # nothing red before anything is typed
+    s.add_player("Ann")
+    assert s.to_do() is not None and s.to_do().startswith("Add 1 more player to start")
+    s.add_player("Bob")
+    assert s.to_do() is None and s.mistakes() == [] and s.ready

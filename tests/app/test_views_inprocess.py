@@ -189,9 +189,19 @@ def test_round_entry_handlers_save_a_round_and_the_match_ends(app: App) -> None:
     texts = _go(app, f"/match/{m.id}")
     assert "Match over" in texts and "Winner: Ann with 0" in texts
     assert "Tie-break: lowest total wins; equal lowest totals are a draw." in texts
-    # undo brings the round back to be played
+    # undo asks first ("Keep it" where Undo was: a double tap takes nothing back) ...
     _click(app, "Undo: round 1 added")
+    assert len(app.ctx.store.get(m.id).rounds) == 1 and "Undo round 1 added?" in _texts(app.page.controls)
+    _click(app, "Keep it")
+    assert len(app.ctx.store.get(m.id).rounds) == 1
+    _click(app, "Undo: round 1 added")
+    _click(app, "Undo it")  # ... brings the round back to be played, and offers its own undo
     assert app.ctx.store.get(m.id).rounds == ()
+    snack = app.page.dialogs[-1]
+    assert isinstance(snack, ft.SnackBar) and snack.content.value == "Undone: round 1 added"
+    assert snack.action.label == "Redo"
+    snack.action.on_click(None)
+    assert len(app.ctx.store.get(m.id).rounds) == 1
 
 
 def test_settings_handlers_persist(app: App, tmp_path) -> None:
@@ -275,12 +285,12 @@ def test_a_restart_keeps_the_round_being_entered_and_an_unconfirmed_photo(tmp_pa
         assert "went out: 0" in texts and "20 points" in texts
         _click(b, "Photo", 2)
         texts = _texts(b.page.controls)
-        assert "Penalty from this photo: 21" in texts
+        assert "Penalty from this photo: 21 points" in texts
         # the round's double read in a hand: said at the hand, and the tiles cannot be used
         assert any(t.startswith("Tile 1 reads 9-9, the double on the table") for t in texts)
         use = next(x for x in _buttons(b.page.controls) if _caption(x) == "Use these tiles (21 points)")
         assert use.disabled
-        _click(b, "1: 9-9 (90%)")
+        _click(b, "1: 9-9")
         _click(b, "Remove tile 1")
         _click(b, "Use these tiles (3 points)")
         _click(b, "Save round 1")
@@ -437,13 +447,13 @@ def test_photo_review_shows_candidates_grey_and_counts_one_on_request(app: App) 
     ])
     _click(app, "Photo", 0)
     texts = _texts(app.page.controls)
-    assert "Penalty from this photo: 7" in texts
-    assert any(t.startswith("1 possible tile in grey is not counted") for t in texts)
-    _click(app, "2: 5-6? (not counted)")
-    assert "Count it as 5-6" in _texts(app.page.controls)
+    assert "Penalty from this photo: 7 points so far, 1 tile to check" in texts
+    # the possible tile is a row of its own with its answers, right there
+    assert "Tile 2 may be 5-6" in texts and "Check this tile: it is not counted until you say." in texts
+    assert {"Count it as 5-6", "Not a tile", "Another tile"} <= set(texts)
     _click(app, "Count it as 5-6")
     texts = _texts(app.page.controls)
-    assert "Penalty from this photo: 18" in texts and not any("in grey" in t for t in texts)
+    assert "Penalty from this photo: 18 points" in texts and "Tile 2 may be 5-6" not in texts
     _click(app, "Use these tiles (18 points)")
     assert ms.content(ms.draft(draft_id)).entry.penalty(0) == 18
 
@@ -468,7 +478,7 @@ def test_photo_review_hides_unsure_finds_and_names_a_bigger_set(app: App) -> Non
         fmt="JPEG", read_as=12)
     _click(app, "Photo", 0)
     texts = _texts(app.page.controls)
-    assert "Penalty from this photo: 16" in texts and "2 unsure finds: show" in texts
+    assert "Penalty from this photo: 16 points" in texts and "2 unsure finds: show" in texts
     assert not any("print or a back" in t for t in texts) and not any(t.startswith("3: ") for t in texts)
     assert any(t.startswith("Tile 1 (1-10) is not in the double-9 set this match plays; the tiles read fit a "
                             "double-12 set.")
@@ -478,7 +488,7 @@ def test_photo_review_hides_unsure_finds_and_names_a_bigger_set(app: App) -> Non
     assert use.disabled
     _click(app, "2 unsure finds: show")
     texts = _texts(app.page.controls)
-    assert "2 unsure finds shown in grey: hide" in texts and "3: 5-5? (not counted)" in texts
+    assert "2 unsure finds shown in grey: hide" in texts and "Tile 3 may be 5-5 (unsure find)" in texts
     _click(app, "2 unsure finds shown in grey: hide")
     assert "2 unsure finds: show" in _texts(app.page.controls)
 
@@ -728,7 +738,7 @@ def test_the_picker_shows_taken_tiles_refuses_them_and_moves_one_when_asked(app:
     _click(app, "Move 3-4 to Bob")
     texts = _texts(app.page.controls)
     assert "7 points (3-4)" in texts and texts.count("not entered") == 2  # Ann's hand is empty again
-    assert app.page.dialogs[-1].content.value == "3-4 moved from Ann to Bob"
+    assert "3-4 moved from Ann to Bob" in texts  # said above Save, not in a toast over it
     assert not any(t.startswith("3-4 is already") for t in texts)
 
 
@@ -764,19 +774,19 @@ def test_a_photo_correction_to_a_taken_tile_is_refused_and_can_move_it(app: App)
     # Fay's photo reads Eve's 5-6: said at the hand, and its tiles cannot be used yet
     assert any(t.startswith("Tile 1 reads 5-6, already in Eve's hand") for t in texts)
     assert next(x for x in _buttons(app.page.controls) if _caption(x) == "Use these tiles (14 points)").disabled
-    _click(app, "1: 5-6 (90%)")
+    _click(app, "1: 5-6")
     _click(app, "Remove tile 1")
-    _click(app, "1: 1-2 (90%)")
+    _click(app, "1: 1-2")
     _click(app, "5")
     _click(app, "5-6, taken: Eve has it")  # correcting it to Eve's tile: refused, in words
     texts = _texts(app.page.controls)
     assert any(t.startswith("5-6 is already in Eve's hand, and a set has only one 5-6. Move it to Fay")
                for t in texts)
-    assert "Penalty from this photo: 3" in texts  # nothing changed yet
+    assert "Penalty from this photo: 3 points" in texts  # nothing changed yet
     _click(app, "Move 5-6 to Fay")  # the tile becomes 5-6, and Eve's hand (empty now) loses it
     texts = _texts(app.page.controls)
-    assert app.page.dialogs[-1].content.value == "5-6 moved from Eve to Fay's photo"
-    assert "Penalty from this photo: 11" in texts and texts.count("not entered") == 3
+    assert "5-6 moved from Eve to Fay's photo" in texts
+    assert "Penalty from this photo: 11 points" in texts and texts.count("not entered") == 3
     assert not any("already in Eve's hand" in t for t in texts)
     assert not next(x for x in _buttons(app.page.controls) if _caption(x) == "Use these tiles (11 points)").disabled
 
@@ -794,3 +804,103 @@ def test_a_table_photo_asks_before_replacing_a_typed_table(app: App) -> None:
     texts = _texts(app.page.controls)
     assert question not in texts and "9-9 (hub) · 4-9 on 9-9" in " ".join(texts)
     assert b.layout is not None and len(b.layout.plays) == 1  # the typed table is untouched
+
+
+# ------------------------------------------------- a photo's reading is a proposal (issue 47)
+def test_a_bare_table_photo_asks_and_stores_0_only_when_the_player_says_so(app: App) -> None:
+    m = app.ctx.store.create(["Ann", "Bob"], "pagat", {"match_length": "single"})
+    _go(app, f"/match/{m.id}/round")
+    draft_id = app.session.state.draft
+    ms = _review_in_draft(app, m, 0, (300, 200), [], None, ("no face-up tiles found in the photo",))
+    _go(app, f"/match/{m.id}/round")
+    _click(app, "Photo", 0)
+    texts = _texts(app.page.controls)
+    assert "Penalty from this photo: nothing read" in texts and "No face-up tiles found in the photo" in texts
+    # the photo is a thumbnail beside the headline; a tap shows it full screen, zoomable
+    (thumb,) = _find(app.page.controls, ft.Semantics, lambda c: c.label == "Photo of Ann's hand: open it full screen")
+    thumb.content.on_click(None)
+    dialog = app.page.dialogs[-1]
+    assert isinstance(dialog, ft.AlertDialog) and isinstance(dialog.content, ft.InteractiveViewer)
+    assert [b.tooltip or _caption(b) for b in dialog.actions] == ["Zoom in", "Whole photo", "Close"]
+    _click(app, "Use this photo")
+    texts = _texts(app.page.controls)
+    assert "Nothing was read in this photo: did Ann go out, or take another photo?" in texts
+    assert texts.count("not entered") == 2  # asked: nothing became a number
+    assert ms.content(ms.draft(draft_id)).entry.penalty(0) is None
+    _click(app, "Keep 0 points for Ann")  # the player says so
+    assert ms.content(ms.draft(draft_id)).entry.penalty(0) == 0
+    assert "0 points (no tiles)" in _texts(app.page.controls)
+
+
+def test_a_bare_table_photo_answered_went_out_marks_the_player_out(app: App) -> None:
+    m = app.ctx.store.create(["Ann", "Bob"], "pagat", {"match_length": "single"})
+    _go(app, f"/match/{m.id}/round")
+    _review_in_draft(app, m, 0, (300, 200), [])
+    _go(app, f"/match/{m.id}/round")
+    _click(app, "Photo", 0)
+    _click(app, "Use this photo")
+    _click(app, "Ann went out")
+    texts = _texts(app.page.controls)
+    assert "went out: 0" in texts and not any(t.startswith("Penalty from this photo") for t in texts)
+
+
+def test_a_typed_penalty_above_a_hands_worth_is_asked_about_at_save(app: App) -> None:
+    m = app.ctx.store.create(["Ann", "Bob"], "pagat", {"match_length": "single"})  # 7 tiles: at most 147
+    _go(app, f"/match/{m.id}/round")
+    _click(app, "Went out", 0)
+    for k in "300":
+        _click(app, k)
+    texts = _texts(app.page.controls)
+    assert "300 points: more than a hand can count (at most 147); check it" in texts
+    _click(app, "Save round 1")
+    texts = _texts(app.page.controls)
+    assert "300 points for Bob is more than 7 tiles of a double-9 set can count (at most 147). Is it right?" in texts
+    assert app.ctx.store.get(m.id).rounds == ()  # asked before it is kept
+    _click(app, "Type it again")
+    for k in "30":
+        _click(app, k)
+    _click(app, "Save round 1")
+    assert app.ctx.store.get(m.id).totals() == [0, 30]
+
+
+def test_keep_saves_the_high_penalty_and_went_out_is_said_above_save(app: App) -> None:
+    m = app.ctx.store.create(["Ann", "Bob"], "pagat", {"match_length": "single"})
+    _go(app, f"/match/{m.id}/round")
+    _click(app, "0")
+    _click(app, "Next: Bob")
+    texts = _texts(app.page.controls)
+    assert "Ann: 0 points, so Ann went out (marked so)" in texts  # on the screen, not a toast over Save
+    assert not any(isinstance(d, ft.SnackBar) for d in app.page.dialogs)
+    for k in "200":
+        _click(app, k)
+    _click(app, "Save round 1")
+    _click(app, "Keep 200")
+    assert app.ctx.store.get(m.id).totals() == [0, 200]
+
+
+def test_after_an_edit_is_saved_the_scoreboard_shows_the_round_edited(app: App) -> None:
+    m = app.ctx.store.create(["Ann", "Bob"], "double-chicken-foot", {})
+    for _ in range(3):
+        app.ctx.store.update(m.id, lambda x: x.add_round(penalties={"Bob": 9}, out="Ann"))
+    scrolled: list[str] = []
+    app.scroll_into_view = scrolled.append  # type: ignore[method-assign]
+    _go(app, f"/match/{m.id}")
+    _go(app, f"/match/{m.id}/round/1")
+    _click(app, "Number", 1)
+    for k in "12":
+        _click(app, k)
+    _click(app, "Save round 1")
+    assert app.page.pushed[-1] == f"/match/{m.id}" and app.ctx.store.get(m.id).rounds[0].penalties == (0, 12)
+    _go(app, f"/match/{m.id}")
+    assert scrolled[-1] == "round-1"
+
+
+def test_back_from_check_the_table_goes_to_the_scoreboard(app: App) -> None:
+    m = app.ctx.store.create(["Ann", "Bob"], "double-chicken-foot", {})
+    _go(app, "/")
+    _go(app, f"/match/{m.id}")
+    _click(app, "Check the table")
+    _go(app, app.page.pushed[-1])
+    assert app.page.route == "/dispute"
+    app.page.appbar.leading.on_click(None)  # Back
+    assert app.page.pushed[-1] == f"/match/{m.id}"

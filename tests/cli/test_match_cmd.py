@@ -130,7 +130,7 @@ def test_unusable_input_one_line_exit_2_nothing_written(cli: CLI, argv: list[str
 
 def test_export_import_round_trip_and_csv(cli: CLI, tmp_path: Path) -> None:
     a = cli.new()
-    cli("match", "round", a, "--tiles", "Ann=0-0,1-2", "Bob=", "--out", "Cy")
+    cli("match", "round", a, "--tiles", "Ann=0-0,1-2", "Cy=", "--penalty", "Bob=0", "--out", "Cy")
     b = cli.new("Di,Ed", "--rules", "chickie-sixes")
     one = tmp_path / "one.json"
     assert cli("match", "export", a[:6], "--out", str(one))[0] == 0
@@ -211,3 +211,33 @@ def test_real_cli_process(tmp_path: Path) -> None:
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "Traceback" not in bad.stderr
     ok = run("match", "show", mid[:4], "--json")
     assert ok.returncode == 0 and json.loads(ok.stdout)["current_double"] == 9
+
+
+def test_an_empty_hand_for_a_player_who_did_not_go_out_is_refused(cli: CLI) -> None:
+    mid = cli.new()
+    before = cli.db.read_bytes()
+    code, out, err = cli("match", "round", mid, "--tiles", "Ann=1-2", "Cy=", "--penalty", "Bob=4", "--out", "Bob")
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and "Cy has no tiles left, but Bob went out" in err
+    assert cli.db.read_bytes() == before
+    code, _, err = cli("match", "round", mid, "--tiles", "Ann=1-2", "Cy=", "--penalty", "Bob=4", "--blocked")
+    assert code == 0, err
+
+
+def test_a_penalty_no_dealt_hand_can_count_needs_sure(cli: CLI) -> None:
+    mid = cli.new("Ann,Bob,Cy,Di", "--rules", "pagat")
+    before = cli.db.read_bytes()
+    code, out, err = cli("match", "round", mid, "--penalty", "Ann=300,Bob=3,Cy=4", "--out", "Di")
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1
+    assert "300 points for Ann is more than 7 tiles of a double-9 set can count (at most 147)" in err
+    assert "--sure" in err
+    assert cli.db.read_bytes() == before
+    code, _, err = cli("match", "round", mid, "--penalty", "Ann=150,Bob=3,Cy=4", "--out", "Di", "--sure")
+    assert code == 0, err
+    shown = cli.json("match", "show", mid)
+    assert isinstance(shown, dict) and shown["rounds"][0]["penalties"]["Ann"] == 150
+    # an edit asks about the players it changes only
+    code, _, err = cli("match", "edit", mid, "1", "--penalty", "Bob=200")
+    assert code == 2 and "200 points for Bob" in err and "Ann" not in err
+    assert cli("match", "edit", mid, "1", "--penalty", "Bob=20")[0] == 0

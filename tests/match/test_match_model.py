@@ -347,7 +347,7 @@ def test_delete_last_round() -> None:
 # ------------------------------------------------------------------------- round trip
 def test_to_dict_from_dict_is_lossless_including_undo() -> None:
     m = new(4, "pagat").set_holder("Di")
-    m = m.add_round(tiles={"Ann": "0-0,2-3", "Bob": ""}, penalties={"Cy": 7}, out="Di")
+    m = m.add_round(tiles={"Ann": "0-0,2-3", "Bob": "1-1"}, penalties={"Cy": 7}, out="Di")
     m = m.edit_round(1, penalties={"Bob": 4}).undo()
     back = Match.from_dict(m.to_dict())
     assert back == m
@@ -397,3 +397,28 @@ def test_rename_a_player_keeps_rounds_by_seat_and_is_no_undo_step():
     with pytest.raises(MatchStateError, match="already called that"):
         r.rename_player("Robert", "Robert")
     assert Match.from_dict(r.to_dict()) == r
+
+
+def test_an_empty_hand_is_only_the_out_players_or_in_a_blocked_round() -> None:
+    m = new(3)
+    with pytest.raises(RoundError, match="Bob has no tiles left, but Cy went out"):
+        m.add_round(tiles={"Ann": "1-2", "Bob": ""}, out="Cy")
+    blocked = m.add_round(tiles={"Ann": "1-2", "Bob": ""}, penalties={"Cy": 4}, blocked=True)
+    assert blocked.rounds[0].penalties == (3, 0, 4)
+    ok = m.add_round(tiles={"Ann": "1-2", "Cy": ""}, penalties={"Bob": 5}, out="Cy")
+    assert ok.rounds[0].out == 2
+
+
+def test_a_penalty_above_what_the_tiles_dealt_can_count_is_named_not_refused() -> None:
+    from chickenfoot.match import UnlikelyPenaltyError, check_likely, unlikely_in_round
+
+    m = new(4, "pagat")  # double-9, 7 tiles each: at most 9-9, 8-9, 8-8, 7-9, 7-8, 6-9 and 0-0 (50)
+    assert (m.set_top, m.deal_size, m.hand_limit) == (9, 7, 147)
+    m2 = m.add_round(penalties={"Ann": 300, "Bob": 147, "Cy": 3}, out="Di")  # the model keeps it
+    assert unlikely_in_round(m2, m2.rounds[0]) == [
+        "300 points for Ann is more than 7 tiles of a double-9 set can count (at most 147)"]
+    assert unlikely_in_round(m2, m2.rounds[0], seats=[1, 2]) == []
+    with pytest.raises(UnlikelyPenaltyError, match="300 points for Ann"):
+        check_likely(m2, m2.rounds[0])
+    tiles = m.add_round(tiles={"Ann": "8-9,8-8,7-9,7-8,6-9,0-0,5-9,6-8"}, penalties={"Bob": 1, "Cy": 2}, out="Di")
+    assert unlikely_in_round(tiles, tiles.rounds[0]) == []  # tiles entered one by one are facts

@@ -5,7 +5,15 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from chickenfoot.match import Match, MatchError, dumps_json, export_csv, loads_json
+from chickenfoot.match import (
+    Match,
+    MatchError,
+    dumps_json,
+    export_csv,
+    hand_limit,
+    loads_json,
+    unlikely_penalty,
+)
 from chickenfoot.rules import PRESETS, full_set
 
 PLAYERS = ["Ann", "Bob", "Cy", "Di", "Ed", "Flo", "Gus", "Hal"]
@@ -36,7 +44,7 @@ def _round_input(m: Match, seed: int, index: int) -> dict:
         if name == out:
             continue
         if rng.random() < 0.5:
-            tiles[name] = [str(pool.pop()) for _ in range(rng.randint(0, 3))]
+            tiles[name] = [str(pool.pop()) for _ in range(rng.randint(0 if blocked else 1, 3))]
         else:
             pens[name] = rng.randint(0, 40)
     return {"penalties": pens, "tiles": tiles, "out": out, "blocked": blocked}
@@ -107,3 +115,25 @@ def test_random_changes_keep_the_match_consistent(preset, n, loss, ops) -> None:
 
 def _state(m: Match) -> tuple:
     return (m.rounds, m.abandoned, m.pending_holder)
+
+
+@settings(max_examples=60, deadline=None)
+@given(preset=st.sampled_from(sorted(PRESETS)), n=st.integers(2, 8), zero_zero=st.sampled_from([0, 25, 50]),
+       seed=st.integers(0, 10**6))
+def test_no_dealt_hand_counts_more_than_the_hand_limit_and_the_largest_reach_it(preset, n, zero_zero, seed) -> None:
+    import random
+
+    rules = PRESETS[preset]
+    n = max(rules.min_players, min(n, rules.max_players))
+    rules = rules.with_options({"zero_zero": zero_zero})
+    m = Match.new(PLAYERS[:n], rules)
+    deal, tiles = m.deal_size, full_set(m.set_top)
+    limit = hand_limit(rules, n)
+    assert limit == m.hand_limit
+    hand = random.Random(seed).sample(tiles, deal)
+    assert rules.penalty(hand) <= limit
+    assert unlikely_penalty(rules, n, "Ann", rules.penalty(hand)) is None
+    largest = sorted(tiles, key=rules.tile_penalty, reverse=True)[:deal]
+    assert rules.penalty(largest) == limit  # the bound is reached, not only never passed
+    why = unlikely_penalty(rules, n, "Ann", limit + 1)
+    assert why is not None and f"at most {limit}" in why and f"{deal} tiles" in why

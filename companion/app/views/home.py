@@ -119,11 +119,7 @@ class HistoryScreen(Screen):
 
     def view(self) -> tuple[str, list[Any], str | None]:
         app, store = self.app, self.session.store
-        body: list[Any] = [ft.Row([
-            app.button("Export JSON", self.export_json, kind="tonal", icon=ft.Icons.DOWNLOAD),
-            app.button("Export CSV", self.export_csv, kind="tonal", icon=ft.Icons.TABLE_VIEW),
-            app.button("Import JSON", self.import_json, kind="tonal", icon=ft.Icons.UPLOAD),
-        ], wrap=True, spacing=8, run_spacing=8)]
+        body: list[Any] = []
         matches = store.all()
         if not matches:
             body.append(app.text("No matches yet."))
@@ -137,6 +133,14 @@ class HistoryScreen(Screen):
                 lines.append(app.text(("Draw: " if out.draw else "Won by ") + ", ".join(out.winners), 15))
             lines.append(app.button("Open", bind(app.go, f"/match/{m.id}"), kind="outlined"))
             body.append(app.card(*lines))
+        # The matches first; keeping a copy or bringing one in is what a few need, below them.
+        body.append(app.heading("Export and import"))
+        body.append(app.text("A copy of every match, to keep or to open on another device.", 15))
+        body.append(ft.Row([
+            app.button("Export JSON", self.export_json, kind="outlined", icon=ft.Icons.DOWNLOAD),
+            app.button("Export CSV", self.export_csv, kind="outlined", icon=ft.Icons.TABLE_VIEW),
+            app.button("Import JSON", self.import_json, kind="outlined", icon=ft.Icons.UPLOAD),
+        ], wrap=True, spacing=8, run_spacing=8))
         return "History", body, "/"
 
 
@@ -150,19 +154,24 @@ class StatsScreen(Screen):
             return "Statistics", [app.text("No matches yet: statistics appear after the first round.")], "/"
         cards = []
         for s in stats:
-            avg = "-" if s.average_penalty is None else f"{s.average_penalty:.1f}"
-            facts = (("Matches finished", s.matches_played), ("In progress", s.matches_in_progress),
-                     ("Won", s.matches_won), ("Drawn", s.matches_drawn),
-                     ("Rounds", s.rounds_played), ("Went out", s.rounds_out), ("Avg", avg),
-                     ("Worst", "-" if s.worst_penalty is None else s.worst_penalty),
-                     ("Best match", "-" if s.best_match_total is None else s.best_match_total),
-                     ("0-0 caught", s.caught_with_double_blank))
+            facts: list[tuple[str, Any]] = [
+                ("Matches finished", s.matches_played), ("In progress", s.matches_in_progress),
+                ("Won", s.matches_won), ("Drawn", s.matches_drawn),
+                ("Rounds played", s.rounds_played), ("Went out", s.rounds_out)]
+            # a figure with nothing behind it yet is left out, not shown as "-"
+            if s.average_penalty is not None:
+                facts.append(("Average points a round", f"{s.average_penalty:.1f}"))
+            if s.worst_penalty is not None:
+                facts.append(("Most points in a round", s.worst_penalty))
+            if s.best_match_total is not None:
+                facts.append(("Lowest match total", s.best_match_total))
+            facts.append(("Left holding the 0-0", count(s.caught_with_double_blank, "time")))
             # One card per player whose figures wrap: no table wider than a phone.
             cards.append(app.card(app.text(s.player, 18, bold=True), ft.Row(
                 [app.text(f"{label}: {value}", 15) for label, value in facts], wrap=True, spacing=16, run_spacing=4)))
-        note = app.text("Wins and best match count finished matches; round figures count every round of "
-                        "matches not abandoned, those in progress included. 0-0 catches are known only for hands entered "
-                        "as tiles.", 14, italic=True)
+        note = app.text("Wins and the lowest match total count finished matches; round figures count every round "
+                        "of matches not abandoned, those in progress included. Who was left holding the 0-0 is known "
+                        "only for hands entered as tiles or a photo.", 14, italic=True)
         return "Statistics", [*cards, note], "/"
 
 

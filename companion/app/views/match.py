@@ -97,20 +97,48 @@ class ScoreboardScreen(Screen):
                 body.append(app.card(
                     app.text(f"Round {r.number} · {r.double_text} · {who}{opened}", 17, bold=True), results,
                     app.button(f"Edit round {r.number}", bind(app.go, f"/match/{mid}/round/{r.number}"),
-                               kind="outlined", icon=ft.Icons.EDIT)))
+                               kind="outlined", icon=ft.Icons.EDIT), key=round_key(r.number)))
             body.append(app.text("Totals: " + " · ".join(
                 f"{p} {t}" for p, t in zip(ms.players, ms.match.totals(), strict=True)), 16, bold=True))
             body.append(app.heading("Totals over the rounds"))
             body.append(_chart(app, ms))
 
-        body.append(ft.Row([
-            app.button("Undo" + (f": {ms.undo_label()}" if ms.can_undo else ""), bind(self.changed, ms.undo),
+        body.append(self.undo_row())
+        body.extend(self.manage())
+        reveal = self.session.take_reveal()
+        if reveal:  # back from an edit: the round edited, where the player left it
+            app.scroll_into_view(reveal)
+        return "Scoreboard", body, "/"
+
+    def undo_row(self) -> ft.Control:
+        """Undo asks first, its "Keep it" where Undo was (a double tap takes back nothing), and
+        once done offers Redo in a note of its own."""
+        app, ms = self.app, self.ms
+        if self.state.asking == "undo" and ms.can_undo:
+            label = ms.undo_label() or "the last change"
+
+            def undo(_: Any) -> None:
+                self.state.asking = None
+                ms.undo()
+                _changed(app, ms)
+                app.render()
+                app.snack(f"Undone: {label}", action=("Redo", self.redo))
+
+            return ft.Container(app.card(
+                ft.Semantics(live_region=True, content=app.text(f"Undo {label}?", 17, bold=True)),
+                ft.Row([app.button("Keep it", bind(self.ask, None), kind="outlined"),
+                        app.button("Undo it", undo, icon=ft.Icons.UNDO)], wrap=True, spacing=8, run_spacing=8),
+                color=ft.Colors.TERTIARY_CONTAINER), key=ft.ScrollKey("undo"))
+        return ft.Container(ft.Row([
+            app.button("Undo" + (f": {ms.undo_label()}" if ms.can_undo else ""), bind(self.ask, "undo"),
                        kind="outlined", icon=ft.Icons.UNDO, disabled=not ms.can_undo),
             app.button("Redo" + (f": {ms.redo_label()}" if ms.can_redo else ""), bind(self.changed, ms.redo),
                        kind="outlined", icon=ft.Icons.REDO, disabled=not ms.can_redo),
-        ], wrap=True, spacing=8, run_spacing=8))
-        body.extend(self.manage())
-        return "Scoreboard", body, "/"
+        ], wrap=True, spacing=8, run_spacing=8), key=ft.ScrollKey("undo"))
+
+    def redo(self) -> None:
+        if self.ms.can_redo:
+            self.changed(self.ms.redo)
 
     def rename(self, seat: int, field: ft.TextField) -> None:
         ms, app = self.ms, self.app
@@ -174,6 +202,11 @@ class ScoreboardScreen(Screen):
                                   icon=ft.Icons.DELETE_OUTLINE))
         out.append(ft.Row(buttons, wrap=True, spacing=8, run_spacing=8))
         return out
+
+
+def round_key(n: int) -> str:
+    """The scroll key of round ``n``'s card on the scoreboard."""
+    return f"round-{n}"
 
 
 def _chart(app: App, ms: MatchSession) -> ft.Control:

@@ -190,7 +190,7 @@ def _results(app: App, sess: PracticeSession, again: Any, next_round: Any) -> li
     rows = [app.text("Penalties, as the scorekeeper counts them", 18, bold=True)]
     for x in lines:
         who = f"{x.name} ({x.bot})" if x.bot else x.name
-        rows.append(app.text(f"{who}: {x.penalty} points, {x.tiles_left} tile{'s' if x.tiles_left != 1 else ''} "
+        rows.append(app.text(f"{who}: {count(x.penalty, 'point')}, {count(x.tiles_left, 'tile')} "
                              f"left · total {x.total}", 16))
     rows.append(app.text(sess.match_words(), 15, italic=True))
     return [app.card(*rows), ft.Row([

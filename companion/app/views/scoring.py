@@ -19,12 +19,13 @@ import flet as ft
 
 from chickenfoot.app.drafts import DraftContent
 from chickenfoot.app.match_session import MatchSession
-from chickenfoot.app.photo_review import PhotoReview, Preview, is_low, label, read_photo
+from chickenfoot.app.photo_review import CHECK, RETAKE, PhotoReview, Preview, ReviewError, read_photo
 from chickenfoot.app.round_entry import Mode, RoundEntry, TakenError
 from chickenfoot.app.screens import PhotoPanel, RoundState
 from chickenfoot.app.store import DraftNotFoundError
 from chickenfoot.app.views import Screen, bind
 from chickenfoot.app.views.faces import face_button, face_row, suit_row
+from chickenfoot.app.views.match import round_key
 from chickenfoot.match import DraftState, RoundDraft, Saved
 from chickenfoot.rules import Tile
 from chickenfoot.rules.words import count
@@ -41,6 +42,8 @@ PAD_KEY = 48
 MODES = ("Went out", "Number", "Tiles", "Photo")
 #: Side padding of those buttons and the space between them (px).
 MODE_PAD, MODE_SPACING = 8, 4
+#: Height of the photo's thumbnail in a reading (px): the reading's rows stay in view under it.
+THUMB_PX = 104
 
 
 class RoundScreen(Screen):
@@ -148,6 +151,7 @@ class _Screen:
         (True or False), or nothing yet (None: the caller does). A redraw is reconciled with the
         controls shown (see ``App.render``): only what changed is sent, and a fast tap lands on
         the control it was aimed at."""
+        self.st.said = None  # what was said is about the last change, not this one
         d, content = self.ms.change(self.d.id, fn)
         self.st.seen = d.revision
         self.app.notify_entry(self.ms.id)
@@ -164,12 +168,31 @@ class _Screen:
         if pad is not None:
             h = self.entry.hands[pad]
             shown = h.pad if h.mode is Mode.PIPS and h.pad else ("0" if h.mode is Mode.PIPS else "")
-            self.pad_display.value = f"{h.player}: {shown or '…'} points"
+            self.pad_display.value = f"{h.player}: {shown or '…'} {'point' if shown == '1' else 'points'}"
         self.summary.value = self.entry.summary()
         self.errors.controls = [self.app.warning(w) for w in self.entry.errors()]
         self.save_button.content.disabled = bool(self.entry.problems())
         if self.st.panel is not None and self.st.panel[1] == "tiles":
             self._refresh_picker()
+
+    def tell(self, message: str) -> None:
+        """Say what was just done, on the screen above Save (a toast would cover Save for
+        seconds); it stays until the next thing said or another screen."""
+        self.st.said = message
+
+    def use_photo(self, i: int, answer: str | None) -> None:
+        """Use seat ``i``'s reading (``answer``: to the question it asked; see
+        ``DraftContent.use_photo``), then the pad moves on to the next hand to enter."""
+        asked: list[Any] = []
+        self.change(lambda c: asked.append(c.use_photo(i, answer)) if i in c.reviews else None, redraw=None)
+        if not self.d.open:
+            return
+        if asked and asked[0] is not None:  # the reading changed meanwhile: it asks now
+            self.st.photo(i).asking = True
+            self.app.render()
+            return
+        self.st.photo(i).asking = False
+        self.close_panel(i)
 
     def settle_zero(self) -> None:
         """The pad leaves a hand typed as 0 with nobody out: that player went out (see
@@ -182,7 +205,7 @@ class _Screen:
             marked: list[bool] = []
             self.change(lambda c: marked.append(c.entry.settle_zero(i)), redraw=None)
             if marked and marked[0]:
-                self.app.snack(f"{h.player}: 0 points, so {h.player} went out (marked so)")
+                self.tell(f"{h.player}: 0 points, so {h.player} went out (marked so)")
 
     def open_pad(self, i: int | None) -> None:
         if i != self.st.pad:
@@ -236,13 +259,40 @@ class _Screen:
             c.entry.started_with = None if v == d else v
         self.change(apply, redraw=True)
 
+    def check_card(self, i: int) -> ft.Control:
+        """Save asks about a typed penalty above what a hand can count, where Save is: keep it,
+        or type it again (the first answer sits left, away from Save under the finger)."""
+        app, h = self.app, self.entry.hands[i]
+        why = self.entry.unlikely(i) or ""
+
+        def keep(_: Any) -> None:
+            self.st.checking = None
+            self.change(lambda c: c.entry.confirm(i), redraw=None)
+            self.save()
+
+        def retype(_: Any) -> None:
+            self.st.checking = None
+            self.open_pad(i)
+
+        return ft.Column([
+            ft.Semantics(live_region=True, content=app.text(f"{why[:1].upper()}{why[1:]}. Is it right?", 16,
+                                                            bold=True)),
+            ft.Row([app.button("Type it again", retype, kind="outlined", icon=ft.Icons.EDIT),
+                    app.button(f"Keep {h.pips}", keep, kind="tonal")], wrap=True, spacing=8, run_spacing=8),
+        ], spacing=6)
+
     def save(self, _: Any = None) -> None:
         app, ms, n = self.app, self.ms, self.d.number
         if any(h.mode is Mode.PIPS and h.pips == 0 for h in self.entry.hands):
             marked: list[str] = []
             self.change(lambda c: marked.extend(c.entry.settle_zeros()), redraw=None)
             if marked:
-                app.snack(f"{marked[0]}: 0 points, so {marked[0]} went out (marked so)")
+                self.tell(f"{marked[0]}: 0 points, so {marked[0]} went out (marked so)")
+        ask = self.entry.to_confirm()
+        if ask:  # asked before it is kept: "999 points for Ann is more than 7 tiles can count"
+            self.st.checking, self.st.pad, self.st.panel = ask[0], None, None
+            app.render()
+            return
         result = ms.save_draft(self.d.id, app.device)
         log.info("save of round %d (draft %s) by device %s: %s", n, self.d.id[:8], app.device,
                  result.outcome.value)
@@ -250,6 +300,8 @@ class _Screen:
             if result.stored:
                 app.notify_change(ms.id)
                 app.snack(f"Round {n} saved")
+            if self.d.edit:  # the scoreboard shows the round edited, not its top
+                app.session.reveal_next(round_key(n))
             if app.page.route != f"/match/{ms.id}":
                 app.go(f"/match/{ms.id}")
             return
@@ -300,9 +352,10 @@ class _Screen:
         """Move a taken tile to hand ``i`` (a correction: it is really this player's)."""
         moved: list[str] = []
         self.st.refused = None
-        self.change(lambda c: moved.extend(c.move_tile(i, tile)), redraw=True)
+        self.change(lambda c: moved.extend(c.move_tile(i, tile)), redraw=None)
         if moved:
-            self.app.snack(f"{tile} moved from {' and '.join(moved)} to {self.entry.hands[i].player}")
+            self.tell(f"{tile} moved from {' and '.join(moved)} to {self.entry.hands[i].player}")
+        self.app.render()
 
     def _refresh_picker(self) -> None:
         panel = self.st.panel
@@ -395,8 +448,11 @@ def _entry_screen(app: App, st: RoundState, ms: MatchSession, d: RoundDraft) -> 
     s = _Screen(app, st, ms, d, content)
     entry = content.entry
     mid, n = ms.id, d.number
-    if not st.placed:  # just arrived: the pad opens on the first hand still to enter
-        st.open_pad(entry.next_open())
+    if not st.placed:  # just arrived: the pad opens on the first hand still to enter, in view
+        st.place(entry.next_open())
+    reveal = st.take_reveal()
+    if reveal is not None:
+        app.scroll_into_view(seat_key(reveal))
     pad, panel = st.pad, st.panel
 
     body: list[Any] = [
@@ -458,10 +514,17 @@ def _entry_screen(app: App, st: RoundState, ms: MatchSession, d: RoundDraft) -> 
     body.append(app.button("Back to scoreboard" if not d.edit else "Cancel edit", s.cancel, kind="text"))
 
     footer_parts: list[Any] = []
-    if pad is not None:
+    checking = st.checking if st.checking is not None and entry.unlikely(st.checking) else None
+    if checking is not None:
+        footer_parts.append(s.check_card(checking))
+    elif pad is not None:
         footer_parts.append(s.number_pad(pad))
     else:
         s.refresh()
+    if checking is not None:
+        s.refresh()
+    if st.said:
+        footer_parts.append(ft.Semantics(live_region=True, content=app.text(st.said, 15, italic=True)))
     footer_parts += [s.errors, ft.Row([ft.Container(s.summary, expand=True), s.save_button],
                                       vertical_alignment=ft.CrossAxisAlignment.CENTER)]
     footer = ft.Column(footer_parts, spacing=8)
@@ -504,10 +567,12 @@ def _status(entry: RoundEntry, i: int) -> str:
     if pen is None:
         return "not entered"
     if h.mode in (Mode.TILES, Mode.PHOTO):
-        return f"{pen} points ({', '.join(str(t) for t in h.tiles) or 'no tiles'})"
+        return f"{count(pen, 'point')} ({', '.join(str(t) for t in h.tiles) or 'no tiles'})"
     if pen == 0 and not any(x.mode is Mode.OUT for x in entry.hands):
         return f"0 points (if {h.player} went out, tap Went out)"
-    return f"{pen} points"
+    if entry.unlikely(i):
+        return f"{count(pen, 'point')}: more than a hand can count (at most {entry.hand_limit}); check it"
+    return count(pen, "point")
 
 
 # ----------------------------------------------------------------- photo
@@ -538,17 +603,22 @@ def _photo_panel(app: App, s: _Screen, i: int) -> ft.Control:
         # progress indicator is drawn: the page stays responsive meanwhile.
         work_done = asyncio.ensure_future(asyncio.to_thread(work))
         ui.busy, ui.error, ui.selected, ui.adding, ui.show_unsure = "Reading the tiles…", None, None, False, False
+        ui.asking = False
+        reveal = False
         app.render()
         try:
             new, ms_ = await work_done
             ui.preview = preview
             s.change(lambda c: c.reviews.__setitem__(i, new), redraw=None)
+            reveal = True
             log.info("photo read in %s", ", ".join(f"{k} {v:.0f} ms" for k, v in ms_.items()))
         except Exception as exc:  # ModelError, ImageError (ChickenFootError) or a bad file
             ui.error = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         finally:
             ui.busy = ""
         app.render()
+        if reveal:  # the reading's headline right under the player's name, in view
+            app.scroll_into_view(seat_key(i))
 
     async def choose(_: Any) -> None:
         ui.busy, ui.error = "Waiting for the photo…", None
@@ -573,8 +643,10 @@ def _photo_panel(app: App, s: _Screen, i: int) -> ft.Control:
 
     ui.choose = choose  # the Photo button opens the picker at once (see _Screen.open_photo)
 
-    parts: list[Any] = [app.button("Choose photo" if review is None else "Choose another photo",
-                                   choose, icon=ft.Icons.PHOTO_CAMERA, kind="tonal", disabled=bool(ui.busy))]
+    parts: list[Any] = []
+    if review is None:  # with a reading, "Another photo" sits beside its thumbnail
+        parts.append(app.button("Choose photo", choose, icon=ft.Icons.PHOTO_CAMERA, kind="tonal",
+                                disabled=bool(ui.busy)))
     if ui.busy:
         parts.append(ft.Row([ft.ProgressRing(width=28, height=28, semantics_label="Reading"),
                              app.text(ui.busy, 16)]))
@@ -586,12 +658,17 @@ def _photo_panel(app: App, s: _Screen, i: int) -> ft.Control:
 
 
 def _review(app: App, s: _Screen, i: int, review: PhotoReview, ui: PhotoPanel, as_match_set: Any) -> list[Any]:
+    """The reading as a proposal, right under the player's name: its headline, the photo as a
+    thumbnail (full screen with zoom on a tap), each tile to check as a row with its crop and
+    its answers, the counted tiles, and Use, which asks first when the reading is not whole
+    (see ``DraftContent.use_photo``)."""
     out: list[Any] = []
-    width = _shown_width(app)
-    iw, ih = review.image_size if review.image_size[0] else (4, 3)
-    height = width * ih / iw
+    player = s.entry.hands[i].player
     show_unsure = ui.show_unsure
     shown = review.shown(show_unsure)
+    to_check = review.to_check
+    rows = [k for k in shown if k in to_check or not review.items[k].counted]
+    sel = ui.selected
 
     def edit(fn: Any) -> None:
         """Change the kept reading (``fn(review)``) and redraw."""
@@ -601,41 +678,18 @@ def _review(app: App, s: _Screen, i: int, review: PhotoReview, ui: PhotoPanel, a
                 fn(r)
         s.change(apply, redraw=True)
 
-    def tap(e: Any) -> None:
-        pos = e.local_position
-        if pos is None:
-            return
-        hit = review.tile_at(pos.x * iw / width, pos.y * ih / height)
-        if hit is not None and hit in shown:
-            ui.selected, ui.adding = hit, False
-            app.render()
-
+    out.append(ft.Semantics(live_region=True, content=app.text(
+        f"Penalty from this photo: {review.headline()}", 20, bold=True)))
     if review.image is not None:
-        viewer = ft.InteractiveViewer(
-            content=ft.GestureDetector(
-                content=ft.Semantics(
-                    label=f"Photo with {count(len(shown), 'tile')} outlined and numbered",
-                    content=ft.Image(src=ui.preview.jpeg(review, width, show_unsure), width=width,
-                                     height=height, fit=ft.BoxFit.CONTAIN, gapless_playback=True)),
-                on_tap_down=tap),
-            min_scale=1.0, max_scale=5.0, width=width, height=height)
-
-        async def zoom_in(_: Any) -> None:
-            await viewer.zoom(1.6)
-
-        async def zoom_out(_: Any) -> None:
-            await viewer.reset()
-
-        out.append(viewer)
-        out.append(ft.Row([app.button("Zoom in", zoom_in, kind="outlined", icon=ft.Icons.ZOOM_IN, compact=True),
-                           app.button("Whole photo", zoom_out, kind="outlined", icon=ft.Icons.ZOOM_OUT_MAP,
-                                      compact=True)], wrap=True, spacing=6))
-    out.append(app.text(f"Penalty from this photo: {review.headline()}", 20, bold=True))
-    for k in review.questions:
-        out.append(app.warning(f"Tile {k + 1}: {review.items[k].question} Tap it to say which; "
-                               "it is not counted until you do."))
+        out.append(ft.Row([_thumbnail(app, s, i, review, ui),
+                           ft.Container(ft.Column([
+                               app.text("Tap the photo to see it whole and zoom in.", 14),
+                               app.button("Another photo", ui.choose or (lambda _: None), kind="outlined",
+                                          icon=ft.Icons.PHOTO_CAMERA, compact=True, disabled=bool(ui.busy)),
+                           ], spacing=6), expand=True)],
+                          spacing=10, vertical_alignment=ft.CrossAxisAlignment.START))
     for w in review.notes:
-        out.append(app.text("Reader: " + w, 15, italic=True))
+        out.append(app.text(w, 15, italic=True))
     set_note = review.set_note()
     if set_note:
         out.append(app.warning(set_note))
@@ -645,42 +699,49 @@ def _review(app: App, s: _Screen, i: int, review: PhotoReview, ui: PhotoPanel, a
     on_table = s.content.on_table_in_review(i)
     for k in on_table:
         out.append(app.warning(f"Tile {k} reads {s.entry.on_table}, the double on the table: it cannot be in "
-                               f"{s.entry.hands[i].player}'s hand. Correct it or remove it."))
+                               f"{player}'s hand. Correct it or remove it."))
     clashes = s.content.clashes_in_review(i)
     for k, err in clashes:
         where = f"read from {err.holder}'s photo" if err.read else f"in {err.holder}'s hand"
         out.append(app.warning(f"Tile {k} reads {err.tile}, already {where} (a set has only one): "
                                "correct it or remove it, or correct the other hand."))
-    unsure = [k for k in review.open if k not in review.questions]
-    if unsure:
-        out.append(app.text(f"{count(len(unsure), 'tile')} marked orange "
-                            f"{'needs' if len(unsure) == 1 else 'need'} a second look and "
-                            f"{'is' if len(unsure) == 1 else 'are'} not counted yet: tap one to count or correct it.",
-                            15, color=ft.Colors.ORANGE_800))
-    grey = [k for k in review.candidates if k in shown]
-    if grey:
-        n = len(grey)
-        out.append(app.text(f"{count(n, 'possible tile')} in grey {'is' if n == 1 else 'are'} not counted: "
-                            "tap one to count, correct or remove it.", 15, color=ft.Colors.GREY_700))
-    finds = review.finds_line(show_unsure)
-    if finds:
-        def toggle(_: Any) -> None:
-            ui.show_unsure, ui.selected = not show_unsure, None
+
+    # Use sits under the headline and the photo, and asks there: where the player looks.
+    blocked = bool(on_table or clashes or review.outside)
+    question = review.use_question(player)
+
+    def use(_: Any) -> None:
+        if question is not None:
+            ui.asking = True
             app.render()
+            app.scroll_into_view(seat_key(i))  # the name, the headline and the question together
+            return
+        s.use_photo(i, None)
 
-        out.append(app.button(finds, toggle, kind="text", icon=ft.Icons.VISIBILITY_OFF if show_unsure
-                              else ft.Icons.VISIBILITY, compact=True))
+    async def answer(key: str) -> None:
+        ui.asking = False
+        if key == CHECK:
+            first = next((k for k in review.to_check if k in shown), None)
+            app.render()
+            if first is not None:
+                app.scroll_into_view(check_key(i, first))
+            return
+        if key == RETAKE:
+            app.render()
+            if ui.choose is not None:
+                await ui.choose(None)
+            return
+        s.use_photo(i, key)
 
-    def select(k: int) -> None:
-        ui.selected, ui.adding = k, False
-        app.render()
-
-    out.append(ft.Row([app.button(f"{k + 1}: {label(it)}", bind(select, k),
-                                  kind="filled" if ui.selected == k else "outlined",
-                                  icon=ft.Icons.WARNING_AMBER if is_low(it) else None)
-                       for k, it in enumerate(review.items) if k in shown],
-                      wrap=True, spacing=6, run_spacing=6))
-    sel = ui.selected
+    if ui.asking and question is not None:
+        out.append(ft.Container(app.card(
+            ft.Semantics(live_region=True, content=app.text(question.text, 17, bold=True)),
+            ft.Row([app.button(text, _answer(answer, k), kind="filled" if n == 0 else "outlined")
+                    for n, (k, text) in enumerate(question.answers)], wrap=True, spacing=8, run_spacing=8),
+            color=ft.Colors.TERTIARY_CONTAINER), key=ft.ScrollKey(use_key(i))))
+    else:
+        out.append(ft.Container(app.button(review.use_label(), use, icon=ft.Icons.CHECK, disabled=blocked),
+                                key=ft.ScrollKey(use_key(i))))
 
     def set_tile(t: Any) -> None:
         try:
@@ -701,55 +762,184 @@ def _review(app: App, s: _Screen, i: int, review: PhotoReview, ui: PhotoPanel, a
         at = None if ui.adding else sel
         moved: list[str] = []
         ui.taken, ui.selected, ui.adding = None, None, False
-        s.change(lambda c: moved.extend(c.correct_moving(i, at, t)) if i in c.reviews else None, redraw=True)
+        s.change(lambda c: moved.extend(c.correct_moving(i, at, t)) if i in c.reviews else None, redraw=None)
         if moved:
-            app.snack(f"{t} moved from {' and '.join(moved)} to {s.entry.hands[i].player}'s photo")
+            s.tell(f"{t} moved from {' and '.join(moved)} to {player}'s photo")
+        app.render()
 
-    def remove(_: Any) -> None:
+    def remove(k: int) -> None:
         ui.selected = None
-        edit(lambda r: r.remove(sel))
+        edit(lambda r: r.remove(k))
 
-    def accept(_: Any) -> None:
+    def accept(k: int) -> None:
         ui.selected = None
-        edit(lambda r: r.accept(sel))
+        edit(lambda r: r.accept(k))
 
-    if sel is not None and sel < len(review.items) and sel in review.questions:
-        out.append(app.text(f"Tile {sel + 1}: {review.items[sel].question}", 16, bold=True))
-        out.append(app.button(f"It is the 0-0 ({review.rules.penalty([Tile(0, 0)])} points)", accept,
-                              icon=ft.Icons.ADD_TASK))
-        out.append(app.button("It is face down (not counted)", remove, kind="outlined", icon=ft.Icons.DELETE_OUTLINE))
-    elif sel is not None and sel < len(review.items):
-        out.append(app.text(f"Tile {sel + 1}: pick what it really is, or remove it.", 16, bold=True))
-        if sel in review.candidates or sel in review.open:
-            out.append(app.button(f"Count it as {review.items[sel].tile}", accept, icon=ft.Icons.ADD_TASK))
-        out.append(app.button(f"Remove tile {sel + 1}", remove, kind="outlined", icon=ft.Icons.DELETE_OUTLINE))
-        out.extend(_taken_notice(app, s, i, ui, move_here))
-        out.append(_suit_grid(app, s, i, ui, set_tile))
-    elif ui.adding:
-        out.append(app.text("Pick the tile the reader missed.", 16, bold=True))
-        out.extend(_taken_notice(app, s, i, ui, move_here))
-        out.append(_suit_grid(app, s, i, ui, set_tile))
-    else:
-        def add_missed(_: Any) -> None:
-            ui.adding = True
+    def select(k: int) -> None:
+        ui.selected, ui.adding, ui.taken, ui.asking = (None if ui.selected == k else k), False, None, False
+        app.render()
+        if ui.selected is not None:
+            app.scroll_into_view(check_key(i, k))
+
+    def picker() -> list[Any]:
+        return [*_taken_notice(app, s, i, ui, move_here), _suit_grid(app, s, i, ui, set_tile)]
+
+    if rows:
+        n = len([k for k in rows if k in to_check])
+        if n:
+            out.append(app.text(f"Check {'this tile' if n == 1 else f'these {n} tiles'}: "
+                                f"{'it is' if n == 1 else 'they are'} not counted until you say.", 16, bold=True))
+    for k in rows:
+        out.append(_check_row(app, review, ui.preview, k, sel == k, accept, remove, select, picker, key=check_key(i, k)))
+
+    counted = [k for k in shown if k not in rows]
+    if counted:
+        out.append(app.text(f"Counted ({count(len(counted), 'tile')}): tap one to correct it.", 15))
+        out.append(ft.Row([app.button(f"{k + 1}: {review.items[k].tile}", bind(select, k),
+                                      kind="filled" if sel == k else "outlined", compact=True)
+                           for k in counted], wrap=True, spacing=6, run_spacing=6))
+        if sel is not None and sel in counted:
+            out.append(ft.Container(ft.Column([
+                app.text(f"Tile {sel + 1}: pick what it really is, or remove it.", 16, bold=True),
+                app.button(f"Remove tile {sel + 1}", bind(remove, sel), kind="outlined",
+                           icon=ft.Icons.DELETE_OUTLINE),
+                *picker()], spacing=8), key=ft.ScrollKey(check_key(i, sel))))
+
+    finds = review.finds_line(show_unsure)
+    if finds:
+        def toggle(_: Any) -> None:
+            ui.show_unsure, ui.selected = not show_unsure, None
             app.render()
 
-        out.append(app.button("Add a missed tile", add_missed,
-                              kind="outlined", icon=ft.Icons.ADD))
+        out.append(app.button(finds, toggle, kind="text", icon=ft.Icons.VISIBILITY_OFF if show_unsure
+                              else ft.Icons.VISIBILITY, compact=True))
+    if ui.adding:
+        out.append(app.text("Pick the tile the reader missed.", 16, bold=True))
+        out.extend(picker())
+    elif sel is None:
+        def add_missed(_: Any) -> None:
+            ui.adding, ui.asking = True, False
+            app.render()
 
-    def use(_: Any) -> None:
-        def apply(c: DraftContent) -> None:
-            r = c.reviews.pop(i)
-            c.entry.set_tiles(i, r.tiles, Mode.PHOTO)
-        s.change(apply, redraw=None)
-        s.close_panel(i)
+        out.append(app.button("Add a missed tile", add_missed, kind="outlined", icon=ft.Icons.ADD))
 
-    if review.questions:
-        out.append(app.text("Say whether each tile asked about is the 0-0 or face down before using these tiles.",
-                            15, color=ft.Colors.ORANGE_800))
-    out.append(app.button(review.use_label(), use, icon=ft.Icons.CHECK,
-                          disabled=bool(on_table or clashes) or bool(review.outside) or bool(review.questions)))
     return out
+
+
+def _answer(fn: Any, key: str) -> Any:
+    async def run(_: Any) -> None:
+        await fn(key)
+    return run
+
+
+def check_key(i: int, k: int) -> str:
+    """The scroll key of tile ``k``'s row in seat ``i``'s photo reading."""
+    return f"check-{i}-{k}"
+
+
+def use_key(i: int) -> str:
+    """The scroll key of seat ``i``'s Use button (or the question it asks)."""
+    return f"use-{i}"
+
+
+def _check_row(app: App, review: PhotoReview, preview: Preview, k: int, open_: bool, accept: Any, remove: Any,
+               select: Any, picker: Any, key: str) -> ft.Control:
+    """One tile to check: its crop of the photo, what the reader saw, and the answers: "Count it
+    as 4-7" / "Not a tile" / "Another tile", or for a tile asked about "It is the 0-0 (50)" /
+    "It is face down". "Another tile" opens the faces right under the row."""
+    it = review.items[k]
+    ui_crop: ft.Control
+    try:
+        ui_crop = ft.Image(src=preview.crop(review, k), width=64, height=64, fit=ft.BoxFit.CONTAIN,
+                           semantics_label=f"Tile {k + 1} as the photo shows it")
+    except ReviewError:
+        ui_crop = ft.Container(width=64, height=64)
+    if it.question and it.counted:
+        what = f"Tile {k + 1}: the 0-0 or a face-down tile?"
+        buttons = [app.button(f"It is the 0-0 ({review.rules.tile_penalty(Tile(0, 0))})", bind(accept, k),
+                              kind="tonal", compact=True),
+                   app.button("It is face down", bind(remove, k), kind="outlined", compact=True)]
+    else:
+        if it.counted:
+            what = f"Tile {k + 1} reads {it.tile}, not surely"
+        elif k in review.unsure_finds:
+            what = f"Tile {k + 1} may be {it.tile} (unsure find)"
+        else:
+            what = f"Tile {k + 1} may be {it.tile}"
+        buttons = [app.button(f"Count it as {it.tile}", bind(accept, k), kind="tonal", compact=True),
+                   app.button("Not a tile", bind(remove, k), kind="outlined", compact=True),
+                   app.button("Another tile", bind(select, k), kind="filled" if open_ else "text", compact=True)]
+    parts: list[Any] = [ft.Row([ui_crop, ft.Container(app.text(what, 16), expand=True)], spacing=10,
+                               vertical_alignment=ft.CrossAxisAlignment.CENTER),
+                        ft.Row(buttons, wrap=True, spacing=6, run_spacing=6)]
+    if open_:
+        parts.append(app.text(f"Pick what tile {k + 1} really is:", 15, bold=True))
+        parts.extend(picker())
+    return ft.Container(ft.Column(parts, spacing=6), key=ft.ScrollKey(key), padding=8, border_radius=10,
+                        border=ft.Border.all(1, ft.Colors.ORANGE_300))
+
+
+def _thumbnail(app: App, s: _Screen, i: int, review: PhotoReview, ui: PhotoPanel) -> ft.Control:
+    """The photo small, with the tiles outlined; a tap shows it full screen, zoomable."""
+    iw, ih = review.image_size if review.image_size[0] else (4, 3)
+    th = THUMB_PX
+    tw = min(THUMB_PX * 1.4, th * iw / ih)
+    th = tw * ih / iw
+    src = ui.preview.jpeg(review, _shown_width(app), ui.show_unsure)
+
+    def full(_: Any) -> None:
+        _full_screen(app, s, i, review, ui, src)
+
+    return ft.Semantics(button=True, label=f"Photo of {s.entry.hands[i].player}'s hand: open it full screen",
+                        content=ft.Container(ft.Image(src=src, width=tw, height=th, fit=ft.BoxFit.CONTAIN,
+                                                      gapless_playback=True),
+                                             on_click=app.guarded(full), border_radius=6,
+                                             border=ft.Border.all(1, ft.Colors.OUTLINE)))
+
+
+def _full_screen(app: App, s: _Screen, i: int, review: PhotoReview, ui: PhotoPanel, src: bytes) -> None:
+    """The photo as large as the screen allows, pinch or buttons to zoom, a tap on a tile opens
+    its row on the round screen."""
+    iw, ih = review.image_size if review.image_size[0] else (4, 3)
+    width = max(200, (app.page.width or 360) - 16)
+    height = min(width * ih / iw, max(200, (getattr(app.page, "height", None) or 780) - 110))
+    width = height * iw / ih
+    shown = review.shown(ui.show_unsure)
+
+    def tap(e: Any) -> None:
+        pos = e.local_position
+        if pos is None:
+            return
+        hit = review.tile_at(pos.x * iw / width, pos.y * ih / height)
+        if hit is not None and hit in shown:
+            ui.selected, ui.adding = hit, False
+            app.page.pop_dialog()
+            app.render()
+            app.scroll_into_view(check_key(i, hit))
+
+    viewer = ft.InteractiveViewer(
+        content=ft.GestureDetector(content=ft.Semantics(
+            label=f"Photo with {count(len(shown), 'tile')} outlined and numbered",
+            content=ft.Image(src=src, width=width, height=height, fit=ft.BoxFit.CONTAIN, gapless_playback=True)),
+            on_tap_down=tap),
+        min_scale=1.0, max_scale=6.0, width=width, height=height)
+
+    async def zoom_in(_: Any) -> None:
+        await viewer.zoom(1.6)
+
+    async def whole(_: Any) -> None:
+        await viewer.reset()
+
+    def close(_: Any) -> None:
+        app.page.pop_dialog()
+
+    app.page.show_dialog(ft.AlertDialog(
+        content=viewer, content_padding=ft.Padding.all(0), inset_padding=ft.Padding.all(8),
+        # one row of actions under the photo (labelled buttons stack on a phone, taking its room)
+        actions=[app.icon_button(ft.Icons.ZOOM_IN, "Zoom in", zoom_in),
+                 app.icon_button(ft.Icons.ZOOM_OUT_MAP, "Whole photo", whole),
+                 app.button("Close", close, kind="filled", compact=True)],
+        actions_alignment=ft.MainAxisAlignment.END, semantics_label="The photo, full screen"))
 
 
 def _taken_notice(app: App, s: _Screen, i: int, ui: PhotoPanel, move_here: Any) -> list[Any]:

@@ -109,7 +109,8 @@ class NewMatchScreen(Screen):
             app.dropdown("Rules preset", s.preset, [(k, r.title) for k, r in PRESETS.items()], pick_preset),
             *[app.text(line, 15) for line in s.summary()],
             options_tile(app, s),
-            *[app.text(p, 15, color=ft.Colors.ERROR) for p in problems],
+            *([app.text(s.to_do() or "", 15)] if s.to_do() else []),
+            *[app.text(p, 15, color=ft.Colors.ERROR) for p in s.mistakes()],
             app.button("Start match", self.start, icon=ft.Icons.PLAY_ARROW, disabled=bool(problems)),
         ]
         return "New match", body, "/"
