@@ -124,3 +124,47 @@ def test_plain_faces_tally_puts_each_true_tile_in_one_outcome_per_kind(tmp_path:
         assert all(sum(by_kind[k].get(o, 0) for o in OUTCOMES) == by_kind[k]["n"] for k in KINDS)
     assert res["colour"]["by_kind"]["other"].get("exact") == 2  # the fake reader reads the 3-4 right
     assert "| colour | 0-0 | 2 |" in table(res)
+
+
+def test_detector_pass_from_the_shipped_file_on_renders_and_real_crops_exports_onnx(tmp_path: Path) -> None:
+    """datasets/reader_faces.yaml's pipeline, tiny: the shipped detector rebuilt from its ONNX file,
+    one epoch at 160 px on 6 plain-faces renders and 2 real grid crops, exported, and the real
+    files named in reader.json."""
+    import importlib.util
+    import os
+    import subprocess
+    import sys
+
+    if importlib.util.find_spec("ultralytics") is None:
+        pytest.skip("training extra not installed: pip install -e '.[train]'")
+    import yaml
+
+    ort = pytest.importorskip("onnxruntime")
+    root, _models, _truth = _ruxi(tmp_path)
+    repo = Path(__file__).resolve().parents[3]
+    cfg = yaml.safe_load((repo / "datasets" / "reader_faces.yaml").read_text())
+    det = cfg["detector"]
+    det.update({"start": "models/tile_obb.onnx.xz", "imgsz": 160, "batch": 4, "long_side": 320, "val_frac": 0.25,
+                "cache": False, "calib_images": 8})
+    det["finetune"] = [det["finetune"][0] | {"images": 8, "seed": 5, "epochs": 1, "hyp": {"close_mosaic": 0},
+                                             "real_boxes": {"games": [1], "copies": 1, "seed": 3, "limit": 2}}]
+    config, work, out = tmp_path / "faces.yaml", tmp_path / "work", tmp_path / "out"
+    config.write_text(yaml.safe_dump(cfg))
+    done = subprocess.run([sys.executable, "-m", "chickenfoot.vision.lab.train", "--config", str(config), "--work",
+                           str(work), "--out", str(out), "--stage", "det"], cwd=repo, capture_output=True, text=True,
+                          timeout=600, env=os.environ | {"CHICKENFOOT_REALDATA": str(root)})
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+
+    train = (work / "det_ft_data" / "data.yaml").read_text()
+    assert "det_ft_data/real/images/train" in train and "det_ft_data/new/images/train" in train
+    assert len(list((work / "det_ft_data" / "real" / "images" / "train").glob("*.jpg"))) == 2
+    reader = json.loads((out / "reader.json").read_text())
+    assert reader["finetuned_on"] == [f"{SOURCE}/photos/1_01.jpg", f"{SOURCE}/photos/1_02.jpg"]
+    assert 5 in reader["seeds"]
+    metrics = json.loads((out / "train_metrics.json").read_text())
+    assert metrics["det_start"]["relative_max_diff"] < 1e-4  # the start computes what the shipped file does
+    assert metrics["det_ft_data"]["blank_halves"] > 0
+    det_s = ort.InferenceSession(str(out / "tile_obb.onnx"), providers=["CPUExecutionProvider"])
+    assert det_s.get_modelmeta().custom_metadata_map["task"] == "obb"
+    (y,) = det_s.run(None, {det_s.get_inputs()[0].name: np.zeros((1, 3, 160, 224), np.float32)})  # dynamic shape
+    assert y.shape[:2] == (1, 6)
