@@ -996,9 +996,11 @@ def obb_label_lines(labels: list[TileLabel], w: int, h: int) -> list[str]:
 def render_dataset(out: Path, count: int, seed: int, val_frac: float = 0.1, max_value: int = 12,
                    long_side: int = 480, log_every: int = 0, hard_cases: bool = False,
                    pip_contrast: float = 0.0, printed: bool = False, set_top: int = 0,
-                   gray_contrast: float = 0.0, blanks: float = 0.0, faces: bool = False) -> dict[str, int]:
+                   gray_contrast: float = 0.0, blanks: float = 0.0, faces: bool = False,
+                   resume: bool = False) -> dict[str, int]:
     """Write ``count`` images (the last ``val_frac`` of them as the val split); ``set_top``:
-    every photo shows one double-``set_top`` set; ``blanks``, ``faces``: see :class:`SceneConfig`."""
+    every photo shows one double-``set_top`` set; ``blanks``, ``faces``: see :class:`SceneConfig`;
+    ``resume``: keep the images a stopped run of the same settings already wrote."""
     out = Path(out)
     n_val = max(1, round(count * val_frac)) if count > 1 else 0
     stats = {"images": 0, "tiles": 0, "blank_halves": 0, "double_blank": 0}
@@ -1008,6 +1010,16 @@ def render_dataset(out: Path, count: int, seed: int, val_frac: float = 0.1, max_
     t0 = time.time()
     for i in range(count):
         split = "val" if i >= count - n_val else "train"
+        name = f"{seed}_{i:06d}"
+        done = out / "tiles" / split / f"{name}.json"
+        if resume and done.exists() and (out / "images" / split / f"{name}.jpg").exists():
+            # image i depends on (seed, i) alone: one an earlier run finished is kept as it is
+            kept = [(t["a"], t["b"]) for t in json.loads(done.read_text())]
+            stats["images"] += 1
+            stats["tiles"] += len(kept)
+            stats["blank_halves"] += sum((a == 0) + (b == 0) for a, b in kept)
+            stats["double_blank"] += sum(a == 0 and b == 0 for a, b in kept)
+            continue
         rng = np.random.default_rng([seed, i])
         w, h = _SIZES[int(rng.integers(len(_SIZES)))]
         k = long_side / 480
@@ -1015,7 +1027,6 @@ def render_dataset(out: Path, count: int, seed: int, val_frac: float = 0.1, max_
                           pip_contrast=pip_contrast, printed=printed, set_top=set_top,
                           gray_contrast=gray_contrast, blanks=blanks, faces=faces)
         img, labels = render_scene(rng, cfg)
-        name = f"{seed}_{i:06d}"
         img.save(out / "images" / split / f"{name}.jpg", quality=int(rng.integers(35, 96)))
         (out / "labels" / split / f"{name}.txt").write_text("\n".join(obb_label_lines(labels, *img.size)) + "\n"
                                                             if labels else "")

@@ -395,3 +395,16 @@ def test_faces_leave_labelled_tiles_readable() -> None:
             checked += 1
             agree += _busy(blank) < _busy(full)
     assert checked >= 8 and agree / checked >= 0.9
+
+
+def test_a_resumed_dataset_keeps_finished_images_and_ends_as_a_whole_run(tmp_path: Path) -> None:
+    whole = render_dataset(tmp_path / "whole", 5, seed=3, val_frac=0.2, faces=True)
+    render_dataset(tmp_path / "part", 5, seed=3, val_frac=0.2, faces=True)
+    stopped = tmp_path / "part" / "tiles" / "train" / "3_000002.json"
+    stopped.unlink()  # a run stopped before image 2 was finished
+    kept = (tmp_path / "part" / "images" / "train" / "3_000001.jpg").stat().st_mtime_ns
+    again = render_dataset(tmp_path / "part", 5, seed=3, val_frac=0.2, faces=True, resume=True)
+    assert again == whole
+    assert (tmp_path / "part" / "images" / "train" / "3_000001.jpg").stat().st_mtime_ns == kept
+    for img in sorted((tmp_path / "whole").glob("*/*/*.*")):
+        assert img.read_bytes() == (tmp_path / "part" / img.relative_to(tmp_path / "whole")).read_bytes()
