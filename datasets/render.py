@@ -70,6 +70,37 @@ class TileStyle:
     # 4 emblem ring, 5 lettering (printed matter); see _draw_back
     back_print: int = 0
     back_ink: tuple[int, int, int] = (40, 40, 40)
+    # the divider cut into the face (a dark slot with a lit edge) instead of a painted line
+    groove: bool = False
+
+
+# Value-ordered pip colours of coloured double-9 to double-18 sets, as common retail sets colour
+# them (each value keeps its colour within a set, the sets disagree): index = pip count.
+_SET_PALETTES = (
+    # light blue, green, red, brown, dark blue, yellow, purple, teal, black, orange, pink, grey ...
+    ((0, 0, 0), (60, 160, 220), (40, 150, 60), (200, 30, 40), (120, 70, 40), (30, 60, 170), (230, 190, 30),
+     (130, 60, 170), (30, 140, 130), (25, 25, 25), (235, 120, 20), (220, 90, 160), (110, 110, 110),
+     (90, 140, 30), (20, 40, 110), (170, 40, 90), (160, 160, 170), (60, 200, 120), (150, 90, 50)),
+    ((0, 0, 0), (30, 90, 200), (200, 30, 40), (40, 150, 60), (235, 190, 30), (120, 40, 160), (230, 120, 20),
+     (20, 20, 20), (40, 170, 170), (150, 90, 50), (220, 90, 160), (90, 140, 30), (20, 40, 110),
+     (200, 30, 40), (30, 90, 200), (40, 150, 60), (235, 190, 30), (120, 40, 160), (230, 120, 20)),
+    ((0, 0, 0), (150, 90, 50), (30, 90, 200), (40, 150, 60), (200, 30, 40), (120, 40, 160), (25, 25, 25),
+     (230, 120, 20), (40, 170, 170), (170, 40, 90), (60, 160, 220), (235, 190, 30), (90, 140, 30),
+     (150, 90, 50), (30, 90, 200), (40, 150, 60), (200, 30, 40), (120, 40, 160), (25, 25, 25)),
+)
+
+
+def face_style(rng: np.random.Generator, style: TileStyle) -> TileStyle:
+    """``style`` with the divider drawn as a painted line, a groove or a line with a spinner
+    pin (a third each), and, on half the light-bodied sets, pips coloured by value from one of
+    :data:`_SET_PALETTES` (``SceneConfig.faces``)."""
+    kind = int(rng.integers(3))
+    style = replace(style, groove=kind == 1, spinner=kind == 2)
+    if sum(style.body) > 330 and rng.random() < 0.5:
+        pal = _SET_PALETTES[int(rng.integers(len(_SET_PALETTES)))]
+        pips = tuple(tuple(int(np.clip(c + rng.normal(0, 10), 0, 255)) for c in col) for col in pal)
+        style = replace(style, pip_colours=pips)
+    return style
 
 
 def make_style(rng: np.random.Generator) -> TileStyle:
@@ -217,6 +248,11 @@ class SceneConfig:
     # Also label the flat face-down tiles, as TileLabel(BACK, BACK, quad), for half crops of
     # backs (class "x"); off, only face-up tiles are labelled.
     back_labels: bool = False
+    # Plain faces: every divider style (painted line, groove, spinner pin; see face_style),
+    # value-coloured pips of a retail palette on half the light sets, and one double-9 or
+    # double-12 set per photo half the time. Off renders exactly as before this option existed
+    # (its draws come from a stream spawned from the scene's own).
+    faces: bool = False
 
     def __post_init__(self) -> None:
         self.max_value = max(self.max_value, self.set_top)
@@ -598,7 +634,12 @@ def _draw_tile(d: ImageDraw.ImageDraw, p: Placement, style: TileStyle, ln: float
         return
     dl, dw = style.divider_len * wd / 2, max(1.0, style.divider_w * ln / 2)
     bar = np.array([[-dw, -dl], [dw, -dl], [dw, dl], [-dw, dl]])
-    d.polygon(_to_canvas(bar, p.cx, p.cy, p.angle, st), fill=style.divider)
+    if style.groove:  # a slot in the face: its far wall in shade, its near edge catching the light
+        d.polygon(_to_canvas(bar, p.cx, p.cy, p.angle, st), fill=_shade(style.body, 0.55))
+        lit = np.array([[dw, -dl], [dw * 2.0, -dl], [dw * 2.0, dl], [dw, dl]])
+        d.polygon(_to_canvas(lit, p.cx, p.cy, p.angle, st), fill=_shade(style.body, 1.12))
+    else:
+        d.polygon(_to_canvas(bar, p.cx, p.cy, p.angle, st), fill=style.divider)
     if style.spinner:
         r = wd * 0.07
         c = (p.cx, p.cy)
@@ -775,7 +816,11 @@ def _render_scene(rng: np.random.Generator, cfg: SceneConfig, placer: Placer | N
     close_up = neg is not None and neg.random() < 0.12
     if close_up:  # one to a few tiles filling the frame: a player settling an argument
         ln_out = neg.uniform(0.3, 0.7) * max(w, h)
-    style = readable_pips(make_style(rng), cfg.pip_contrast)
+    fc = rng.spawn(1)[0] if cfg.faces else None
+    style = make_style(rng)
+    if fc is not None:
+        style = face_style(fc, style)
+    style = readable_pips(style, cfg.pip_contrast)
     ln = ln_out * SS
     wd = ln * style.aspect
 
@@ -806,7 +851,10 @@ def _render_scene(rng: np.random.Generator, cfg: SceneConfig, placer: Placer | N
     else:
         placements = _mixed_layouts(rng, board, centre, lo_pt, hi_pt, ln, wd, capacity)
 
-    values, _top = _sample_values(rng, len(placements), cfg)
+    vcfg = cfg
+    if fc is not None and fc.random() < 0.5 and not cfg.set_top:
+        vcfg = replace(cfg, set_top=int(fc.choice([t for t in (9, 12) if t <= cfg.max_value] or [cfg.max_value])))
+    values, _top = _sample_values(rng, len(placements), vcfg)
     for p, (a, b) in zip(placements, values, strict=True):
         if not p.valued or cfg.uniform_values or max(p.a, p.b) > cfg.max_value:
             p.a, p.b = a, b
@@ -948,9 +996,11 @@ def obb_label_lines(labels: list[TileLabel], w: int, h: int) -> list[str]:
 def render_dataset(out: Path, count: int, seed: int, val_frac: float = 0.1, max_value: int = 12,
                    long_side: int = 480, log_every: int = 0, hard_cases: bool = False,
                    pip_contrast: float = 0.0, printed: bool = False, set_top: int = 0,
-                   gray_contrast: float = 0.0) -> dict[str, int]:
+                   gray_contrast: float = 0.0, blanks: float = 0.0, faces: bool = False,
+                   resume: bool = False) -> dict[str, int]:
     """Write ``count`` images (the last ``val_frac`` of them as the val split); ``set_top``:
-    every photo shows one double-``set_top`` set (see :class:`SceneConfig`)."""
+    every photo shows one double-``set_top`` set; ``blanks``, ``faces``: see :class:`SceneConfig`;
+    ``resume``: keep the images a stopped run of the same settings already wrote."""
     out = Path(out)
     n_val = max(1, round(count * val_frac)) if count > 1 else 0
     stats = {"images": 0, "tiles": 0, "blank_halves": 0, "double_blank": 0}
@@ -960,14 +1010,23 @@ def render_dataset(out: Path, count: int, seed: int, val_frac: float = 0.1, max_
     t0 = time.time()
     for i in range(count):
         split = "val" if i >= count - n_val else "train"
+        name = f"{seed}_{i:06d}"
+        done = out / "tiles" / split / f"{name}.json"
+        if resume and done.exists() and (out / "images" / split / f"{name}.jpg").exists():
+            # image i depends on (seed, i) alone: one an earlier run finished is kept as it is
+            kept = [(t["a"], t["b"]) for t in json.loads(done.read_text())]
+            stats["images"] += 1
+            stats["tiles"] += len(kept)
+            stats["blank_halves"] += sum((a == 0) + (b == 0) for a, b in kept)
+            stats["double_blank"] += sum(a == 0 and b == 0 for a, b in kept)
+            continue
         rng = np.random.default_rng([seed, i])
         w, h = _SIZES[int(rng.integers(len(_SIZES)))]
         k = long_side / 480
         cfg = SceneConfig(width=int(w * k), height=int(h * k), max_value=max_value, hard_cases=hard_cases,
                           pip_contrast=pip_contrast, printed=printed, set_top=set_top,
-                          gray_contrast=gray_contrast)
+                          gray_contrast=gray_contrast, blanks=blanks, faces=faces)
         img, labels = render_scene(rng, cfg)
-        name = f"{seed}_{i:06d}"
         img.save(out / "images" / split / f"{name}.jpg", quality=int(rng.integers(35, 96)))
         (out / "labels" / split / f"{name}.txt").write_text("\n".join(obb_label_lines(labels, *img.size)) + "\n"
                                                             if labels else "")
@@ -1004,12 +1063,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--gray-contrast", type=float, default=DEFAULT_GRAY_CONTRAST, metavar="L",
                     help="least luma difference between pips (and divider) and the face in photos that go "
                          "grayscale (default %(default)s; 0 renders as the shipped models' training data)")
+    ap.add_argument("--blanks", type=float, default=0.0, metavar="F",
+                    help="share of face-up tiles given a blank half, a third of them 0-0 (default 0)")
+    ap.add_argument("--faces", action="store_true",
+                    help="every divider style (line, groove, spinner pin), value-coloured retail palettes, "
+                         "double-9 and double-12 sets (see SceneConfig.faces)")
     args = ap.parse_args(argv)
     t0 = time.time()
     stats = render_dataset(args.out, args.count, args.seed, args.val_frac, args.max_value, args.long_side,
                            log_every=max(1, args.count // 10), hard_cases=args.hard_cases,
                            pip_contrast=args.pip_contrast, printed=args.printed, set_top=args.set_top,
-                           gray_contrast=args.gray_contrast)
+                           gray_contrast=args.gray_contrast, blanks=args.blanks, faces=args.faces)
     dt = time.time() - t0
     print(json.dumps({**stats, "seconds": round(dt, 1), "ms_per_image": round(1000 * dt / max(1, args.count))}))
     return 0

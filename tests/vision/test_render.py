@@ -345,3 +345,66 @@ def test_blanks_and_back_labels_options(tmp_path: Path) -> None:
     assert len(files) == st["halves"] and any(f.parent.name == "x" for f in files)
     zeros = sum(f.parent.name == "0" for f in files) / len(files)
     assert zeros > 2 / 13  # well over the uniform share of blank halves
+
+
+def test_faces_option_changes_only_its_own_datasets_and_is_deterministic(tmp_path: Path) -> None:
+    render_dataset(tmp_path / "plain", 4, seed=3, val_frac=0.25)
+    render_dataset(tmp_path / "plain2", 4, seed=3, val_frac=0.25, faces=False, blanks=0.0)
+    render_dataset(tmp_path / "faces", 4, seed=3, val_frac=0.25, faces=True, blanks=0.35)
+    render_dataset(tmp_path / "faces2", 4, seed=3, val_frac=0.25, faces=True, blanks=0.35)
+    differ = 0
+    for img in sorted((tmp_path / "plain" / "images").glob("*/*.jpg")):
+        rel = img.relative_to(tmp_path / "plain")
+        assert img.read_bytes() == (tmp_path / "plain2" / rel).read_bytes()
+        assert (tmp_path / "faces" / rel).read_bytes() == (tmp_path / "faces2" / rel).read_bytes()
+        differ += img.read_bytes() != (tmp_path / "faces" / rel).read_bytes()
+    assert differ >= 3
+
+
+def test_face_style_draws_every_divider_and_value_coloured_palettes() -> None:
+    from chickenfoot.vision.lab.datasets.render import _SET_PALETTES, face_style
+
+    kinds, palettes = set(), 0
+    for seed in range(80):
+        base = make_style(np.random.default_rng([seed, 1]))
+        style = face_style(np.random.default_rng([seed, 2]), base)
+        kinds.add("groove" if style.groove else "pin" if style.spinner else "line")
+        assert not (style.groove and style.spinner)
+        if style.pip_colours != base.pip_colours:
+            palettes += 1
+            assert sum(base.body) > 330  # light bodies only
+            # every value keeps its palette's colour (within the noise), so colours differ by value
+            pal = min(_SET_PALETTES, key=lambda p: sum(np.abs(np.subtract(style.pip_colours[v], p[v])).sum()
+                                                        for v in range(1, 13)))
+            assert all(np.abs(np.subtract(style.pip_colours[v], pal[v])).max() <= 45 for v in range(1, 13))
+    assert kinds == {"line", "groove", "pin"}
+    assert 10 <= palettes <= 60
+
+
+def test_faces_leave_labelled_tiles_readable() -> None:
+    """With grooves, pins and palettes, a blank half stays plainer than a full one."""
+    checked = agree = 0
+    for seed in range(40):
+        img, labels = _scene(seed, width=640, height=480, tile_px=(90.0, 140.0), perspective=False,
+                             photometric=False, faces=True, blanks=0.5)
+        for t in labels:
+            if (t.a == 0) == (t.b == 0) or max(t.a, t.b) < 4:
+                continue
+            ha, hb = split_halves(rectify(img, t.box(), size=64, pad=0.0))
+            blank, full = (ha, hb) if t.a == 0 else (hb, ha)
+            checked += 1
+            agree += _busy(blank) < _busy(full)
+    assert checked >= 8 and agree / checked >= 0.9
+
+
+def test_a_resumed_dataset_keeps_finished_images_and_ends_as_a_whole_run(tmp_path: Path) -> None:
+    whole = render_dataset(tmp_path / "whole", 5, seed=3, val_frac=0.2, faces=True)
+    render_dataset(tmp_path / "part", 5, seed=3, val_frac=0.2, faces=True)
+    stopped = tmp_path / "part" / "tiles" / "train" / "3_000002.json"
+    stopped.unlink()  # a run stopped before image 2 was finished
+    kept = (tmp_path / "part" / "images" / "train" / "3_000001.jpg").stat().st_mtime_ns
+    again = render_dataset(tmp_path / "part", 5, seed=3, val_frac=0.2, faces=True, resume=True)
+    assert again == whole
+    assert (tmp_path / "part" / "images" / "train" / "3_000001.jpg").stat().st_mtime_ns == kept
+    for img in sorted((tmp_path / "whole").glob("*/*/*.*")):
+        assert img.read_bytes() == (tmp_path / "part" / img.relative_to(tmp_path / "whole")).read_bytes()

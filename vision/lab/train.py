@@ -284,13 +284,27 @@ def cls_pass_dir(work: Path, i: int) -> Path:
     return work / f"cls_data_ft{'' if i == 0 else i + 1}"
 
 
+def det_pass_name(i: int) -> str:
+    """The name of detector pass ``i`` (0: the first ``finetune`` entry): its run and data folder."""
+    return f"det_ft{'' if i == 0 else i + 1}"
+
+
+def det_real_dir(work: Path, i: int) -> Path:
+    """The real grid crops (:mod:`chickenfoot.vision.lab.real_boxes`) detector pass ``i`` adds."""
+    return work / f"{det_pass_name(i)}_data" / "real"
+
+
 def trained_real_files(cfg: dict[str, Any], work: Path) -> list[str]:
-    """The real files a config's classifier passes trained on (each pass's ``real_done``)."""
+    """The real files a config's classifier and detector passes trained on (each pass's ``real_done``)."""
     passes = cfg["classifier"].get("finetune") or []
     files: list[str] = []
     for i, ft in enumerate(passes if isinstance(passes, list) else [passes]):
         done = cls_pass_dir(work, i) / "real_done"
         if ft.get("real") and done.exists():
+            files += json.loads(done.read_text())["files"]
+    for i, ft in enumerate(cfg["detector"].get("finetune") or []):
+        done = det_real_dir(work, i) / "real_done"
+        if ft.get("real_boxes") and done.exists():
             files += json.loads(done.read_text())["files"]
     return sorted(set(files))
 
@@ -447,13 +461,13 @@ def start_file(spec: str, work: Path) -> Path:
 
 
 def warm_start(onnx_file: Path, model_yaml: Path, run_dir: Path, imgsz: int, calib: Path,
-               hyp: dict[str, Any], metrics: dict[str, Any], name: str) -> Path:
+               hyp: dict[str, Any], metrics: dict[str, Any], name: str, count: int = 512) -> Path:
     """A stage's ``start``: the checkpoint rebuilt from that ONNX file (:mod:`chickenfoot.vision.lab.train_warmstart`),
     its BatchNorm statistics measured on ``calib`` (the first pass's training data, as training
     augments it), in place of the stage's first pass."""
     best = run_dir / "weights" / "best.pt"
     if not (run_dir / "done").exists():
-        report = checkpoint_from_onnx(onnx_file, model_yaml, best, imgsz, 512, 0, hyp, calib)
+        report = checkpoint_from_onnx(onnx_file, model_yaml, best, imgsz, count, 0, hyp, calib)
         (run_dir / "done").write_text(json.dumps(report))
         metrics[name] = report
         print(f"{name}:", report, flush=True)
@@ -462,21 +476,23 @@ def warm_start(onnx_file: Path, model_yaml: Path, run_dir: Path, imgsz: int, cal
 
 def _fresh_det_data(fdir: Path, base: Path | None, count: int, seed: int, val_frac: float, top: int, long_side: int,
                     metrics: dict[str, Any], name: str, hard_cases: bool = False,
-                    pip_contrast: float = 0.0, printed: bool = False, gray_contrast: float = 0.0) -> Path:
+                    pip_contrast: float = 0.0, printed: bool = False, gray_contrast: float = 0.0,
+                    blanks: float = 0.0, faces: bool = False, extra: list[Path] | None = None) -> Path:
     """Render ``count`` more detector photos into ``fdir``; its data.yaml trains on them plus every
     training folder of ``base`` (so earlier renders stay in the mix; None: a stage that starts
-    from an ONNX file has none) and validates on the new ones."""
+    from an ONNX file has none) and the ``extra`` training folders (real photos), and validates
+    on the new renders."""
     from chickenfoot.vision.lab.datasets.render import render_dataset
 
     if not (fdir / "data.yaml").exists():
         t0 = time.time()
         st = render_dataset(fdir / "new", count, seed, val_frac, top, long_side, log_every=max(1, count // 5),
                             hard_cases=hard_cases, pip_contrast=pip_contrast, printed=printed,
-                            gray_contrast=gray_contrast)
+                            gray_contrast=gray_contrast, blanks=blanks, faces=faces, resume=True)
         metrics[f"{name}_data"] = {**st, "seconds": round(time.time() - t0, 1)}
         print(f"{name} data:", metrics[f"{name}_data"], flush=True)
         base_yaml = (base / "data.yaml").read_text() if base is not None else ""
-        train = [str((fdir / "new" / "images" / "train").resolve())]
+        train = [str((fdir / "new" / "images" / "train").resolve())] + [str(Path(e).resolve()) for e in extra or []]
         # a base made by an earlier fresh pass lists its own training folders
         for line in base_yaml.splitlines():
             if line.startswith("  - "):
@@ -487,6 +503,22 @@ def _fresh_det_data(fdir: Path, base: Path | None, count: int, seed: int, val_fr
             "train:\n" + "".join(f"  - {t}\n" for t in train)
             + f"val: {(fdir / 'new' / 'images' / 'val').resolve()}\nnames:\n  0: tile\n")
     return fdir / "data.yaml"
+
+
+def det_real_boxes(real: dict[str, Any], rdir: Path, long_side: int, metrics: dict[str, Any], name: str) -> Path:
+    """The real grid crops a detector pass trains on (:mod:`chickenfoot.vision.lab.real_boxes`), made
+    once into ``rdir`` (whose ``real_done`` lists the files for ``reader.json``); their training folder."""
+    from chickenfoot.vision.lab.real_boxes import write_real_boxes
+
+    if not (rdir / "real_done").exists():
+        t0 = time.time()
+        st = write_real_boxes(rdir, [int(g) for g in real["games"]], int(real.get("copies", 3)), int(real["seed"]),
+                              int(real.get("long_side", long_side)), limit=real.get("limit"))
+        st["seconds"] = round(time.time() - t0, 1)
+        (rdir / "real_done").write_text(json.dumps(st))
+        metrics[f"{name}_real"] = {k: v for k, v in st.items() if k != "files"}
+        print(f"{name}, real grid crops:", metrics[f"{name}_real"], flush=True)
+    return rdir / "images" / "train"
 
 
 def run(cfg: dict[str, Any], work: Path, out: Path, resume: bool = False, stages: str = "all") -> dict[str, Any]:
@@ -527,18 +559,25 @@ def run(cfg: dict[str, Any], work: Path, out: Path, resume: bool = False, stages
             # more epochs from the trained weights at a lower learning rate (the first pass was cut
             # short by its time budget; see the model card); a pass with its own "seed" also adds
             # "images" fresh renders to the training set and is validated on their val split
-            name = f"det_ft{'' if i == 0 else i + 1}"
+            name = det_pass_name(i)
             data = ddir / "data.yaml" if ddir is not None else Path()
+            extra = []
+            if ft.get("real_boxes"):
+                if "seed" not in ft:
+                    raise SystemExit(f"detector pass {name}: real_boxes needs a pass with its own seed and renders")
+                extra.append(det_real_boxes(ft["real_boxes"], det_real_dir(work, i), det.get("long_side", 480),
+                                            metrics, name))
             if "seed" in ft:
                 data = _fresh_det_data(work / f"{name}_data", ddir, int(ft["images"]), int(ft["seed"]),
                                        det.get("val_frac", 0.1), top, det.get("long_side", 480), metrics, name,
                                        bool(ft.get("hard_cases", False)), float(ft.get("pip_contrast", 0.0)),
-                                       bool(ft.get("printed", False)), float(ft.get("gray_contrast", 0.0)))
+                                       bool(ft.get("printed", False)), float(ft.get("gray_contrast", 0.0)),
+                                       float(ft.get("blanks", 0.0)), bool(ft.get("faces", False)), extra)
             fargs = args | {"epochs": ft.get("epochs", 20), "lr0": ft.get("lr0", 0.0005), "optimizer": "AdamW",
                             "warmup_epochs": 0, "name": name, "pretrained": True} | ft.get("hyp", {})
             if best is None:
                 best = warm_start(start_file(str(start), work), REPO / det["model"], work / "runs" / "det_start",
-                                  det["imgsz"], data, fargs, metrics, "det_start")
+                                  det["imgsz"], data, fargs, metrics, "det_start", int(det.get("calib_images", 512)))
             t0 = time.time()
             best = _train(best, str(data), work / "runs" / name, fargs, resume)
             ddir = data.parent
