@@ -144,6 +144,8 @@ def _text(names: list[str], readings: list[Reading], warnings: list[str]) -> str
         for t in r.tiles:
             cx, cy, length, width, deg = t.box.to_list()
             flag = f"  ASK: {t.question}" if t.question else "  CHECK (not counted)" if t.needs_review else ""
+            if t.question and t.reason_text and t.reason != "0-0 or back":  # that question says why
+                flag += f" ({t.reason_text})"
             lines.append(
                 f"  {t.a!s:>2}-{t.b!s:<2}  {t.confidence:.2f}  at ({cx:.0f}, {cy:.0f}) "
                 f"{length:.0f}x{width:.0f} {deg:.0f}deg{flag}"
@@ -152,9 +154,7 @@ def _text(names: list[str], readings: list[Reading], warnings: list[str]) -> str
             cx, cy, length, width, deg = t.box.to_list()
             lines.append(
                 f"  ({t.a!s:>2}-{t.b!s:<2}) {t.confidence:.2f}  at ({cx:.0f}, {cy:.0f}) "
-                f"{length:.0f}x{width:.0f} {deg:.0f}deg  NOT COUNTED "
-                + {"not pips": "(looks like print, not pips)",
-                   "overlap": "(overlaps a surer tile)"}.get(t.uncounted, "(possible tile)")
+                f"{length:.0f}x{width:.0f} {deg:.0f}deg  NOT COUNTED ({t.reason_text or 'possible tile'})"
             )
         lines += [f"  warning: {w}" for w in r.warnings]
     if len(readings) > 1:

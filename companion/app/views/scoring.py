@@ -632,7 +632,9 @@ def _review(app: App, s: _Screen, i: int, review: PhotoReview, ui: PhotoPanel, a
                                       compact=True)], wrap=True, spacing=6))
     out.append(app.text(f"Penalty from this photo: {review.headline()}", 20, bold=True))
     for k in review.questions:
-        out.append(app.warning(f"Tile {k + 1}: {review.items[k].question} Tap it to say which; "
+        it = review.items[k]
+        why = f" ({it.reason_text})" if it.reason not in ("", "0-0 or back") else ""
+        out.append(app.warning(f"Tile {k + 1}: {it.question}{why} Tap it to say which; "
                                "it is not counted until you do."))
     for w in review.notes:
         out.append(app.text("Reader: " + w, 15, italic=True))
