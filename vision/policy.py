@@ -8,9 +8,10 @@ size, is counted or asked about, never set apart in silence.**
 * A face read surely is counted (:data:`Reason.SURE`), flagged to check under ``review_conf``
   (:data:`Reason.LOW`).
 * A find read 0-0 whose middle shows no divider may be a face-down tile: it is a back
-  (:data:`Reason.BACK`) only when the half reader also takes both halves for no face's
-  (``not_pips_max``), else it is asked about (:data:`Reason.ZERO_OR_BACK`). The errors cost
-  alike: 50 points to one player or another.
+  (:data:`Reason.BACK`) when the half reader also takes both halves for no face's
+  (``not_pips_max``), print (:data:`Reason.PRINT`) when it takes one for no face's, else it is
+  asked about (:data:`Reason.ZERO_OR_BACK`). The errors cost alike: 50 points to one player or
+  another.
 * A blank or nearly blank face with a divider is a 0-0 or a 0-x until shown otherwise: a find the
   half reader calls "not pips" that has a divider and lies among the hand's tiles at their size
   is asked about with its blank halves read 0 (:data:`Reason.BLANK_FACE`, "Is this the 0-0
@@ -152,15 +153,16 @@ def decide(finds: Sequence[Find], policy: Policy) -> list[Decision]:
 def _alone(f: Find, p: Policy) -> Decision | None:
     """The decision a find gets on its own measures; None for one set apart unless it is like
     the hand's tiles (decided once the hand is known)."""
+    least = f.least_pips
+    printed = least is not None and least >= p.not_pips_max
     if f.a == f.b == 0:
         blank = blank_verdict(f.divider, f.not_pips, p.not_pips_max)
         if blank is Reason.BACK:
             return Decision(Verdict.APART, Reason.BACK, 0, 0)
-        if blank is Reason.ZERO_OR_BACK:
+        if blank is Reason.ZERO_OR_BACK and not printed:
             # a possible 0-0 is asked about however unsure: left out, it would cost its owner 50
             return Decision(Verdict.ASK, Reason.ZERO_OR_BACK, 0, 0, zero_or_back(p.zero_points))
-    least = f.least_pips
-    if least is not None and least >= p.not_pips_max:
+    if printed:  # with no divider, a half like print is print (or a printed back)
         return None
     if f.confidence < p.count_conf:
         return None

@@ -92,12 +92,14 @@ def test_a_find_read_too_unsurely_among_the_hand_is_asked_about_and_elsewhere_se
 
 
 def test_a_0_0_without_a_divider_is_asked_about_unless_its_halves_are_no_faces():
-    blank = beside(a=0, b=0, halves=(0.99, 0.99), divider=False, not_pips=(0.5, 0.95))
+    blank = beside(a=0, b=0, halves=(0.99, 0.99), divider=False, not_pips=(0.5, 0.6))
     d = last([*hand(), blank])
     assert (d.verdict, d.reason) == (Verdict.ASK, Reason.ZERO_OR_BACK)
     assert d.question == "Is this the 0-0 (50) or a face-down tile?"
     # however unsure: left out, it would cost its owner 50
     assert last([*hand(), dataclasses.replace(blank, detection=0.2)]).reason is Reason.ZERO_OR_BACK
+    # with no divider, a half the half reader takes for print makes it print, both a back
+    assert last([*hand(), dataclasses.replace(blank, not_pips=(0.5, 0.95))]).reason is Reason.PRINT
     back = dataclasses.replace(blank, not_pips=(0.93, 0.97))
     assert (last([*hand(), back]).verdict, last([*hand(), back]).reason) == (Verdict.APART, Reason.BACK)
     # with a divider it is a 0-0 read surely, and counted
