@@ -15,8 +15,9 @@ size, is counted or asked about, never set apart in silence.**
 * A blank or nearly blank face with a divider is a 0-0 or a 0-x until shown otherwise: a find the
   half reader calls "not pips" that has a divider and lies among the hand's tiles at their size
   is asked about with its blank halves read 0 (:data:`Reason.BLANK_FACE`, "Is this the 0-0
-  (50)?"). A find read too unsurely to count, with a divider, among the hand's tiles at their
-  size and found surely as a tile, is asked about too (:data:`Reason.UNSURE_TILE`).
+  (50)?"), and so is one read as a 0-x too unsurely to count. A find read too unsurely to count,
+  with a divider, among the hand's tiles at their size and found surely as a tile
+  (:data:`TILE_DETECTION_MIN`), is asked about too (:data:`Reason.UNSURE_TILE`).
 * "Print" (:data:`Reason.PRINT`) and "unsure" (:data:`Reason.UNSURE`) are for finds unlike the
   hand's tiles: another size, outside the hand, or no divider.
 * Tiles lie flat and never overlap: of counted finds that overlap, the surest set that overlaps
@@ -49,8 +50,9 @@ class Verdict(StrEnum):
     APART = "apart"  # set apart: shown grey (or purple, a back), in no total
 
 
-#: A find set apart as unsure is asked about instead when the detector was at least this sure
-#: it is a tile (and it has a divider and lies among the hand at its size).
+#: A find read too unsurely to count, with pips on both halves, is asked about instead when the
+#: detector was at least this sure it is a tile (and it has a divider and lies among the hand at
+#: its size); a blank face is asked about however unsurely it was found.
 TILE_DETECTION_MIN = 0.5
 #: A find is at the hand's size when its length and width are within this factor of the
 #: median counted tile's.
@@ -172,14 +174,15 @@ def _alone(f: Find, p: Policy) -> Decision | None:
 def _unlike_or_asked(f: Find, p: Policy, hand: Sequence[OrientedBox]) -> Decision:
     printed = f.least_pips is not None and f.least_pips >= p.not_pips_max
     # "no divider" (or none measured) is print or a back; a face has one
-    like = p.hand_asks and f.divider is True and f.detection >= TILE_DETECTION_MIN and among(f.box, hand)
+    like = p.hand_asks and f.divider is True and among(f.box, hand)
+    # a blank half is what the half reader most often takes for print on a face
+    a, b = (v if x is None or x < p.not_pips_max else 0
+            for v, x in zip((f.a, f.b), f.not_pips or (None, None), strict=True))
+    if like and 0 in (a, b):  # a 0-0 or a 0-x until shown otherwise, however unsurely found
+        return Decision(Verdict.ASK, Reason.BLANK_FACE, a, b, is_it(Tile(a, b), p.zero_points))
     if printed:
-        if like:
-            # a blank half is what the half reader most often takes for print on a face
-            a, b = (0 if x >= p.not_pips_max else v for v, x in zip((f.a, f.b), f.not_pips, strict=True))
-            return Decision(Verdict.ASK, Reason.BLANK_FACE, a, b, is_it(Tile(a, b), p.zero_points))
         return Decision(Verdict.APART, Reason.PRINT, f.a, f.b)
-    if like:
+    if like and f.detection >= TILE_DETECTION_MIN:
         return Decision(Verdict.ASK, Reason.UNSURE_TILE, f.a, f.b, is_it(Tile(f.a, f.b), p.zero_points))
     return Decision(Verdict.APART, Reason.UNSURE, f.a, f.b)
 

@@ -65,6 +65,11 @@ def test_a_plain_0_0_found_surely_among_the_hand_is_asked_about_as_the_0_0():
     # its halves read as anything but pips still make it the 0-0: a blank half is a 0
     d = last([*hand(), beside(a=2, b=6, not_pips=(0.95, 0.96))])
     assert (d.a, d.b) == (0, 0) and d.question == "Is this the 0-0 (50)?"
+    # a face read 0-0 or 0-x, with a divider, among the hand: asked about however unsurely found
+    for weak in (dict(a=0, b=0, halves=(0.99, 0.98), not_pips=(0.01, 0.03), detection=0.31),
+                 dict(a=4, b=0, halves=(0.5, 0.4), not_pips=(0.1, 0.2), detection=0.35)):
+        d = last([*hand(), beside(**weak)])
+        assert (d.verdict, d.reason, d.a, d.b) == (Verdict.ASK, Reason.BLANK_FACE, weak["a"], weak["b"])
 
 
 @pytest.mark.parametrize("unlike", [
@@ -73,7 +78,6 @@ def test_a_plain_0_0_found_surely_among_the_hand_is_asked_about_as_the_0_0():
     dict(box=OrientedBox(340, 200, 50, 25, math.pi / 2)),  # half the hand's size
     dict(box=OrientedBox(340, 200, 180, 90, math.pi / 2)),  # nearly twice
     dict(box=OrientedBox(900, 900, 100, 50, math.pi / 2)),  # far from the hand
-    dict(detection=0.3),  # hardly found as a tile
 ])
 def test_print_is_for_finds_unlike_the_hands_tiles(unlike):
     d = last([*hand(), beside(**unlike)])
