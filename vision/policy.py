@@ -12,10 +12,11 @@ size, is counted or asked about, never set apart in silence.**
   (``not_pips_max``), print (:data:`Reason.PRINT`) when it takes one for no face's, else it is
   asked about (:data:`Reason.ZERO_OR_BACK`). The errors cost alike: 50 points to one player or
   another.
-* A blank or nearly blank face with a divider is a 0-0 or a 0-x until shown otherwise: a find the
-  half reader calls "not pips" that has a divider and lies among the hand's tiles at their size
-  is asked about with its blank halves read 0 (:data:`Reason.BLANK_FACE`, "Is this the 0-0
-  (50)?"), and so is one read as a 0-x too unsurely to count. A find read too unsurely to count,
+* A blank or nearly blank face with a divider is a 0-0 or a 0-x until shown otherwise: a find
+  with a divider among the hand's tiles at their size, one half of which the half reader calls
+  "not pips" while the other is pips, or both where it reads 0-0, is asked about with its blank
+  halves read 0 (:data:`Reason.BLANK_FACE`, "Is this the 0-0 (50)?", "Is this the 0-5?"), and so
+  is one read as a 0-x too unsurely to count. A find read too unsurely to count,
   with a divider, among the hand's tiles at their size and found surely as a tile
   (:data:`TILE_DETECTION_MIN`), is asked about too (:data:`Reason.UNSURE_TILE`).
 * "Print" (:data:`Reason.PRINT`) and "unsure" (:data:`Reason.UNSURE`) are for finds unlike the
@@ -54,6 +55,9 @@ class Verdict(StrEnum):
 #: detector was at least this sure it is a tile (and it has a divider and lies among the hand at
 #: its size); a blank face is asked about however unsurely it was found.
 TILE_DETECTION_MIN = 0.5
+#: The other half of a 0-x asked about is pips: the half reader takes it for no face's half
+#: less likely than this.
+PIPS_HALF = 0.5
 #: A find is at the hand's size when its length and width are within this factor of the
 #: median counted tile's.
 SIZE_FACTOR = 1.4
@@ -172,15 +176,20 @@ def _alone(f: Find, p: Policy) -> Decision | None:
 
 
 def _unlike_or_asked(f: Find, p: Policy, hand: Sequence[OrientedBox]) -> Decision:
-    printed = f.least_pips is not None and f.least_pips >= p.not_pips_max
     # "no divider" (or none measured) is print or a back; a face has one
     like = p.hand_asks and f.divider is True and among(f.box, hand)
-    # a blank half is what the half reader most often takes for print on a face
-    a, b = (v if x is None or x < p.not_pips_max else 0
-            for v, x in zip((f.a, f.b), f.not_pips or (None, None), strict=True))
-    if like and 0 in (a, b):  # a 0-0 or a 0-x until shown otherwise, however unsurely found
+    printed = [x is not None and x >= p.not_pips_max for x in (f.not_pips or (None, None))]
+    # a blank half is what the half reader most often takes for print on a face: read it 0
+    a, b = (0 if x else v for v, x in zip((f.a, f.b), printed, strict=True))
+    if a == b == 0:  # both blank: a plain 0-0 only where it reads 0-0, its divider judged as one's
+        blank = f.a == f.b == 0
+    elif any(printed):  # one half like print: a 0-x where the other half is pips, surely
+        blank = min(f.not_pips) < PIPS_HALF  # type: ignore[arg-type]
+    else:
+        blank = 0 in (a, b)
+    if like and blank:  # a 0-0 or a 0-x until shown otherwise, however unsurely found
         return Decision(Verdict.ASK, Reason.BLANK_FACE, a, b, is_it(Tile(a, b), p.zero_points))
-    if printed:
+    if any(printed):
         return Decision(Verdict.APART, Reason.PRINT, f.a, f.b)
     if like and f.detection >= TILE_DETECTION_MIN:
         return Decision(Verdict.ASK, Reason.UNSURE_TILE, f.a, f.b, is_it(Tile(f.a, f.b), p.zero_points))

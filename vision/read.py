@@ -12,7 +12,7 @@ shows no divider, so it may be a back: the extra looks leave it as it is, since 
 moved, or its blank halves read again, reads pips).
 
 A face's cue is its divider, the bar across its middle; a back has none
-(:func:`is_back`). The judge measures it where the policy will need it: on finds read 0-0, on
+(:func:`is_back` for a find read 0-0, :func:`divider_near` for one with pips). The judge measures it where the policy will need it: on finds read 0-0, on
 finds whose half looks like print, and on finds read too unsurely to count.
 """
 
@@ -82,6 +82,30 @@ def is_back(image: Image.Image, box: OrientedBox, c: ReaderConfig) -> bool:
     return c.blank_wander_max > 0 and divider_wander(image, box) > c.blank_wander_max
 
 
+#: Where :func:`divider_near` looks for a divider: shifts of the box along its axis, in lengths.
+DIVIDER_SHIFTS = (0.0, -0.06, 0.06, -0.12, 0.12)
+#: How strongly a divider on a face with pips stands out across the tile's width, at least
+#: (:func:`chickenfoot.vision.geometry.divider_span`: its contrast in three columns of four): a
+#: line from edge to edge gives 0.4-0.9; a box astride the ends of two tiles about 0.2.
+DIVIDER_SPAN_MIN = 0.3
+
+
+def divider_near(image: Image.Image, box: OrientedBox, c: ReaderConfig) -> bool:
+    """Whether a divider crosses a face with pips near its box's middle: a line that stands out
+    (``blank_divider_min``) across the tile (:data:`DIVIDER_SPAN_MIN`) at one of
+    :data:`DIVIDER_SHIFTS`. (The straightness test of :func:`is_back` is for blank faces:
+    pips beside a divider make it wander.) A find set apart with a box off its tile's middle
+    still shows its divider; a back shows none."""
+    u = box.axes()[0]
+    for k in DIVIDER_SHIFTS:
+        step = k * box.length
+        moved = OrientedBox(box.cx + u[0] * step, box.cy + u[1] * step, box.length, box.width, box.angle)
+        if (divider_contrast(image, moved) >= c.blank_divider_min
+                and divider_span(image, moved) >= DIVIDER_SPAN_MIN):
+            return True
+    return False
+
+
 def judges_dividers(c: ReaderConfig) -> bool:
     return c.blank_divider_min > 0 or c.blank_wander_max > 0
 
@@ -118,7 +142,8 @@ def judge(image: Image.Image, finds: Detections, values: np.ndarray, c: ReaderCo
             need |= least >= c.not_pips_max
     boxes = finds.oriented_boxes()
     for i in np.flatnonzero(need & (divider == UNMEASURED)):
-        divider[i] = 0 if is_back(image, boxes[i], c) else 1
+        shows = not is_back(image, boxes[i], c) if blank[i] else divider_near(image, boxes[i], c)
+        divider[i] = 1 if shows else 0
     for i in range(len(finds)):
         if divider[i] != UNMEASURED:
             verdict = blank_verdict(bool(divider[i]), None if np_ is None else tuple(np_[i]), c.not_pips_max)

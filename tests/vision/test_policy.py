@@ -62,9 +62,12 @@ def test_a_plain_0_0_found_surely_among_the_hand_is_asked_about_as_the_0_0():
     d = last([*hand(), zero])
     assert (d.verdict, d.reason, d.a, d.b) == (Verdict.ASK, Reason.BLANK_FACE, 0, 0)
     assert d.question == "Is this the 0-0 (50)?"
-    # its halves read as anything but pips still make it the 0-0: a blank half is a 0
-    d = last([*hand(), beside(a=2, b=6, not_pips=(0.95, 0.96))])
-    assert (d.a, d.b) == (0, 0) and d.question == "Is this the 0-0 (50)?"
+    # both halves like print and read as pips, or one like print and the other blank: a printed
+    # back (a logo across one end), not a plain face
+    for logo in (dict(a=2, b=6, not_pips=(0.95, 0.96)), dict(a=7, b=0, halves=(0.5, 0.98), not_pips=(1.0, 0.0))):
+        assert last([*hand(), beside(**logo)]).reason is Reason.PRINT
+    # nor is a 0-5 whose other half is hardly pips
+    assert last([*hand(), beside(not_pips=(0.6, 0.97))]).reason is Reason.PRINT
     # a face read 0-0 or 0-x, with a divider, among the hand: asked about however unsurely found
     for weak in (dict(a=0, b=0, halves=(0.99, 0.98), not_pips=(0.01, 0.03), detection=0.31),
                  dict(a=4, b=0, halves=(0.5, 0.4), not_pips=(0.1, 0.2), detection=0.35)):
