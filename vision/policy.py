@@ -58,12 +58,15 @@ TILE_DETECTION_MIN = 0.5
 #: The other half of a 0-x asked about is pips: the half reader takes it for no face's half
 #: less likely than this.
 PIPS_HALF = 0.5
+#: A half of a 0-x asked about that is not blank is read at least this surely (and so are both
+#: halves of a 0-0 read as pips).
+HALF_SURE = 0.8
 #: A find is at the hand's size when its length and width are within this factor of the
 #: median counted tile's.
 SIZE_FACTOR = 1.4
 #: A find lies among the hand's tiles when its centre is within this many median tile lengths
-#: of a counted tile's centre.
-AMONG_LENGTHS = 1.6
+#: of a counted tile's centre: a tile missing from a line lies one length from its neighbours.
+AMONG_LENGTHS = 1.2
 
 
 @dataclass(frozen=True)
@@ -181,17 +184,21 @@ def _unlike_or_asked(f: Find, p: Policy, hand: Sequence[OrientedBox]) -> Decisio
     printed = [x is not None and x >= p.not_pips_max for x in (f.not_pips or (None, None))]
     # a blank half is what the half reader most often takes for print on a face: read it 0
     a, b = (0 if x else v for v, x in zip((f.a, f.b), printed, strict=True))
+    # the halves not like print are read surely: a blank half beside clear pips, not a guess
+    read_surely = all(x or h >= HALF_SURE for x, h in zip(printed, f.halves, strict=True))
     if a == b == 0:  # both blank: a plain 0-0 only where it reads 0-0, its divider judged as one's
         blank = f.a == f.b == 0
-    elif any(printed):  # one half like print: a 0-x where the other half is pips, surely
+    elif any(printed):  # one half like print: a 0-x where the other half is pips
         blank = min(f.not_pips) < PIPS_HALF  # type: ignore[arg-type]
     else:
         blank = 0 in (a, b)
+    blank = blank and read_surely
     if like and blank:  # a 0-0 or a 0-x until shown otherwise, however unsurely found
         return Decision(Verdict.ASK, Reason.BLANK_FACE, a, b, is_it(Tile(a, b), p.zero_points))
     if any(printed):
         return Decision(Verdict.APART, Reason.PRINT, f.a, f.b)
-    if like and f.detection >= TILE_DETECTION_MIN:
+    pips_like = f.not_pips is None or max(f.not_pips) < PIPS_HALF
+    if like and f.detection >= TILE_DETECTION_MIN and pips_like:
         return Decision(Verdict.ASK, Reason.UNSURE_TILE, f.a, f.b, is_it(Tile(f.a, f.b), p.zero_points))
     return Decision(Verdict.APART, Reason.UNSURE, f.a, f.b)
 
