@@ -201,8 +201,10 @@ class PhotoReview:
 
     @property
     def notes(self) -> list[str]:
-        """The reader's warnings, less those about possible tiles (one line says how many)."""
-        return [w for w in self.warnings if not _ABOUT_FINDS.match(w)]
+        """The reader's warnings, less those about possible tiles (one line says how many) and
+        those that repeat a tile's question (the screen asks it by the tile's number)."""
+        asked = tuple({it.question for it in self.items if it.question})
+        return [w for w in self.warnings if not _ABOUT_FINDS.match(w) and not (asked and w.startswith(asked))]
 
     def finds_line(self, show_unsure: bool) -> str:
         """The one line that stands for the unsure finds ("" when there are none)."""
