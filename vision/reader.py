@@ -163,9 +163,10 @@ class Reader:
         finds = clock("halves", judge, image, finds, halves.values, c, everything=False)
         finds = clock("halves", search, image, finds, halves, c, top)
         # the second look goes where the policy, as things stand, would count a find unsurely
-        # or set it apart as unsure
-        doubt = in_doubt(finds_of(finds, halves.values, 1.0), self.policy(rules), c.doubt_below)
-        region = doubt_region(doubt, image.size, self.detector, c)
+        # or set it apart as unsure (asked about by the hand's rule or not: it was tuned so)
+        doubt = in_doubt(finds_of(finds, halves.values, to_original),
+                         dataclasses.replace(self.policy(rules), hand_asks=False), c.doubt_below)
+        region = doubt_region([b.scaled(loaded.scale) for b in doubt], image.size, self.detector, c)
         if region is not None:
             merged = clock("detect", look_again, image, dets, *region, self.detector, c)
             again = clock("halves", read_added, image, finds, dets, merged, halves, c, top, second is not None)
@@ -245,7 +246,7 @@ STAGES = ("load", "detect", "crop and read halves", "judge the 0-0s", "box searc
 
 
 def in_doubt(finds: Sequence[Find], policy: Policy, below: float) -> list[OrientedBox]:
-    """The boxes of ``finds`` (working pixels) the second look goes to: finds the policy, as they
+    """The boxes of ``finds`` the second look goes to: finds the policy, as they
     stand, would count under ``below`` or set apart as too unsure (never a possible back, nor print)."""
     if below <= 0:
         return []
