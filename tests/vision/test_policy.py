@@ -10,7 +10,8 @@ from pathlib import Path
 import fake_models
 import numpy as np
 import pytest
-from PIL import Image
+from PIL import Image, ImageDraw
+from shipped import TEST_DATA, needs_shipped
 
 from chickenfoot.rules import get_rules
 from chickenfoot.vision.assemble import reading_of
@@ -235,3 +236,47 @@ def test_a_rendered_hand_asks_about_its_blank_faces_and_draws_the_questions(tmp_
     assert not off.questions and off.headline() == "penalty 13"
     assert sorted(t.reason for t in off.candidates) == sorted([Reason.PRINT, Reason.PRINT, Reason.PRINT,
                                                               Reason.UNSURE])
+
+
+def _half_b(box: OrientedBox) -> np.ndarray:
+    """Corners of half B's face inside ``box`` (clear of the divider and the tile's edge)."""
+    u, v = box.axes()
+    c = np.array([box.cx, box.cy])
+    near, far, side = 0.06 * box.length, 0.44 * box.length, 0.38 * box.width
+    return np.array([c + u * near - v * side, c + u * far - v * side, c + u * far + v * side, c + u * near + v * side])
+
+
+@needs_shipped[0]
+@needs_shipped[1]
+@pytest.mark.parametrize("grey", [False, True], ids=["colour", "grey"])
+def test_a_rendered_hand_counts_or_asks_every_tile_and_says_why(tmp_path: Path, grey: bool):
+    """The shipped reader on the rendered test photo (tests/data/hand.jpg), as it is and with the
+    pips of one half painted over in the face's colour: every find carries its reason, the
+    face-down tile is set apart as print (no divider), and the tile with a blank half is counted
+    as a 0-x or asked about as one, never set apart."""
+    label = json.loads((TEST_DATA / "hand.json").read_text())
+    reader = Reader.from_models_dir()
+    photo = Image.open(TEST_DATA / label["image"]).convert("RGB")
+    if grey:
+        photo = photo.convert("L").convert("RGB")
+    photo.save(tmp_path / "hand.png")
+    reading = reader.read(tmp_path / "hand.png")
+    assert all(t.reason in (Reason.SURE, Reason.LOW) for t in reading.tiles)
+    assert all(t.reason == Reason.PRINT for t in reading.candidates)  # the face-down tile, if found
+    assert not reading.questions and reading.penalty == label["penalty_default_rules"]
+
+    spec = next(b for b in label["boxes"] if b["tile"] == "1-6")
+    box = OrientedBox(*spec["box"])
+    half = _half_b(box)
+    pixels = np.asarray(photo)
+    face = tuple(int(v) for v in np.median(pixels[int(box.cy) - 3: int(box.cy) + 4, int(box.cx) - 3: int(box.cx) + 4]
+                                            .reshape(-1, 3), axis=0))
+    ImageDraw.Draw(photo).polygon([tuple(p) for p in half], fill=face)
+    photo.save(tmp_path / "blank-half.png")
+    blank = reader.read(tmp_path / "blank-half.png")
+    where = [t for t in (*blank.tiles, *blank.candidates)
+             if math.hypot(t.box.cx - box.cx, t.box.cy - box.cy) < box.width / 2]
+    assert len(where) == 1 and where[0].counted, [(str(t.tile), t.reason) for t in where]
+    t = where[0]
+    assert str(t.tile) == "0-1" and t.reason in (Reason.SURE, Reason.LOW, Reason.BLANK_FACE)
+    assert t.reason != Reason.BLANK_FACE or t.question == "Is this the 0-1?"
