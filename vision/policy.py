@@ -16,7 +16,8 @@ size, is counted or asked about, never set apart in silence.**
   with a divider among the hand's tiles at their size, one half of which the half reader calls
   "not pips" while the other is pips, or both where it reads 0-0, is asked about with its blank
   halves read 0 (:data:`Reason.BLANK_FACE`, "Is this the 0-0 (50)?", "Is this the 0-5?"), and so
-  is one read as a 0-x too unsurely to count. A find read too unsurely to count,
+  is one read as a 0-x too unsurely to count; found by the detector at :data:`TILE_DETECTION_MIN`
+  or more, or read as a plain 0-0 however unsurely found. A find read too unsurely to count,
   with a divider, among the hand's tiles at their size and found surely as a tile
   (:data:`TILE_DETECTION_MIN`), is asked about too (:data:`Reason.UNSURE_TILE`).
 * "Print" (:data:`Reason.PRINT`) and "unsure" (:data:`Reason.UNSURE`) are for finds unlike the
@@ -51,10 +52,10 @@ class Verdict(StrEnum):
     APART = "apart"  # set apart: shown grey (or purple, a back), in no total
 
 
-#: A find read too unsurely to count, with pips on both halves, is asked about instead when the
-#: detector was at least this sure it is a tile (and it has a divider and lies among the hand at
-#: its size); a blank face is asked about however unsurely it was found.
-TILE_DETECTION_MIN = 0.5
+#: A find set apart alone is asked about instead when the detector was at least this sure it is
+#: a tile (and it has a divider and lies among the hand at its size); a plain 0-0 however unsurely
+#: it was found.
+TILE_DETECTION_MIN = 0.6
 #: The other half of a 0-x asked about is pips: the half reader takes it for no face's half
 #: less likely than this.
 PIPS_HALF = 0.5
@@ -192,8 +193,11 @@ def _unlike_or_asked(f: Find, p: Policy, hand: Sequence[OrientedBox]) -> Decisio
         blank = min(f.not_pips) < PIPS_HALF  # type: ignore[arg-type]
     else:
         blank = 0 in (a, b)
-    blank = blank and read_surely
-    if like and blank:  # a 0-0 or a 0-x until shown otherwise, however unsurely found
+    # a plain 0-0, read so on both halves, is asked about however unsurely it was found: left
+    # out it costs its owner 50; a 0-x needs the detector's word that it may be a tile
+    plain_zero = f.a == f.b == 0 and not any(printed)
+    blank = blank and read_surely and (plain_zero or f.detection >= TILE_DETECTION_MIN)
+    if like and blank:  # a 0-0 or a 0-x until shown otherwise
         return Decision(Verdict.ASK, Reason.BLANK_FACE, a, b, is_it(Tile(a, b), p.zero_points))
     if any(printed):
         return Decision(Verdict.APART, Reason.PRINT, f.a, f.b)

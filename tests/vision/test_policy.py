@@ -69,11 +69,15 @@ def test_a_plain_0_0_found_surely_among_the_hand_is_asked_about_as_the_0_0():
         assert last([*hand(), beside(**logo)]).reason is Reason.PRINT
     # nor is a 0-5 whose other half is hardly pips
     assert last([*hand(), beside(not_pips=(0.6, 0.97))]).reason is Reason.PRINT
-    # a face read 0-0 or 0-x, with a divider, among the hand: asked about however unsurely found
+    # a face read 0-0 or 0-x, with a divider, among the hand, found at 0.6: asked about; a plain
+    # 0-0 however unsurely found
     for weak in (dict(a=0, b=0, halves=(0.99, 0.98), not_pips=(0.01, 0.03), detection=0.31),
-                 dict(a=4, b=0, halves=(0.9, 0.85), not_pips=(0.1, 0.2), detection=0.35)):
+                 dict(a=4, b=0, halves=(0.82, 0.8), not_pips=(0.1, 0.2), detection=0.62)):
         d = last([*hand(), beside(**weak)])
         assert (d.verdict, d.reason, d.a, d.b) == (Verdict.ASK, Reason.BLANK_FACE, weak["a"], weak["b"])
+    for faint in (dict(a=4, b=0, halves=(0.9, 0.85), not_pips=(0.1, 0.2), detection=0.55),
+                  dict(detection=0.5), dict(a=5, b=0, not_pips=(0.01, 0.99), detection=0.4)):
+        assert last([*hand(), beside(**faint)]).verdict is Verdict.APART
     # but a half read as a guess is no 0-x to ask about: print on a board reads as one
     assert last([*hand(), beside(a=4, b=0, halves=(0.5, 0.4), not_pips=(0.1, 0.2), detection=0.35)]).reason \
         is Reason.UNSURE
@@ -86,6 +90,7 @@ def test_a_plain_0_0_found_surely_among_the_hand_is_asked_about_as_the_0_0():
     dict(box=OrientedBox(340, 200, 50, 25, math.pi / 2)),  # half the hand's size
     dict(box=OrientedBox(340, 200, 180, 90, math.pi / 2)),  # nearly twice
     dict(box=OrientedBox(900, 900, 100, 50, math.pi / 2)),  # far from the hand
+    dict(detection=0.5),  # hardly found as a tile
 ])
 def test_print_is_for_finds_unlike_the_hands_tiles(unlike):
     d = last([*hand(), beside(**unlike)])
@@ -97,7 +102,7 @@ def test_a_find_read_too_unsurely_among_the_hand_is_asked_about_and_elsewhere_se
     weak = beside(a=2, b=4, halves=(0.6, 0.5), not_pips=(0.1, 0.2))
     d = last([*hand(), weak])
     assert (d.verdict, d.reason, d.question) == (Verdict.ASK, Reason.UNSURE_TILE, "Is this the 2-4?")
-    for unlike in (dict(divider=False), dict(divider=None), dict(detection=0.4), dict(not_pips=(0.1, 0.6)),
+    for unlike in (dict(divider=False), dict(divider=None), dict(detection=0.55), dict(not_pips=(0.1, 0.6)),
                    dict(box=OrientedBox(900, 200, 100, 50, math.pi / 2))):
         d = last([*hand(), dataclasses.replace(weak, **unlike)])
         assert (d.verdict, d.reason, d.question) == (Verdict.APART, Reason.UNSURE, "")
