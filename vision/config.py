@@ -134,6 +134,9 @@ class ReaderConfig:
     #: A hand photo whose counted tiles are, by their median, shorter than this (reader pixels)
     #: is asked to be taken closer (0: off).
     small_tile_px: float = 0.0
+    #: A find the policy would set apart alone is asked about when it has a divider and lies
+    #: among the hand's tiles at their size (:mod:`chickenfoot.vision.policy`; false: off).
+    hand_asks: bool = False
 
     #: What ``reader.json`` records beyond the settings (training seeds, stage).
     extra: Mapping[str, Any] = field(default_factory=dict)

@@ -3,14 +3,14 @@
 One whole-photo pass at the detector's input size, and where that pass shows the photo needs
 it, one more: zoomed in when the tiles are small at that size, shrunk when one tile fills the
 photo, or at a second input size for big photos of big tiles. Boxes no flat tile could have,
-and reads sitting on a surer, longer tile, are dropped. The second look (:func:`look_again`)
-runs later, once the halves show where the reading is in doubt.
+and reads sitting on a surer, longer tile, are dropped. The second look (:func:`look_again`) is
+a stage of its own, once the halves show where the reading is in doubt.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,6 +19,7 @@ from PIL import Image
 
 from .config import ReaderConfig
 from .detections import Detections, box_rows, obb_corners
+from .geometry import OrientedBox
 from .obb import (
     Letterbox,
     decode_obb,
@@ -28,7 +29,6 @@ from .obb import (
     merge_detections,
     unletterbox,
 )
-from .reading import Reading
 from .runtime import input_size, metadata
 
 Window = tuple[int, int, int, int]
@@ -188,19 +188,14 @@ def padded_bounds(boxes: np.ndarray, pad: float, size: tuple[int, int]) -> Windo
     return x0, y0, x1, y1
 
 
-def doubt_region(reading: Reading, scale: float, size: tuple[int, int], detector: Detector,
+def doubt_region(doubt: Sequence[OrientedBox], size: tuple[int, int], detector: Detector,
                  c: ReaderConfig) -> tuple[Window, int] | None:
-    """Where the second look goes (in working pixels, ``scale`` of the photo's) and the
-    detector input size for it: around the tiles of ``reading`` counted under ``doubt_below``
-    and those left unsure; None when nothing is in doubt."""
-    if c.doubt_below <= 0 or not detector.stride:
+    """Where the second look goes (working pixels) and the detector input size for it: around
+    the finds in ``doubt`` (working pixels; :func:`chickenfoot.vision.reader.in_doubt`), padded
+    by ``doubt_pad`` median lengths; None when nothing is in doubt."""
+    if c.doubt_below <= 0 or not detector.stride or not doubt:
         return None
-    # a tile asked about (0-0 or back?) is no doubt about pips: most are backs
-    doubt = [t.box for t in reading.tiles if t.confidence < c.doubt_below and not t.question]
-    doubt += [t.box for t in reading.candidates if t.uncounted == "unsure"]
-    if not doubt:
-        return None
-    boxes = box_rows([b.scaled(scale) for b in doubt])
+    boxes = box_rows(doubt)
     median = float(np.median(boxes[:, 2]))
     x0, y0, x1, y1 = padded_bounds(boxes, c.doubt_pad * median, size)
     if x1 - x0 < 8 or y1 - y0 < 8:

@@ -4,12 +4,13 @@ happens in :mod:`chickenfoot.vision.reader`; this only paints.
 Tiles read confidently get a green outline; tiles flagged for review get a thicker orange
 outline and a "?" so a player sees at once which ones to check; possible tiles not counted are
 grey, with a smaller label; tiles a player corrected or added are blue; a tile the reader asks
-about ("Is this the 0-0 or a face-down tile?") is orange and labelled "0-0 or back?"; face-down
-tiles seen are outlined in purple and labelled "face down". Labels name a tile low half first,
-as everywhere else, and the end holding that half is marked with a short bar across it, so the
-label "3-4" can be matched to the tile's ends. Labels are sized to the tiles, not the photo, and
-go beside their tile, never over its pips, clear of every other tile and label where the photo
-leaves room (:func:`place_labels`): a webcam frame of small tiles stays readable.
+about is orange and labelled with its question's tile ("0-0 or back?" for "Is this the 0-0 or a
+face-down tile?", "0-5?" for "Is this the 0-5?"); face-down tiles seen are outlined in purple and
+labelled "face down". Labels name a tile low half first, as everywhere else, and the end holding
+that half is marked with a short bar across it, so the label "3-4" can be matched to the tile's
+ends. Labels are sized to the tiles, not the photo, and go beside their tile, never over its pips,
+clear of every other tile and label where the photo leaves room (:func:`place_labels`): a webcam
+frame of small tiles stays readable.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from .geometry import OrientedBox
-from .reading import Reading, TileReading
+from .reading import Reading, Reason, TileReading
 from .table import TableReading
 
 OK_COLOUR = (40, 200, 70)
@@ -244,7 +245,8 @@ def _plan(out_size: tuple[int, int], tiles: Sequence[TileReading], image_size: t
         if numbered and not values:
             label = f"{k + 1}"
         if tile.question and tile.source == "read" and tile.counted:
-            label = (f"{k + 1}: " if numbered else "") + ASK_LABEL if values else label + "?"
+            asked = ASK_LABEL if tile.reason in ("", Reason.ZERO_OR_BACK) else f"{tile.a}-{tile.b}?"
+            label = (f"{k + 1}: " if numbered else "") + asked if values else label + "?"
         elif not tile.counted:
             label += "?"  # grey, and the summary line says grey is not counted
         elif tile.source == "read":

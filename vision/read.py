@@ -1,17 +1,19 @@
-"""Stage 3, crop and read halves: the face-up detections with both halves read.
+"""The stages between detect and the policy: crop and read halves, judge, and the extra looks
+at halves (box search, second opinion). Each is a function of the finds so far, in working
+pixels, returning them measured further; none decides what counts (:mod:`chickenfoot.vision.policy`
+does, once, at the end).
 
-The result is the face-up tiles among the detections, as :class:`~chickenfoot.vision.detections.Detections`
-carrying their reading in ``data``: ``row`` (the detection each came from), ``probs`` (two rows
-of the half reader's probabilities a tile, half A then B), ``choice`` (the class chosen for each
-half), ``ask`` (it reads 0-0 but may be a face-down tile: the player is asked) and, when a second
-opinion may be asked, ``crops`` (the half crops read). Detections not among them are face-down
-tiles: the detector's backs, and tiles read 0-0 whose middle shows no divider and whose halves
-the half reader takes for no tile's (a blank back looks like 0-0 to the half reader).
+The finds are :class:`~chickenfoot.vision.detections.Detections` of the detector's face-up class
+carrying, in ``data``: ``row`` (the detection each came from), ``probs`` (two rows of the half
+reader's probabilities a find, half A then B), ``choice`` (the class chosen for each half),
+``crops`` (the half crops read, when a second opinion may be asked), ``divider`` (whether a
+divider shows across its middle: 1, 0, or -1 not measured yet) and ``ask`` (it reads 0-0 and
+shows no divider, so it may be a back: the extra looks leave it as it is, since a back's box
+moved, or its blank halves read again, reads pips).
 
-A face's cue is its divider, the bar across its middle; a back has none. A 0-0 taken for a back
-costs its owner 50 points and a back taken for a 0-0 costs another player 50, so a tile that
-reads 0-0 without a divider is a back only when the half reader, too, says neither half is a
-face's; otherwise the reader cannot tell, and asks (:func:`blank_verdict`).
+A face's cue is its divider, the bar across its middle; a back has none
+(:func:`is_back` for a find read 0-0, :func:`divider_near` for one with pips). The judge measures it where the policy will need it: on finds read 0-0, on
+finds whose half looks like print, and on finds read too unsurely to count.
 """
 
 from __future__ import annotations
@@ -26,6 +28,11 @@ from .detect import TILE_CLASS
 from .detections import Detections
 from .geometry import OrientedBox, divider_colour_contrast, divider_contrast, divider_span, divider_wander
 from .halves import NOT_PIPS, HalfReader, SecondOpinion, choose_values, half_sureness
+from .policy import Find, blank_verdict
+from .reading import Reason
+
+#: ``data["divider"]`` of a find not measured yet.
+UNMEASURED = -1
 
 
 def flat(read: Detections, key: str) -> np.ndarray:
@@ -43,100 +50,133 @@ def with_halves(tiles: Detections, probs: np.ndarray, choice: np.ndarray, crops:
     return tiles.with_data(**data)
 
 
-def face_up(image: Image.Image, dets: Detections, halves: HalfReader, c: ReaderConfig
-            ) -> tuple[Detections, np.ndarray, np.ndarray]:
-    """The face-up tiles among ``dets``, each with the detection it came from as ``data["row"]``
-    and whether to ask if it is a back as ``data["ask"]``; their halves' probabilities and crops
-    (two rows a tile). Detections of another class, and tiles read 0-0 that are backs
-    (:func:`blank_verdict`), are left out."""
-    tiles = dets.with_data(row=np.arange(len(dets)))
-    tiles = tiles[tiles.class_id == TILE_CLASS]
-    tiles = tiles.with_data(ask=np.zeros(len(tiles), bool))
-    batch = halves.crop(image, tiles, c.crop_size, c.crop_pad)
+# --------------------------------------------------------------------------- crop, read halves
+def face_up_finds(dets: Detections) -> Detections:
+    """The detections of the face-up class, each with the detection it came from as ``row``."""
+    finds = dets.with_data(row=np.arange(len(dets)))
+    return finds[finds.class_id == TILE_CLASS]
+
+
+def read_halves(image: Image.Image, finds: Detections, halves: HalfReader, c: ReaderConfig, top: int | None,
+                keep_crops: bool = False) -> Detections:
+    """``finds`` with both halves cut (crop) and read (``probs``, ``choice``; ``crops`` with
+    ``keep_crops``), nothing judged yet."""
+    batch = halves.crop(image, finds, c.crop_size, c.crop_pad)
     probs = halves.classify(batch)
-    if c.blank_divider_min > 0 or c.blank_wander_max > 0:
-        double_blank = halves.values[choose_values(probs, halves.values)].reshape(-1, 2).max(1) == 0
-        ask = np.zeros(len(tiles), bool)
-        blank = _backs(image, tiles.oriented_boxes(), probs, halves.values, np.flatnonzero(double_blank), ask, c)
-        tiles = tiles.with_data(ask=ask)
-        if len(blank):
-            keep = np.setdiff1d(np.arange(len(tiles)), blank)
-            tiles, probs, batch = tiles[keep], _rows(probs, keep), _rows(batch, keep)
-    return tiles, probs, batch
-
-
-def read_tiles(image: Image.Image, dets: Detections, halves: HalfReader, c: ReaderConfig, top: int | None,
-               second: SecondOpinion | None = None) -> Detections:
-    """The face-up tiles among ``dets`` (working pixels) with their halves read, each box
-    searched (``search_below``). With ``second``, the crops are kept for it."""
-    tiles, probs, batch = face_up(image, dets, halves, c)
     choice = choose_values(probs, halves.values, top)
-    before = tiles.boxes.copy()
-    tiles, probs, choice = search_boxes(image, tiles, probs, choice, halves, c, top)
-    shifted = np.any(tiles.boxes != before, axis=1) if len(tiles) else np.zeros(0, bool)
-    crops = None
-    if second is not None:
-        crops = batch
-        if np.any(shifted):  # the crops of the boxes the search took
-            crops[_half_rows(np.flatnonzero(shifted))] = halves.crop(image, tiles[shifted], c.crop_size, c.crop_pad)
-    read = with_halves(tiles, probs, choice, crops)
-    # a 0-0 on a box the search moved takes the 0-0 tests again there: the tests were taken on
-    # the old box, and the new one may sit on a back's print or a cloth's pattern
-    moved = np.flatnonzero((halves.values[choice].reshape(-1, 2).max(1) == 0) & shifted)
-    return _judge_blank(image, read, moved, halves.values, c)
+    n = len(finds)
+    read = with_halves(finds, probs, choice, batch if keep_crops else None)
+    return read.with_data(divider=np.full(n, UNMEASURED, np.int8), ask=np.zeros(n, bool))
 
 
-def read_added(image: Image.Image, read: Detections, dets: Detections, merged: Detections,
-               halves: HalfReader, c: ReaderConfig, top: int | None,
-               second: SecondOpinion | None = None) -> Detections | None:
-    """``read`` (the tiles of ``dets``) for ``merged``, ``dets`` with what a second look added:
-    the tiles kept keep their reading and only the boxes added are read; None when it added
-    none."""
-    index = {row.tobytes(): i for i, row in enumerate(dets.boxes)}
-    from_old = np.array([index.get(row.tobytes(), -1) for row in merged.boxes], np.int64)
-    added = np.flatnonzero(from_old < 0)
-    if not len(added):
+# --------------------------------------------------------------------------- judge
+def is_back(image: Image.Image, box: OrientedBox, c: ReaderConfig) -> bool:
+    """Whether a find's middle shows no divider: too little contrast (``blank_divider_min``)
+    and no coloured line across it (``blank_colour_min``: an orange divider on a grey face), or
+    a line that strays from straight (``blank_wander_max``: lettering or a logo across a
+    printed back's middle)."""
+    if c.blank_divider_min > 0 and divider_contrast(image, box) < c.blank_divider_min and not (
+            c.blank_colour_min > 0 and divider_colour_contrast(image, box) >= c.blank_colour_min
+            and divider_span(image, box) >= c.blank_colour_span_min):
+        return True
+    return c.blank_wander_max > 0 and divider_wander(image, box) > c.blank_wander_max
+
+
+#: Where :func:`divider_near` looks for a divider: shifts of the box along its axis, in lengths.
+DIVIDER_SHIFTS = (0.0, -0.06, 0.06, -0.12, 0.12)
+#: How strongly a divider on a face with pips stands out across the tile's width, at least
+#: (:func:`chickenfoot.vision.geometry.divider_span`: its contrast in three columns of four): a
+#: line from edge to edge gives 0.4-0.9; a box astride the ends of two tiles about 0.2.
+DIVIDER_SPAN_MIN = 0.3
+
+
+def divider_near(image: Image.Image, box: OrientedBox, c: ReaderConfig) -> bool:
+    """Whether a divider crosses a face with pips near its box's middle: a line that stands out
+    (``blank_divider_min``) across the tile (:data:`DIVIDER_SPAN_MIN`) at one of
+    :data:`DIVIDER_SHIFTS`. (The straightness test of :func:`is_back` is for blank faces:
+    pips beside a divider make it wander.) A find set apart with a box off its tile's middle
+    still shows its divider; a back shows none."""
+    u = box.axes()[0]
+    for k in DIVIDER_SHIFTS:
+        step = k * box.length
+        moved = OrientedBox(box.cx + u[0] * step, box.cy + u[1] * step, box.length, box.width, box.angle)
+        if (divider_contrast(image, moved) >= c.blank_divider_min
+                and divider_span(image, moved) >= DIVIDER_SPAN_MIN):
+            return True
+    return False
+
+
+def judges_dividers(c: ReaderConfig) -> bool:
+    return c.blank_divider_min > 0 or c.blank_wander_max > 0
+
+
+def not_pips_of(finds: Detections, values: np.ndarray) -> np.ndarray | None:
+    """Each find's two halves' probabilities of being no face's half ``(n, 2)``; None when the
+    half reader has no such class."""
+    x = values == NOT_PIPS
+    if not np.any(x):
         return None
-    place = np.full(len(dets), -1, np.int64)  # where each box of dets is in merged, if kept
-    place[from_old[from_old >= 0]] = np.flatnonzero(from_old >= 0)
-    kept = read[place[read.data["row"]] >= 0]
-    extra = read_tiles(image, merged[added], halves, c, top, second)
-    joined = Detections.concat([kept, extra])
-    rows = np.concatenate([place[kept.data["row"]], added[extra.data["row"]]])
-    return joined.with_data(row=rows)
+    return finds.data["probs"][:, :, x].sum(-1)
 
 
-def second_opinion_of(image: Image.Image, read: Detections, halves: HalfReader, second: SecondOpinion | None,
-                      c: ReaderConfig, top: int | None) -> Detections:
-    """``read`` with the halves the 0-12 classifier was unsure of read again with ``second``,
-    on each tile where it decides: a counted tile it would leave under ``count_conf`` keeps its
-    reading (the box search and the second look, which look again at tiles in doubt, have run
-    already; letting the opinion drop such tiles left more tiles uncounted than it put
-    right), and a tile that only now reads 0-0 takes the 0-0 tests."""
-    if second is None or not len(read):
-        return read
-    old_probs, old_choice = flat(read, "probs"), flat(read, "choice")
-    # a tile asked about (0-0 or back?) keeps its reading: most are backs, whose halves any
-    # second reading may take for pips
-    asked = read.data["ask"] if "ask" in read.data else np.zeros(len(read), bool)
-    unsure = np.flatnonzero((old_probs.max(1) < second.below).reshape(-1, 2).any(1) & ~asked)
-    if not len(unsure):
-        return read
-    rows = _half_rows(unsure)
-    batch = flat(read, "crops")[rows] if "crops" in read.data else halves.crop(
-        image, read[unsure], c.crop_size, c.crop_pad)
-    probs, choice = old_probs.copy(), old_choice.copy()
-    probs[rows] = second(batch, old_probs[rows], halves.values)
-    choice[rows] = choose_values(probs[rows], halves.values, top)
-    det = read.confidence.astype(np.float64)
-    was_sure = det * half_sureness(old_probs, old_choice, halves.values)[0] >= c.count_conf
-    now_sure = det * half_sureness(probs, choice, halves.values)[0] >= c.count_conf
-    undo = _half_rows(np.flatnonzero(was_sure & ~now_sure))
-    probs[undo], choice[undo] = old_probs[undo], old_choice[undo]
-    double_blank = halves.values[choice].reshape(-1, 2).max(1) == 0
-    was = halves.values[old_choice].reshape(-1, 2).max(1) == 0
-    now = [i for i in unsure if double_blank[i] and not was[i]]
-    return _judge_blank(image, with_halves(read, probs, choice, None), now, halves.values, c)
+def double_blank(finds: Detections, values: np.ndarray) -> np.ndarray:
+    return values[finds.data["choice"]].max(1) == 0
+
+
+def judge(image: Image.Image, finds: Detections, values: np.ndarray, c: ReaderConfig,
+          everything: bool = True) -> Detections:
+    """``finds`` with the divider measured where it is not yet and the policy needs it: on
+    finds read 0-0 and, with ``everything``, on finds whose half looks like print or that are
+    read too unsurely to count. ``ask`` marks finds read 0-0 that may be backs
+    (:func:`chickenfoot.vision.policy.blank_verdict`)."""
+    if not len(finds) or not judges_dividers(c):
+        return finds
+    divider, ask = finds.data["divider"].copy(), finds.data["ask"].copy()
+    blank = double_blank(finds, values)
+    need = blank.copy()
+    np_ = not_pips_of(finds, values)
+    if everything:
+        sure, least = half_sureness(flat(finds, "probs"), flat(finds, "choice"), values)
+        need |= finds.confidence * sure < c.count_conf
+        if least is not None:
+            need |= least >= c.not_pips_max
+    boxes = finds.oriented_boxes()
+    for i in np.flatnonzero(need & (divider == UNMEASURED)):
+        shows = not is_back(image, boxes[i], c) if blank[i] else divider_near(image, boxes[i], c)
+        divider[i] = 1 if shows else 0
+    for i in range(len(finds)):
+        if divider[i] != UNMEASURED:
+            verdict = blank_verdict(bool(divider[i]), None if np_ is None else tuple(np_[i]), c.not_pips_max)
+            ask[i] = bool(blank[i]) and verdict is not None
+    return finds.with_data(divider=divider, ask=ask)
+
+
+def _left_alone(finds: Detections) -> np.ndarray:
+    """Finds the extra looks leave as they are: read 0-0 with no divider (most are backs)."""
+    return finds.data["ask"] if "ask" in finds.data else np.zeros(len(finds), bool)
+
+
+# --------------------------------------------------------------------------- extra looks at halves
+def search(image: Image.Image, finds: Detections, halves: HalfReader, c: ReaderConfig,
+           top: int | None) -> Detections:
+    """The box search stage (:func:`search_boxes`): a find moved is judged again where it
+    now lies, and its crops are cut again for a second opinion."""
+    if not len(finds):
+        return finds
+    before = finds.boxes.copy()
+    moved_finds, probs, choice = search_boxes(image, finds, flat(finds, "probs"), flat(finds, "choice"),
+                                              halves, c, top)
+    shifted = np.any(moved_finds.boxes != before, axis=1)
+    if not np.any(shifted):
+        return finds
+    crops = None
+    if "crops" in finds.data:
+        crops = flat(finds, "crops").copy()
+        crops[_half_rows(np.flatnonzero(shifted))] = halves.crop(image, moved_finds[shifted], c.crop_size, c.crop_pad)
+    out = with_halves(moved_finds, probs, choice, crops)
+    divider = out.data["divider"].copy()
+    divider[shifted] = UNMEASURED
+    return out.with_data(divider=divider)
 
 
 def search_boxes(image: Image.Image, tiles: Detections, probs: np.ndarray, choice: np.ndarray,
@@ -148,9 +188,8 @@ def search_boxes(image: Image.Image, tiles: Detections, probs: np.ndarray, choic
     if c.search_below <= 0 or not c.search_shifts or not len(tiles):
         return tiles, probs, choice
     sure, not_pips = half_sureness(probs, choice, halves.values)
-    # a tile asked about (0-0 or back?) keeps its box and reading: moved, a back's box reads pips
-    asked = tiles.data["ask"] if "ask" in tiles.data else np.zeros(len(tiles), bool)
-    weak = np.flatnonzero((tiles.confidence * sure < c.search_below) & ~asked
+    # a find that may be a back keeps its box and reading: moved, a back's box reads pips
+    weak = np.flatnonzero((tiles.confidence * sure < c.search_below) & ~_left_alone(tiles)
                           & (True if not_pips is None else not_pips < c.not_pips_max))
     if not len(weak):
         return tiles, probs, choice
@@ -178,83 +217,99 @@ def search_boxes(image: Image.Image, tiles: Detections, probs: np.ndarray, choic
     return Detections(boxes, tiles.confidence, tiles.class_id, tiles.data), probs, choice
 
 
-def is_back(image: Image.Image, box: OrientedBox, c: ReaderConfig) -> bool:
-    """Whether a tile read 0-0 is a face-down tile after all: its middle shows too little
-    divider (``blank_divider_min``) and no coloured line across it (``blank_colour_min``: an
-    orange divider on a grey face), or its divider strays from a straight line
-    (``blank_wander_max``: lettering or a logo across a printed back's middle). A 0-0 taken
-    for a back costs its owner 50 points; a back taken for a 0-0 costs another player 50."""
-    if c.blank_divider_min > 0 and divider_contrast(image, box) < c.blank_divider_min and not (
-            c.blank_colour_min > 0 and divider_colour_contrast(image, box) >= c.blank_colour_min
-            and divider_span(image, box) >= c.blank_colour_span_min):
-        return True
-    return c.blank_wander_max > 0 and divider_wander(image, box) > c.blank_wander_max
+def second_opinion(image: Image.Image, finds: Detections, halves: HalfReader, second: SecondOpinion | None,
+                   c: ReaderConfig, top: int | None) -> Detections:
+    """``finds`` with the halves the 0-12 classifier was unsure of read again with ``second``,
+    on each find where it decides: a find it would leave under ``count_conf`` keeps its
+    reading (the box search and the second look, which look again at finds in doubt, have run
+    already; letting the opinion drop such finds left more tiles uncounted than it put right),
+    and a find that only now reads 0-0 is judged again."""
+    if second is None or not len(finds):
+        return finds
+    old_probs, old_choice = flat(finds, "probs"), flat(finds, "choice")
+    # a find that may be a back keeps its reading: a second reading may take a back's halves for pips
+    unsure = np.flatnonzero((old_probs.max(1) < second.below).reshape(-1, 2).any(1) & ~_left_alone(finds))
+    if not len(unsure):
+        return finds
+    rows = _half_rows(unsure)
+    batch = flat(finds, "crops")[rows] if "crops" in finds.data else halves.crop(
+        image, finds[unsure], c.crop_size, c.crop_pad)
+    probs, choice = old_probs.copy(), old_choice.copy()
+    probs[rows] = second(batch, old_probs[rows], halves.values)
+    choice[rows] = choose_values(probs[rows], halves.values, top)
+    det = finds.confidence.astype(np.float64)
+    was_sure = det * half_sureness(old_probs, old_choice, halves.values)[0] >= c.count_conf
+    now_sure = det * half_sureness(probs, choice, halves.values)[0] >= c.count_conf
+    undo = _half_rows(np.flatnonzero(was_sure & ~now_sure))
+    probs[undo], choice[undo] = old_probs[undo], old_choice[undo]
+    out = with_halves(finds, probs, choice, None)
+    was = double_blank(finds, halves.values)
+    now = double_blank(out, halves.values)
+    divider = out.data["divider"].copy()
+    divider[now & ~was] = UNMEASURED
+    return out.with_data(divider=divider)
 
 
-#: What :func:`blank_verdict` says of a tile read 0-0.
-FACE, ASK, BACK = "face", "ask", "back"
-
-
-def blank_verdict(image: Image.Image, box: OrientedBox, not_pips: tuple[float, float] | None,
-                  c: ReaderConfig) -> str:
-    """Whether a tile read 0-0 is a face (:data:`FACE`: its divider shows), a back
-    (:data:`BACK`: no divider, and the half reader takes both halves for no face's, at least
-    ``not_pips_max`` likely) or cannot be told (:data:`ASK`). ``not_pips``: each half's
-    probability of not being a face's half (None for a half reader without that class)."""
-    if not is_back(image, box, c):
-        return FACE
-    if not_pips is not None and c.not_pips_max > 0 and min(not_pips) >= c.not_pips_max:
-        return BACK
-    return ASK
-
-
-def _not_pips_of(probs: np.ndarray, values: np.ndarray, i: int) -> tuple[float, float] | None:
-    """Each half of tile ``i``'s probability of not being a face's half (None: no such class)."""
-    x = values == NOT_PIPS
-    if not np.any(x):
+# --------------------------------------------------------------------------- second look
+def read_added(image: Image.Image, finds: Detections, dets: Detections, merged: Detections,
+               halves: HalfReader, c: ReaderConfig, top: int | None, keep_crops: bool = False) -> Detections | None:
+    """``finds`` (from ``dets``) for ``merged``, ``dets`` with what a second look added: the
+    finds kept keep their measures, and the face-up boxes added are read as the first look's
+    were (crop, read halves, judge the 0-0s, box search); None when it added none."""
+    index = {row.tobytes(): i for i, row in enumerate(dets.boxes)}
+    from_old = np.array([index.get(row.tobytes(), -1) for row in merged.boxes], np.int64)
+    added = np.flatnonzero(from_old < 0)
+    if not len(added):
         return None
-    return float(probs[2 * i, x].sum()), float(probs[2 * i + 1, x].sum())
+    place = np.full(len(dets), -1, np.int64)  # where each box of dets is in merged, if kept
+    place[from_old[from_old >= 0]] = np.flatnonzero(from_old >= 0)
+    kept = finds[place[finds.data["row"]] >= 0]
+    extra = face_up_finds(merged[added])
+    extra = read_halves(image, extra, halves, c, top, keep_crops)
+    extra = search(image, judge(image, extra, halves.values, c, everything=False), halves, c, top)
+    joined = Detections.concat([kept, extra])
+    rows = np.concatenate([place[kept.data["row"]], added[extra.data["row"]]])
+    return joined.with_data(row=rows)
 
 
-def _backs(image: Image.Image, boxes: Sequence[OrientedBox], probs: np.ndarray, values: np.ndarray,
-           which: Sequence[int] | np.ndarray, ask: np.ndarray, c: ReaderConfig) -> list[int]:
-    """Judge the tiles at ``which``, each read 0-0 (:func:`blank_verdict`; their halves'
-    probabilities two rows a tile in ``probs``): marks in ``ask`` those to ask about, and returns
-    those that are backs."""
-    backs = []
-    for i in which:
-        verdict = blank_verdict(image, boxes[i], _not_pips_of(probs, values, int(i)), c)
-        if verdict == BACK:
-            backs.append(int(i))
-        ask[i] = verdict == ASK
-    return backs
+# --------------------------------------------------------------------------- to the policy
+def finds_of(finds: Detections, values: np.ndarray, to_original: float) -> list[Find]:
+    """The finds as the policy takes them (boxes in the original photo's pixels)."""
+    if not len(finds):
+        return []
+    probs, choice = flat(finds, "probs"), flat(finds, "choice")
+    x = values == NOT_PIPS
+    pips = probs if not np.any(x) else np.where(x[None, :], 0.0, probs)
+    pips = pips / np.maximum(pips.sum(1, keepdims=True), 1e-12)
+    picked = pips[np.arange(len(pips)), choice].reshape(-1, 2)
+    chosen = values[choice].reshape(-1, 2)
+    np_ = not_pips_of(finds, values)
+    divider = finds.data.get("divider", np.full(len(finds), UNMEASURED))
+    out = []
+    for i, box in enumerate(finds.scaled(to_original).oriented_boxes()):
+        out.append(Find(int(chosen[i, 0]), int(chosen[i, 1]), box, float(finds.confidence[i]),
+                        (float(picked[i, 0]), float(picked[i, 1])),
+                        None if np_ is None else (float(np_[i, 0]), float(np_[i, 1])),
+                        None if divider[i] == UNMEASURED else bool(divider[i])))
+    return out
 
 
-def _judge_blank(image: Image.Image, read: Detections, which: Sequence[int] | np.ndarray, values: np.ndarray,
-                 c: ReaderConfig) -> Detections:
-    """``read`` with the tiles at ``which`` (now read 0-0) judged again (:func:`blank_verdict`):
-    backs dropped, the rest asked about or not."""
-    if not len(which):
-        return read
-    ask = read.data["ask"].copy() if "ask" in read.data else np.zeros(len(read), bool)
-    backs = _backs(image, read.oriented_boxes(), flat(read, "probs"), values, which, ask, c)
-    return _drop(read.with_data(ask=ask), backs)
+def face_up(image: Image.Image, dets: Detections, halves: HalfReader, c: ReaderConfig
+            ) -> tuple[Detections, np.ndarray, np.ndarray]:
+    """The face-up finds among ``dets`` with their 0-0s judged and the backs among them left
+    out, their half probabilities and crops (two rows a find): the boxes the half reader reads
+    (for mining training halves)."""
+    finds = judge(image, read_halves(image, face_up_finds(dets), halves, c, None, keep_crops=True),
+                  halves.values, c, everything=False)
+    np_ = not_pips_of(finds, halves.values)
+    keep = np.array([not (f.a == f.b == 0 and blank_verdict(f.divider, None if np_ is None else tuple(np_[i]),
+                                                             c.not_pips_max) is Reason.BACK)
+                     for i, f in enumerate(finds_of(finds, halves.values, 1.0))], bool)
+    finds = finds[keep] if len(finds) else finds
+    return finds, flat(finds, "probs"), flat(finds, "crops")
 
 
-def _half_rows(tiles: np.ndarray) -> np.ndarray:
+def _half_rows(tiles: Sequence[int] | np.ndarray) -> np.ndarray:
     """The half rows (two a tile, A then B) of the tiles at indices ``tiles``."""
     tiles = np.asarray(tiles, np.int64)
     return np.stack([2 * tiles, 2 * tiles + 1], 1).reshape(-1)
-
-
-def _rows(halves: np.ndarray, keep: np.ndarray) -> np.ndarray:
-    return halves[_half_rows(keep)]
-
-
-def _drop(read: Detections, backs: list[int]) -> Detections:
-    """``read`` less the tiles at ``backs`` (found to be face-down)."""
-    if not backs:
-        return read
-    keep = np.ones(len(read), bool)
-    keep[backs] = False
-    return read[keep]

@@ -1,16 +1,26 @@
 """Photo in, tiles out: the reader wires the stages to the models ``reader.json`` names.
 
-1. load (:mod:`chickenfoot.vision.images`): decode, turn upright, shrink to the working size;
-2. detect (:mod:`chickenfoot.vision.detect`): oriented tile boxes, over the passes the photo needs;
-3. read halves (:mod:`chickenfoot.vision.read`): each face-up tile cut into halves, each half read as a pip
-   count (:mod:`chickenfoot.vision.halves`), weak boxes searched, face-down tiles set apart;
-4. assemble (:mod:`chickenfoot.vision.assemble`): which tiles count, their pips and penalty by the rules,
-   and the warnings; then a second look where the reading is in doubt, and the wide-set
-   classifier's second opinion on unsure halves;
-5. for a photo of the table, :mod:`chickenfoot.vision.table` connects the tiles into a layout.
+:meth:`Reader.read` is one straight line of stages (:data:`STAGES`), each run once a photo and
+each a function of arrays and :class:`~chickenfoot.vision.detections.Detections`:
 
-Each stage is a function of arrays and :class:`~chickenfoot.vision.detections.Detections`; the
-:class:`Reader` holds the models and the config and passes them along. No torch and no
+1. load (:mod:`chickenfoot.vision.images`): decode, turn upright, shrink to the working size;
+2. detect (:mod:`chickenfoot.vision.detect`): oriented boxes of face-up tiles and backs, over the
+   passes the photo needs (zoom, second scale, close-up);
+3. crop and read halves (:mod:`chickenfoot.vision.read`, :mod:`chickenfoot.vision.halves`): each
+   face-up find cut into halves, each half read as a pip count;
+4. judge the 0-0s: whether a divider shows on finds read 0-0 (the extra looks leave possible
+   backs alone);
+5. box search: weak finds read again from boxes moved along their axis;
+6. second look: the detector again where the reading is in doubt; what it adds is read as in 3-5;
+7. second opinion: the wide-set classifier on halves the 0-12 one is unsure of;
+8. judge: the divider where the looks changed a find, and on the finds the policy may ask about;
+9. policy (:mod:`chickenfoot.vision.policy`): for every find, counted, asked about or set apart,
+   and its reason; nothing before it decides;
+10. reading (:mod:`chickenfoot.vision.assemble`): the tiles, their pips and penalty by the rules,
+    and warnings that say each find's reason.
+
+For a photo of the table, :mod:`chickenfoot.vision.table` then connects the tiles into a layout.
+The :class:`Reader` holds the models and the config and passes them along. No torch and no
 OpenCV: numpy, Pillow and onnxruntime only.
 """
 
@@ -28,16 +38,18 @@ import numpy as np
 from PIL import Image
 
 from chickenfoot.rules.ruleset import RuleSet, get_rules
+from chickenfoot.rules.tiles import Tile
 
-from .assemble import assemble, big_set_warning, small_tiles_warning
+from .assemble import big_set_warning, reading_of, small_tiles_warning
 from .config import ModelError, ReaderConfig, resolve_models_dir
-from .detect import Detector, detect, doubt_region, look_again
+from .detect import TILE_CLASS, Detector, detect, doubt_region, look_again
 from .detections import Detections
 from .geometry import OrientedBox
 from .halves import HalfReader, SecondOpinion, choose_values, pip_probs, split_not_pips
 from .images import LoadedImage, Source, load_image
-from .read import flat, read_added, read_tiles, second_opinion_of
-from .reading import Reading, TileReading
+from .policy import Find, Policy, Verdict, decide
+from .read import face_up_finds, finds_of, judge, read_added, read_halves, search, second_opinion
+from .reading import Reading, Reason, TileReading
 from .runtime import open_models
 
 __all__ = ["ModelError", "Reader", "ReaderConfig", "Reading", "TileReading", "resolve_models_dir"]
@@ -76,11 +88,12 @@ class Reader:
         (``table_fine_trigger_px``: one tile missed there cuts off every tile played beyond
         it), no box search (a box slid along a line of touching tiles reads surely as the next
         tile's half and its neighbour's), and no small-tile warning (a whole layout cannot be
-        taken closer)."""
+        taken closer), and no questions from the hand rule (the table reader fills a layout's
+        gaps from the finds set apart)."""
         c = self.config
         table = dataclasses.replace(
             c, fine_trigger_px=c.table_fine_trigger_px if c.table_fine_trigger_px > 0 else c.fine_trigger_px,
-            search_below=0.0, small_tile_px=0.0)
+            search_below=0.0, small_tile_px=0.0, hand_asks=False)
         return self if table == c else self.with_config(table)
 
     @property
@@ -122,62 +135,54 @@ class Reader:
     def detect(self, image: Image.Image) -> Detections:
         return detect(image, self.detector, self.config)
 
+    def policy(self, rules: RuleSet) -> Policy:
+        """The settings the policy stage decides by, for a hand scored with ``rules``."""
+        c = self.config
+        return Policy(c.review_conf, c.count_conf, c.not_pips_max, c.overlap_max, rules.penalty([Tile(0, 0)]),
+                      c.hand_asks)
+
     def read(self, source: Source | LoadedImage, rules: RuleSet | None = None, top: int | None = None) -> Reading:
         """Read every face-up tile in a photo and score it with ``rules`` (default preset).
 
         ``top``: the set in play is double-``top`` (the table knows; the photo may not), so no
         half is read as more pips; default ``rules.set`` when the rules fix the set.
+
+        The stages run once each, in this order (:data:`STAGES`); each extra look is a stage of
+        its own, and only the policy decides what counts.
         """
         c = self.config
         rules = rules or get_rules()
-        t0 = time.perf_counter()
-        loaded = self.load(source)
-        image = loaded.image
-        t1 = time.perf_counter()
-        dets = detect(image, self.detector, c)
-        t2 = time.perf_counter()
         top = rules.set if top is None else top
         halves = self.half_reader(top)
         second = self._second(halves)
-        read = read_tiles(image, dets, halves, c, top, second)
-        reading = self._judge(loaded, read, dets, rules, halves)
-        t3 = time.perf_counter()
-        timings = {"decode": (t1 - t0) * 1e3, "detect": (t2 - t1) * 1e3, "halves": (t3 - t2) * 1e3}
-        region = doubt_region(reading, loaded.scale, image.size, self.detector, c)
-        if region is not None:  # a second look where the reading is in doubt
-            t3 = time.perf_counter()
-            merged = look_again(image, dets, *region, self.detector, c)
-            t4 = time.perf_counter()
-            again = read_added(image, read, dets, merged, halves, c, top, second)
+        clock = _Clock()
+        loaded = clock("decode", self.load, source)
+        image, to_original = loaded.image, 1.0 / loaded.scale
+        dets = clock("detect", detect, image, self.detector, c)
+        finds = clock("halves", read_halves, image, face_up_finds(dets), halves, c, top, second is not None)
+        finds = clock("halves", judge, image, finds, halves.values, c, everything=False)
+        finds = clock("halves", search, image, finds, halves, c, top)
+        # the second look goes where the policy, as things stand, would count a find unsurely
+        # or set it apart as unsure (asked about by the hand's rule or not: it was tuned so)
+        doubt = in_doubt(finds_of(finds, halves.values, to_original),
+                         dataclasses.replace(self.policy(rules), hand_asks=False), c.doubt_below)
+        region = doubt_region([b.scaled(loaded.scale) for b in doubt], image.size, self.detector, c)
+        if region is not None:
+            merged = clock("detect", look_again, image, dets, *region, self.detector, c)
+            again = clock("halves", read_added, image, finds, dets, merged, halves, c, top, second is not None)
             if again is not None:
-                read, dets = again, merged
-                reading = self._judge(loaded, read, dets, rules, halves)
-            timings["detect"] += (t4 - t3) * 1e3
-            timings["halves"] += (time.perf_counter() - t4) * 1e3
+                finds, dets = again, merged
         # last, so the box search and the second look go where the 0-12 classifier alone
         # doubts, as they were tuned to
-        t5 = time.perf_counter()
-        final = second_opinion_of(image, read, halves, second, c, top)
-        if final is not read:
-            reading = self._judge(loaded, final, dets, rules, halves)
-        timings["halves"] += (time.perf_counter() - t5) * 1e3
+        finds = clock("halves", second_opinion, image, finds, halves, second, c, top)
+        finds = clock("halves", judge, image, finds, halves.values, c)
+        found = finds_of(finds, halves.values, to_original)
+        decisions = decide(found, self.policy(rules))
+        backs = [b.scaled(to_original) for b in dets[dets.class_id != TILE_CLASS].oriented_boxes()]
+        reading = reading_of(found, decisions, rules, loaded.original_size, c.review_conf, backs)
         warnings = (reading.warnings + small_tiles_warning(reading, loaded.scale, c.small_tile_px)
                     + big_set_warning(top, halves.top))
-        return dataclasses.replace(reading, timings_ms=timings, warnings=warnings)
-
-    def _judge(self, loaded: LoadedImage, read: Detections, dets: Detections, rules: RuleSet,
-               halves: HalfReader) -> Reading:
-        """The reading of tiles whose halves are read (``read``, from ``dets``: the detections
-        not among them are face-down tiles): which count, pips and penalty."""
-        c = self.config
-        probs, not_pips = split_not_pips(flat(read, "probs"), halves.values)
-        down = np.ones(len(dets), bool)
-        down[read.data["row"]] = False
-        backs = [b.scaled(1.0 / loaded.scale) for b in dets[down].oriented_boxes()]
-        return assemble(read, probs, halves.values, to_original=1.0 / loaded.scale, image_size=loaded.original_size,
-                        review_conf=c.review_conf, rules=rules, count_conf=c.count_conf,
-                        choice=flat(read, "choice"), not_pips=not_pips, not_pips_max=c.not_pips_max,
-                        overlap_max=c.overlap_max, ask=read.data.get("ask"), backs=backs)
+        return dataclasses.replace(reading, timings_ms=clock.ms, warnings=warnings)
 
     def classify(self, batch: np.ndarray, halves: HalfReader | None = None) -> np.ndarray:
         """Probabilities per half crop as the reader reads them: by ``halves`` (default the
@@ -233,3 +238,31 @@ class Reader:
         top = choose_values(probs, self.values)
         probs = pip_probs(probs, self.values)
         return [(int(self.values[k]), float(probs[i, k])) for i, k in enumerate(top)]
+
+
+#: The stages of :meth:`Reader.read`, in order (see the module's text).
+STAGES = ("load", "detect", "crop and read halves", "judge the 0-0s", "box search", "second look",
+          "second opinion", "judge", "policy", "reading")
+
+
+def in_doubt(finds: Sequence[Find], policy: Policy, below: float) -> list[OrientedBox]:
+    """The boxes of ``finds`` the second look goes to: finds the policy, as they
+    stand, would count under ``below`` or set apart as too unsure (never a possible back, nor print)."""
+    if below <= 0:
+        return []
+    return [f.box for f, d in zip(finds, decide(finds, policy), strict=True)
+            if (d.verdict is Verdict.COUNT and f.confidence < below) or d.reason is Reason.UNSURE]
+
+
+class _Clock:
+    """Milliseconds spent per stage group (decode, detect, halves), as the bench reports them."""
+
+    def __init__(self) -> None:
+        self.ms: dict[str, float] = {"decode": 0.0, "detect": 0.0, "halves": 0.0}
+
+    def __call__(self, name: str, fn: Any, *args: Any, **kw: Any) -> Any:
+        t = time.perf_counter()
+        try:
+            return fn(*args, **kw)
+        finally:
+            self.ms[name] += (time.perf_counter() - t) * 1e3

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
+from enum import StrEnum
 from typing import Any
 
 from chickenfoot.rules.ruleset import RuleSet
@@ -25,11 +26,60 @@ UNCOUNTED = ("unsure", "not pips", "overlap")
 SOURCES = ("read", "corrected", "added", "confirmed")
 
 
+class Reason(StrEnum):
+    """Why the reader counts a find, asks about it or sets it apart
+    (:func:`chickenfoot.vision.policy.decide`): kept on each tile read
+    (:attr:`TileReading.reason`), so the warnings, the picture and the app say the same."""
+
+    #: Counted: read surely.
+    SURE = "sure"
+    #: Counted but open: read less surely than ``review_conf``; check it.
+    LOW = "low confidence"
+    #: Asked: reads 0-0 and shows no divider it is sure of, so it may be a face-down tile.
+    ZERO_OR_BACK = "0-0 or back"
+    #: Asked: a face with a divider, among the hand's tiles at their size, a half of it blank
+    #: or nearly so (the half reader says "not pips"): a 0-0 or a 0-x until shown otherwise.
+    BLANK_FACE = "blank face"
+    #: Asked: a face with a divider among the hand's tiles at their size, read too unsurely to count.
+    UNSURE_TILE = "unsure tile"
+    #: Set apart: read too unsurely, and unlike the hand's tiles (elsewhere, another size, no divider).
+    UNSURE = "unsure"
+    #: Set apart: a half looks like print or a back, and the find is unlike the hand's tiles.
+    PRINT = "not pips"
+    #: Set apart: overlaps a surer tile (tiles lie flat).
+    OVERLAP = "overlap"
+    #: Set apart as a face-down tile: reads 0-0, shows no divider, halves like no face's.
+    BACK = "back"
+
+
+#: What each reason says to a player, beside the tile (the CLI, the app, the warnings).
+REASON_TEXT = {
+    Reason.SURE: "read surely",
+    Reason.LOW: "read with low confidence: check it",
+    Reason.ZERO_OR_BACK: "could be the 0-0 or a face-down tile",
+    Reason.BLANK_FACE: "a blank half beside a divider: a 0 until you say otherwise",
+    Reason.UNSURE_TILE: "among the hand's tiles, read too unsurely to count alone",
+    Reason.UNSURE: "too unsure to count",
+    Reason.PRINT: "no pips seen: face down, or not a tile",
+    Reason.OVERLAP: "overlaps a surer tile",
+    Reason.BACK: "face down",
+}
+#: The reasons a find is asked about: it carries a question naming its tile.
+ASKED = (Reason.ZERO_OR_BACK, Reason.BLANK_FACE, Reason.UNSURE_TILE)
+
+
 def zero_or_back(points: int) -> str:
     """The question the reader asks of a tile that reads 0-0 but whose middle shows no divider
     it is sure of: a face-down tile looks the same, and taking a 0-0 for a back drops
     ``points`` from its owner's penalty."""
     return f"Is this the 0-0 ({points}) or a face-down tile?"
+
+
+def is_it(tile: Tile, points: int) -> str:
+    """The question the reader asks of a face it may have read right but will not count alone
+    (:data:`Reason.BLANK_FACE`, :data:`Reason.UNSURE_TILE`): it names the tile, and a 0-0 its
+    points."""
+    return f"Is this the 0-0 ({points})?" if tile == Tile(0, 0) else f"Is this the {tile}?"
 
 
 @dataclass(frozen=True)
@@ -53,6 +103,17 @@ class TileReading:
     #: A question the reader cannot settle alone and asks the player (:func:`zero_or_back`);
     #: "" when none. A tile with a question is open until answered.
     question: str = ""
+    #: Why the reader counts it, asks about it or sets it apart (a :class:`Reason` value; ""
+    #: for a tile a player added).
+    reason: str = ""
+
+    @property
+    def reason_text(self) -> str:
+        """The reason in a player's words ("" when none)."""
+        try:
+            return REASON_TEXT[Reason(self.reason)]
+        except ValueError:
+            return ""
 
     @property
     def tile(self) -> Tile:
@@ -100,6 +161,7 @@ class TileReading:
             **({"uncounted": self.uncounted} if self.uncounted else {}),
             **({"source": self.source} if self.source != "read" else {}),
             **({"question": self.question} if self.question else {}),
+            **({"reason": self.reason} if self.reason else {}),
         }
 
     @classmethod
@@ -108,12 +170,14 @@ class TileReading:
         box = data.get("box")
         pa, pb = (float(v) for v in data.get("half_confidence", (0.0, 0.0)))
         source, uncounted = str(data.get("source", "read")), str(data.get("uncounted", ""))
-        if source not in SOURCES or (uncounted and uncounted not in UNCOUNTED):
-            raise ValueError(f"not a tile reading: source {source!r}, uncounted {uncounted!r}")
+        reason = str(data.get("reason", ""))
+        if source not in SOURCES or (uncounted and uncounted not in UNCOUNTED) or (
+                reason and reason not in {r.value for r in Reason}):
+            raise ValueError(f"not a tile reading: source {source!r}, uncounted {uncounted!r}, reason {reason!r}")
         return cls(a, b, float(data["confidence"]), None if box is None else OrientedBox.from_list(box),
                    bool(data.get("needs_review", False)), float(data.get("detection_confidence", 0.0)), (pa, pb),
                    None if data.get("not_pips") is None else float(data["not_pips"]), uncounted, source,
-                   str(data.get("question", "")))
+                   str(data.get("question", "")), reason)
 
 
 @dataclass(frozen=True)

@@ -124,7 +124,8 @@ def fitting_set(tiles: Sequence[Tile]) -> int | None:
 def label(item: TileReading) -> str:
     """How the review lists a tile: its value and how sure the reader was, or who set it."""
     if item.question and item.source == "read" and item.counted:
-        return "0-0 or face down?"
+        # the reader's question names the tile; a possible back is the one with two answers
+        return "0-0 or face down?" if item.reason in ("", "0-0 or back") else f"{item.tile}? (asked)"
     if not item.counted:
         return f"{item.tile}? (not counted)"
     if item.source == "read":
@@ -267,9 +268,11 @@ class PhotoReview:
 
     @property
     def notes(self) -> list[str]:
-        """The reader's warnings in a player's words, less those the rows of tiles to check and
-        the line of unsure finds already say."""
-        return [plain(w) for w in self.warnings if not _ABOUT_FINDS.match(w) and not _ABOUT_ROWS.search(w)]
+        """The reader's warnings in a player's words, less those the rows of tiles to check, the
+        line of unsure finds and the tiles' own questions already say."""
+        asked = tuple({it.question for it in self.items if it.question})
+        return [plain(w) for w in self.warnings
+                if not _ABOUT_FINDS.match(w) and not _ABOUT_ROWS.search(w) and not (asked and w.startswith(asked))]
 
     def finds_line(self, show_unsure: bool) -> str:
         """The one line that stands for the unsure finds ("" when there are none)."""

@@ -167,6 +167,14 @@ def _row(t: Any, note: str = "") -> str:
             f"{length:.0f}x{width:.0f} {deg:.0f}deg{note}")
 
 
+def _ask(t: Any) -> str:
+    """What a tile to check says: its question, and why where the question does not say it."""
+    if not t.question:
+        return "  CHECK (not counted)"
+    why = f" ({t.reason_text})" if t.reason_text and t.reason != "0-0 or back" else ""
+    return f"  ASK: {t.question}{why}"
+
+
 def photo_lines(name: str, r: Reading, list_all: bool = False) -> list[str]:
     """One photo for people: the headline, the counted tiles (as many rows as the headline's
     count), then the rest: listed with ``list_all``, else one line that counts them."""
@@ -175,8 +183,9 @@ def photo_lines(name: str, r: Reading, list_all: bool = False) -> list[str]:
     lines += [_row(t) for t in sure]
     to_check = [t for t in r.tiles if not t.sure]
     if list_all:
-        lines += [_row(t, f"  ASK: {t.question}" if t.question else "  CHECK (not counted)") for t in to_check]
-        lines += [_row(t, "  NOT COUNTED " + NOT_COUNTED.get(t.uncounted, "(possible tile)"))
+        lines += [_row(t, _ask(t)) for t in to_check]
+        lines += [_row(t, f"  NOT COUNTED ({t.reason_text})" if t.reason_text
+                       else "  NOT COUNTED " + NOT_COUNTED.get(t.uncounted, "(possible tile)"))
                   for t in r.candidates]
     else:
         rest = [f"{r.face_down} face down"] if r.face_down else []

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from chickenfoot.rules import get_rules
 from chickenfoot.vision import detect as detect_stage
 from chickenfoot.vision.config import MODELS_DIR, ReaderConfig
 from chickenfoot.vision.detect import (
@@ -28,8 +29,9 @@ from chickenfoot.vision.detect import (
 )
 from chickenfoot.vision.detections import Detections, obb_corners
 from chickenfoot.vision.geometry import OrientedBox
-from chickenfoot.vision.reader import Reader
-from chickenfoot.vision.reading import Reading, TileReading
+from chickenfoot.vision.policy import Find, Policy
+from chickenfoot.vision.read import face_up_finds, finds_of, read_halves
+from chickenfoot.vision.reader import Reader, in_doubt
 
 ROOT = Path(__file__).resolve().parents[2]
 TEST_DATA = ROOT / "tests" / "data"
@@ -160,30 +162,36 @@ def test_second_scale_pass_runs_on_big_photos_whose_tiles_need_no_zoom():
 
 
 def test_second_look_goes_where_the_reading_is_in_doubt():
-    """``doubt_below``: the region around tiles counted unsurely and possible tiles left unsure,
-    padded by ``doubt_pad`` median lengths, enlarged so they reach ``doubt_tile_px``, capped."""
+    """``doubt_below``: the region around finds the policy would count unsurely or set apart as
+    unsure, padded by ``doubt_pad`` median lengths, enlarged so they reach ``doubt_tile_px``,
+    capped; print and possible backs are no doubt."""
     det = scripted(Detections.empty(), imgsz=320)
-    size, scale = (1000, 800), 0.5  # working pixels = half the photo's
+    size = (500, 400)  # working pixels
 
-    def tile(box: OrientedBox, conf: float, uncounted: str = "") -> TileReading:
-        return TileReading(3, 4, conf, box, conf < 0.8, conf, (1.0, 1.0), uncounted=uncounted)
+    def find(box: OrientedBox, conf: float, not_pips: float = 0.0, a: int = 3) -> Find:
+        return Find(a, 4 if a else 0, box, conf, (1.0, 1.0), (not_pips, not_pips))
 
-    sure = tile(OrientedBox(1800, 1400, 80, 40, 0.0), 0.95)
-    doubtful = tile(OrientedBox(400, 300, 80, 40, 0.0), 0.6)
-    unsure = tile(OrientedBox(600, 300, 80, 40, 0.0), 0.3, "unsure")
-    printed = tile(OrientedBox(1500, 200, 80, 40, 0.0), 0.9, "not pips")
-    reading = Reading((sure, doubtful), 14, 14, (), (2000, 1600), candidates=(unsure, printed))
-    cfg = ReaderConfig(doubt_below=0.8, doubt_tile_px=80.0, doubt_pad=1.0, doubt_max_input=832)
-    region, input_px = doubt_region(reading, scale, size, det, cfg)
-    # working pixels: tiles 40 x 20 at (200, 150) and (300, 150), padded by one median length (40)
+    sure = find(OrientedBox(450, 350, 40, 20, 0.0), 0.95)
+    doubtful = find(OrientedBox(200, 150, 40, 20, 0.0), 0.6)
+    unsure = find(OrientedBox(300, 150, 40, 20, 0.0), 0.3)
+    printed = find(OrientedBox(375, 50, 40, 20, 0.0), 0.9, not_pips=0.95)
+    cfg = ReaderConfig(doubt_below=0.8, doubt_tile_px=80.0, doubt_pad=1.0, doubt_max_input=832, count_conf=0.45,
+                       not_pips_max=0.9)
+    policy = Policy(0.8, 0.45, 0.9)
+    doubt = in_doubt([sure, doubtful, unsure, printed], policy, cfg.doubt_below)
+    assert doubt == [doubtful.box, unsure.box]
+    region, input_px = doubt_region(doubt, size, det, cfg)
+    # tiles 40 x 20 at (200, 150) and (300, 150), padded by one median length (40)
     assert region == (140, 100, 360, 200)
     assert input_px == math.ceil(220 * 2.0 / 32) * 32  # 40 px tiles -> 80
     small = dataclasses.replace(cfg, doubt_tile_px=400.0, doubt_max_input=500)
-    assert doubt_region(reading, scale, size, det, small)[1] == 480  # capped, on the stride
-    calm = Reading((sure,), 7, 7, (), (2000, 1600), candidates=(printed,))
-    assert doubt_region(calm, scale, size, det, cfg) is None  # print is not doubt
-    assert doubt_region(reading, scale, size, det, dataclasses.replace(cfg, doubt_below=0.0)) is None
-    assert doubt_region(reading, scale, size, scripted(Detections.empty(), stride=0), cfg) is None
+    assert doubt_region(doubt, size, det, small)[1] == 480  # capped, on the stride
+    assert in_doubt([sure, printed], policy, cfg.doubt_below) == []  # print is not doubt
+    assert in_doubt([dataclasses.replace(find(OrientedBox(200, 150, 40, 20, 0.0), 0.3, a=0), divider=False)],
+                    policy, cfg.doubt_below) == []  # nor a possible back
+    assert doubt_region([], size, det, cfg) is None
+    assert doubt_region(doubt, size, det, dataclasses.replace(cfg, doubt_below=0.0)) is None
+    assert doubt_region(doubt, size, scripted(Detections.empty(), stride=0), cfg) is None
 
 
 @dataclass(frozen=True)
@@ -203,15 +211,19 @@ def test_second_look_adds_what_it_finds_in_its_region_and_reads_what_it_added(tm
     reader = Reader.from_models_dir(models)
     reader.detector = Noting.of(reader.detector.model, 320)
     sizes = reader.detector.sizes
-    first = reader.read(photo)
+    reader.read(photo)
     runs = len(sizes)
     assert reader.config.doubt_below == 0.0  # off unless reader.json turns it on
     reader.config = dataclasses.replace(reader.config, doubt_below=0.99, doubt_tile_px=40.0)
     again = reader.read(photo)
     assert len(sizes) == 2 * runs + 1  # one more detector run, on the region in doubt
+    last = sizes[-1]
     loaded = reader.load(photo)
-    region, size = doubt_region(first, loaded.scale, loaded.image.size, reader.detector, reader.config)
-    assert sizes[-1] == size
+    found = finds_of(read_halves(loaded.image, face_up_finds(reader.detect(loaded.image)), reader.halves,
+                                 reader.config, None), reader.values, 1.0)
+    region, size = doubt_region(in_doubt(found, reader.policy(get_rules()), reader.config.doubt_below),
+                                loaded.image.size, reader.detector, reader.config)
+    assert last == size
     # what the second look finds is placed in the photo by its region and merged: a box on a
     # tile already seen is one tile, not two
     seen = reader.detect(loaded.image)

@@ -290,12 +290,14 @@ def test_a_table_is_read_with_its_own_zoom_and_hands_are_not():
     assert reader.config.search_below > 0 and table.config.search_below == 0
     # nor asked to be taken closer: a whole layout cannot be
     assert reader.config.small_tile_px > 0 and table.config.small_tile_px == 0
+    # nor does the hand rule ask about finds: the table reader fills gaps from them itself
+    assert reader.config.hand_asks and not table.config.hand_asks
     assert dataclasses.replace(table.config, fine_trigger_px=reader.config.fine_trigger_px,
                                search_below=reader.config.search_below,
-                               small_tile_px=reader.config.small_tile_px) == reader.config
+                               small_tile_px=reader.config.small_tile_px, hand_asks=True) == reader.config
     assert table.detector.model is reader.detector.model  # the same loaded models
     plain = reader.with_config(dataclasses.replace(reader.config, table_fine_trigger_px=0.0, search_below=0.0,
-                                                   small_tile_px=0.0))
+                                                   small_tile_px=0.0, hand_asks=False))
     assert plain.for_table() is plain
 
 

@@ -854,13 +854,16 @@ def _check_row(app: App, review: PhotoReview, preview: Preview, k: int, open_: b
                            semantics_label=f"Tile {k + 1} as the photo shows it")
     except ReviewError:
         ui_crop = ft.Container(width=64, height=64)
-    if it.question and it.counted:
+    if it.question and it.counted and it.reason in ("", "0-0 or back"):
         what = f"Tile {k + 1}: the 0-0 or a face-down tile?"
         buttons = [app.button(f"It is the 0-0 ({review.rules.tile_penalty(Tile(0, 0))})", bind(accept, k),
                               kind="tonal", compact=True),
                    app.button("It is face down", bind(remove, k), kind="outlined", compact=True)]
     else:
-        if it.counted:
+        if it.question:  # the reader's own question, and why it asks
+            why = f" ({it.reason_text})" if it.reason_text else ""
+            what = f"Tile {k + 1}: {it.question}{why}"
+        elif it.counted:
             what = f"Tile {k + 1} reads {it.tile}, not surely"
         elif k in review.unsure_finds:
             what = f"Tile {k + 1} may be {it.tile} (unsure find)"

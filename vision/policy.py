@@ -1,0 +1,281 @@
+"""The policy stage: for every find, one decision: counted, asked about or set apart, and why.
+
+Every other stage measures (boxes, half probabilities, whether a divider shows); this one alone
+decides, from those measures and the config, for all finds of a photo at once. Its rule, the one
+a player can trust: **a find that may be a face-up tile and lies among the hand's tiles, at their
+size, is counted or asked about, never set apart in silence.**
+
+* A face read surely is counted (:data:`Reason.SURE`), flagged to check under ``review_conf``
+  (:data:`Reason.LOW`).
+* A find read 0-0 whose middle shows no divider may be a face-down tile: it is a back
+  (:data:`Reason.BACK`) when the half reader also takes both halves for no face's
+  (``not_pips_max``), print (:data:`Reason.PRINT`) when it takes one for no face's, else it is
+  asked about (:data:`Reason.ZERO_OR_BACK`). The errors cost alike: 50 points to one player or
+  another.
+* A blank or nearly blank face with a divider is a 0-0 or a 0-x until shown otherwise: a find
+  with a divider among the hand's tiles at their size, one half of which the half reader calls
+  "not pips" while the other is pips, or both where it reads 0-0, is asked about with its blank
+  halves read 0 (:data:`Reason.BLANK_FACE`, "Is this the 0-0 (50)?", "Is this the 0-5?"), and so
+  is one read as a 0-x too unsurely to count; found by the detector at :data:`TILE_DETECTION_MIN`
+  or more, or read as a plain 0-0 however unsurely found. A find read too unsurely to count,
+  with a divider, among the hand's tiles at their size and found surely as a tile
+  (:data:`TILE_DETECTION_MIN`), is asked about too (:data:`Reason.UNSURE_TILE`).
+* "Print" (:data:`Reason.PRINT`) and "unsure" (:data:`Reason.UNSURE`) are for finds unlike the
+  hand's tiles: another size, outside the hand, or no divider.
+* Tiles lie flat and never overlap: of counted finds that overlap, the surest set that overlaps
+  nowhere counts, the rest are set apart (:data:`Reason.OVERLAP`); a find asked about gives way
+  to any counted tile it overlaps.
+
+:func:`decide` is a pure function of :class:`Find` values: tested on constructed finds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+
+import numpy as np
+
+from chickenfoot.rules.tiles import Tile
+
+from .detections import box_rows, obb_corners
+from .geometry import OrientedBox, overlap_share
+from .reading import Reason, is_it, zero_or_back
+
+
+class Verdict(StrEnum):
+    """What becomes of a find."""
+
+    COUNT = "count"  # in the pips and penalty (flagged ones once checked)
+    ASK = "ask"  # open: shown with its question, in no total until a player answers
+    APART = "apart"  # set apart: shown grey (or purple, a back), in no total
+
+
+#: A find set apart alone is asked about instead when the detector was at least this sure it is
+#: a tile (and it has a divider and lies among the hand at its size); a plain 0-0 however unsurely
+#: it was found.
+TILE_DETECTION_MIN = 0.6
+#: The other half of a 0-x asked about is pips: the half reader takes it for no face's half
+#: less likely than this.
+PIPS_HALF = 0.5
+#: A half of a 0-x asked about that is not blank is read at least this surely (and so are both
+#: halves of a 0-0 read as pips).
+HALF_SURE = 0.8
+#: A find is at the hand's size when its length and width are within this factor of the
+#: median counted tile's.
+SIZE_FACTOR = 1.4
+#: A find lies among the hand's tiles when its centre is within this many median tile lengths
+#: of a counted tile's centre: a tile missing from a line lies one length from its neighbours.
+AMONG_LENGTHS = 1.2
+
+
+@dataclass(frozen=True)
+class Find:
+    """One face-up find as the stages before the policy measured it."""
+
+    a: int
+    b: int
+    box: OrientedBox
+    detection: float
+    #: Each half's probability of its value, among pip counts alone.
+    halves: tuple[float, float] = (1.0, 1.0)
+    #: Each half's probability of being no face's half (print, a back); None when the half
+    #: reader has no such class.
+    not_pips: tuple[float, float] | None = None
+    #: Whether a divider shows across its middle (None: not measured, taken as showing).
+    divider: bool | None = None
+
+    @property
+    def confidence(self) -> float:
+        return self.detection * self.halves[0] * self.halves[1]
+
+    @property
+    def least_pips(self) -> float | None:
+        """How likely its less tile-like half is not pips (None: no such class)."""
+        return None if self.not_pips is None else max(self.not_pips)
+
+
+@dataclass(frozen=True)
+class Policy:
+    """The settings the policy decides by (from ``reader.json``, :class:`~chickenfoot.vision.config.ReaderConfig`)."""
+
+    review_conf: float = 0.8
+    count_conf: float = 0.0
+    not_pips_max: float = 1.0
+    overlap_max: float = 0.0
+    #: Points of the 0-0, named in its questions.
+    zero_points: int = 50
+    #: Whether finds set apart alone are asked about when they are like the hand's tiles
+    #: (``hand_asks``; off for a table's layout, whose gaps the table reader fills itself).
+    hand_asks: bool = True
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The policy's word on one find: its verdict, its reason, the tile counted or asked about
+    (a blank half asked about reads 0), and the question asked ("" when none)."""
+
+    verdict: Verdict
+    reason: Reason
+    a: int
+    b: int
+    question: str = ""
+
+    @property
+    def open(self) -> bool:
+        """Shown and listed, but in no total until a player confirms it."""
+        return self.verdict is Verdict.ASK or self.reason is Reason.LOW
+
+
+def blank_verdict(divider: bool | None, not_pips: tuple[float, float] | None, not_pips_max: float) -> Reason | None:
+    """For a find read 0-0: None when it is a face (its divider shows), :data:`Reason.BACK`
+    when no divider shows and the half reader takes both halves for no face's, else
+    :data:`Reason.ZERO_OR_BACK`."""
+    if divider is None or divider:
+        return None
+    if not_pips is not None and 0 < not_pips_max <= min(not_pips):
+        return Reason.BACK
+    return Reason.ZERO_OR_BACK
+
+
+def decide(finds: Sequence[Find], policy: Policy) -> list[Decision]:
+    """One decision per find (see the module's text)."""
+    out: list[Decision | None] = [_alone(f, policy) for f in finds]
+    counted = [k for k, d in enumerate(out) if d is not None and d.verdict is Verdict.COUNT]
+    if policy.overlap_max > 0 and len(counted) > 1:
+        keep = apart([finds[k].box for k in counted], [finds[k].confidence for k in counted], policy.overlap_max)
+        for k in np.asarray(counted)[~keep]:
+            out[k] = Decision(Verdict.APART, Reason.OVERLAP, finds[k].a, finds[k].b)
+    hand = [k for k, d in enumerate(out) if d is not None and d.verdict is Verdict.COUNT]
+    hand_boxes = [finds[k].box for k in hand]
+    for k, f in enumerate(finds):
+        if out[k] is None:  # set apart alone, unless it is like the hand's tiles
+            out[k] = _unlike_or_asked(f, policy, hand_boxes)
+    if policy.overlap_max > 0:  # an asked find gives way to a counted tile it overlaps
+        for k, d in enumerate(out):
+            if d.verdict is Verdict.ASK and any(
+                    overlap_share(finds[k].box.corners(), b.corners()) > policy.overlap_max for b in hand_boxes):
+                out[k] = Decision(Verdict.APART, Reason.OVERLAP, finds[k].a, finds[k].b)
+    return out  # type: ignore[return-value]
+
+
+def _alone(f: Find, p: Policy) -> Decision | None:
+    """The decision a find gets on its own measures; None for one set apart unless it is like
+    the hand's tiles (decided once the hand is known)."""
+    least = f.least_pips
+    printed = least is not None and least >= p.not_pips_max
+    if f.a == f.b == 0:
+        blank = blank_verdict(f.divider, f.not_pips, p.not_pips_max)
+        if blank is Reason.BACK:
+            return Decision(Verdict.APART, Reason.BACK, 0, 0)
+        if blank is Reason.ZERO_OR_BACK and not printed:
+            # a possible 0-0 is asked about however unsure: left out, it would cost its owner 50
+            return Decision(Verdict.ASK, Reason.ZERO_OR_BACK, 0, 0, zero_or_back(p.zero_points))
+    if printed:  # with no divider, a half like print is print (or a printed back)
+        return None
+    if f.confidence < p.count_conf:
+        return None
+    return Decision(Verdict.COUNT, Reason.SURE if f.confidence >= p.review_conf else Reason.LOW, f.a, f.b)
+
+
+def _unlike_or_asked(f: Find, p: Policy, hand: Sequence[OrientedBox]) -> Decision:
+    # "no divider" (or none measured) is print or a back; a face has one
+    like = p.hand_asks and f.divider is True and among(f.box, hand)
+    printed = [x is not None and x >= p.not_pips_max for x in (f.not_pips or (None, None))]
+    # a blank half is what the half reader most often takes for print on a face: read it 0
+    a, b = (0 if x else v for v, x in zip((f.a, f.b), printed, strict=True))
+    # the halves not like print are read surely: a blank half beside clear pips, not a guess
+    read_surely = all(x or h >= HALF_SURE for x, h in zip(printed, f.halves, strict=True))
+    if a == b == 0:  # both blank: a plain 0-0 only where it reads 0-0, its divider judged as one's
+        blank = f.a == f.b == 0
+    elif any(printed):  # one half like print: a 0-x where the other half is pips
+        blank = min(f.not_pips) < PIPS_HALF  # type: ignore[arg-type]
+    else:
+        blank = 0 in (a, b)
+    # a plain 0-0, read so on both halves, is asked about however unsurely it was found: left
+    # out it costs its owner 50; a 0-x needs the detector's word that it may be a tile
+    plain_zero = f.a == f.b == 0 and not any(printed)
+    blank = blank and read_surely and (plain_zero or f.detection >= TILE_DETECTION_MIN)
+    if like and blank:  # a 0-0 or a 0-x until shown otherwise
+        return Decision(Verdict.ASK, Reason.BLANK_FACE, a, b, is_it(Tile(a, b), p.zero_points))
+    if any(printed):
+        return Decision(Verdict.APART, Reason.PRINT, f.a, f.b)
+    pips_like = f.not_pips is None or max(f.not_pips) < PIPS_HALF
+    if like and f.detection >= TILE_DETECTION_MIN and pips_like:
+        return Decision(Verdict.ASK, Reason.UNSURE_TILE, f.a, f.b, is_it(Tile(f.a, f.b), p.zero_points))
+    return Decision(Verdict.APART, Reason.UNSURE, f.a, f.b)
+
+
+def among(box: OrientedBox, hand: Sequence[OrientedBox]) -> bool:
+    """Whether ``box`` is at the size of the ``hand``'s tiles (their median length and width,
+    within :data:`SIZE_FACTOR`) and lies among them (within :data:`AMONG_LENGTHS` median lengths
+    of one). With no hand, any find is."""
+    if not hand:
+        return True
+    length = float(np.median([b.length for b in hand]))
+    width = float(np.median([b.width for b in hand]))
+    if not (length / SIZE_FACTOR <= box.length <= length * SIZE_FACTOR
+            and width / SIZE_FACTOR <= box.width <= width * SIZE_FACTOR):
+        return False
+    return any(np.hypot(box.cx - b.cx, box.cy - b.cy) <= AMONG_LENGTHS * length for b in hand)
+
+
+def apart(boxes: Sequence[OrientedBox], weights: Sequence[float], max_share: float) -> np.ndarray:
+    """Which of ``boxes`` to keep so that no two kept ones overlap by more than ``max_share`` of
+    the smaller (:func:`chickenfoot.vision.geometry.overlap_share`): of each group of boxes that overlap, the
+    set with the greatest total weight. A box astride two touching tiles loses to the two when
+    they are surer together; alone against one, the surer wins. Exact for groups of up to
+    ``APART_EXACT`` boxes (they rarely have more than three), greedy by weight beyond."""
+    n = len(boxes)
+    keep = np.ones(n, bool)
+    if n < 2 or max_share <= 0:
+        return keep
+    w = np.asarray(weights, np.float64)
+    rows = box_rows(boxes).astype(np.float64)
+    corners = obb_corners(rows)
+    near = np.hypot(rows[:, None, 0] - rows[None, :, 0], rows[:, None, 1] - rows[None, :, 1]) < (
+        rows[:, None, 2] + rows[None, :, 2]) / 2
+    adj: list[set[int]] = [set() for _ in range(n)]
+    for i, j in zip(*np.nonzero(np.triu(near, 1)), strict=True):
+        if overlap_share(corners[i], corners[j]) > max_share:
+            adj[i].add(int(j))
+            adj[j].add(int(i))
+    seen: set[int] = set()
+    for start in range(n):
+        if start in seen or not adj[start]:
+            continue
+        group, stack = [], [start]
+        while stack:
+            u = stack.pop()
+            if u not in seen:
+                seen.add(u)
+                group.append(u)
+                stack.extend(adj[u])
+        group.sort(key=lambda u: -w[u])
+        if len(group) <= APART_EXACT:
+            chosen = _heaviest_apart(group, adj, w)[1]
+        else:
+            chosen = []
+            for u in group:
+                if not adj[u] & set(chosen):
+                    chosen.append(u)
+        keep[[u for u in group if u not in chosen]] = False
+    return keep
+
+
+#: Largest group of overlapping boxes :func:`apart` solves exactly (2**n subsets at worst).
+APART_EXACT = 14
+
+
+def _heaviest_apart(nodes: list[int], adj: list[set[int]], w: np.ndarray) -> tuple[float, list[int]]:
+    """The subset of ``nodes`` with no two adjacent and the greatest total weight."""
+    if not nodes:
+        return 0.0, []
+    v, rest = nodes[0], nodes[1:]
+    without = _heaviest_apart(rest, adj, w)
+    if not adj[v] & set(rest):  # v overlaps none of the rest: always take it
+        return without[0] + w[v], [v, *without[1]]
+    taken = _heaviest_apart([u for u in rest if u not in adj[v]], adj, w)
+    # on a tie the surer box (v comes first) is kept
+    return (taken[0] + w[v], [v, *taken[1]]) if taken[0] + w[v] >= without[0] else without
