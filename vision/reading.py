@@ -231,9 +231,13 @@ class Reading:
 
     def headline(self) -> str:
         """The penalty as a player should read it: "penalty 23", or, while tiles are open,
-        "penalty at least 23, 2 to check"."""
+        "penalty at least 23, 2 to check", or "nothing counted yet, 2 to check" (never "at least 0")."""
         n = self.to_check
-        return f"penalty {self.penalty}" if not n else f"penalty at least {self.penalty}, {n} to check"
+        if not n:
+            return f"penalty {self.penalty}"
+        if not any(t.sure for t in self.tiles):
+            return f"nothing counted yet, {n} to check"
+        return f"penalty at least {self.penalty}, {n} to check"
 
     def to_dict(self) -> dict[str, Any]:
         return {

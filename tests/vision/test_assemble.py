@@ -182,3 +182,15 @@ def test_a_tile_asked_about_is_open_and_gives_way_to_a_counted_tile_it_overlaps(
     assert not reading.candidates[0].open and len(reading.questions) == 1
     again = Reading.from_dict(reading.to_dict())
     assert again.to_dict() == reading.to_dict() and again.questions[0].question == asked[0].question
+
+
+def test_a_headline_with_nothing_counted_never_says_at_least_0():
+    values = np.arange(13)
+    dets = Detections(np.array([[100, 50, 80, 40, 0.0], [300, 52, 80, 40, 0.0]]), [0.4, 0.4], [0, 0])
+    probs = np.full((4, 13), 0.001)
+    for row, v in enumerate([3, 4, 2, 6]):
+        probs[row, v] = 0.99
+    reading = assemble(dets, probs, values, to_original=1.0, image_size=(400, 300),
+                       review_conf=0.6, rules=get_rules())
+    assert reading.to_check == 2 and not any(t.sure for t in reading.tiles)
+    assert reading.headline() == "nothing counted yet, 2 to check"
