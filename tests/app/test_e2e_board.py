@@ -9,9 +9,11 @@ drawing the app shows (``DisputeBuilder.picture``) and the box the browser gives
 
 from __future__ import annotations
 
+import io
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 from app_e2e_helpers import (
     BOARD,
@@ -24,6 +26,7 @@ from app_e2e_helpers import (
     shots_dir,
     wheel,
 )
+from PIL import Image
 
 from chickenfoot.app.dispute import DisputeBuilder
 from chickenfoot.app.views.board import end_label, focus_of, zoomed
@@ -181,3 +184,95 @@ def test_a_table_photo_is_shown_as_a_board_beside_the_photo(server: Server, brow
     assert a and b and b["y"] >= a["y"] + a["height"] - 1 and b["x"] + b["width"] <= PHONE["width"], (a, b)
     wheel(ui, b["y"] - 120)
     ui.shot("photo-and-board-360px")
+
+
+def _in_view(ui: Ui, loc, what: str) -> dict:  # type: ignore[no-untyped-def]
+    """``loc``'s box, asserted wholly on the screen (below the app bar) as it is, without scrolling."""
+    loc.wait_for(state="visible", timeout=20_000)
+    box = loc.bounding_box()
+    vp = ui.page.viewport_size
+    if not (box and box["y"] >= 56 and box["y"] + box["height"] <= vp["height"] + 0.5):
+        ui.shot("FAILED-off-screen")
+        raise AssertionError(f"{what} is off screen: {box}")
+    return box
+
+
+@pytest.mark.parametrize("large", [False, True], ids=["normal-text", "large-text"])
+def test_the_dispute_checker_is_one_surface_at_360px(tmp_path: Path, browser, large: bool) -> None:  # type: ignore[no-untyped-def]
+    """A tap on an open end of the board chooses it (said beside the finger), a face in the sheet
+    under the board asks about its tile, and the verdict shows on the same screen without
+    scrolling; after Add the verdict is gone. Screenshots: artifacts/e2e/issue-47."""
+    from app_e2e_helpers import ARTIFACTS
+
+    from chickenfoot.app.settings import Settings, SettingsStore
+
+    text = "large" if large else "normal"
+    SettingsStore(tmp_path / "matches-settings.json").save(Settings(large_text=large))
+    b = DisputeBuilder("double-chicken-foot", 9, 9)
+    for t in ("9-4", "9-1", "9-7", "9-0", "9-3", "9-8"):
+        b.add(t, "9-9")
+    layout = tmp_path / "table.json"
+    layout.write_text(b.to_json())
+    shots = ARTIFACTS / "issue-47"
+    shots.mkdir(parents=True, exist_ok=True)
+    for old in shots.glob(f"after-dispute-{text}-*.png"):
+        old.unlink()
+    srv = Server(tmp_path / "matches.json", tmp_path / "app.log")
+    try:
+        page = browser.new_page(viewport=PHONE)
+        ui = Ui(page, shots)
+        ui.open(srv.url)
+        ui.click("Dispute checker")
+        ui.choose_file("Load layout file", layout)
+        ui.see("The hub has its spokes and no foot is open: any matching open end is fine.")
+        wheel(ui, -2000)
+        ui.see("Tap an open end on the board (a dashed place), then its tile here.")
+        page.screenshot(path=str(shots / f"after-dispute-{text}-1-table.png"))
+
+        # the open end on the 9-8, tapped where the board shows it
+        pic = b.picture()
+        mark = next(m for m in pic.board.ends if m.end.target == Tile(8, 9))
+        box = board_box(ui, pic)
+        x, y = board_point(box, *pic.to_pixels(mark.spot.x, mark.spot.y))
+        page.wait_for_timeout(3000)  # the snack bar gone: the screen still
+        around = {"x": max(0, x - 70), "y": max(56, y - 70), "width": 140, "height": 140}
+        still = Image.open(io.BytesIO(page.screenshot(clip=around))).convert("RGB")
+        page.mouse.click(x, y)
+        b.select("9-8")
+        chosen = f"The tile for the {end_label(next(e for e in b.open_ends() if e.target == Tile(8, 9)))}:"
+        ui.see(chosen)
+        page.wait_for_timeout(700)
+        tapped = Image.open(io.BytesIO(page.screenshot(clip=around))).convert("RGB")
+        changed = np.abs(np.asarray(tapped, int) - np.asarray(still, int)).sum(axis=2) > 60
+        print(f"{text} text: {changed.mean():.0%} of the 140 px square round the finger changed on the tap")
+        assert changed.mean() > 0.08  # the end ringed and the note beside it, where the finger is
+        label = page.locator(BOARD_LABEL).first.get_attribute("aria-label") or ""
+        assert f"Chosen: {b.end_name(Tile(8, 9))}" in label, label
+        page.screenshot(path=str(shots / f"after-dispute-{text}-2-end-tapped.png"))
+
+        # the picker shows the 8s (the number that end needs), each face with its numbers
+        face = ui.button("6-8")
+        _in_view(ui, face.first, "the 6-8 face")
+        assert ui.button("8-9, on the table").count() == 1  # laid already: greyed, still named
+        face.first.click()
+        v = b.ask("8-6")
+        assert v.legal
+        verdict = page.get_by_text(f"Yes. {v.message}", exact=True).first
+        _in_view(ui, verdict, "the verdict")
+        board = page.locator(BOARD).first.bounding_box()
+        vbox = verdict.bounding_box()
+        assert board and vbox and vbox["y"] >= board["y"] + board["height"] - 1, (board, vbox)  # under the board
+        label = page.locator(BOARD_LABEL).first.get_attribute("aria-label") or ""
+        assert f"Judged: 6-8 on 8-9: legal. {v.message}" in label, label
+        page.screenshot(path=str(shots / f"after-dispute-{text}-3-verdict.png"))
+
+        ui.click("Add to table")
+        b.add("8-6")
+        ui.see(re.compile(r"6-8 on 8-9"))  # on the table, in words
+        page.wait_for_timeout(500)
+        assert ui.count(re.compile(r"^(Yes|No)\. ")) == 0  # the answered question is gone
+        label = page.locator(BOARD_LABEL).first.get_attribute("aria-label") or ""
+        assert "Judged:" not in label, label
+        page.screenshot(path=str(shots / f"after-dispute-{text}-4-added.png"))
+    finally:
+        srv.stop()

@@ -56,3 +56,13 @@ def test_the_screen_states_need_no_flet() -> None:
     code = "import sys, chickenfoot.app.screens; print('flet' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_the_dispute_checker_opens_its_picker_on_the_end_chosen() -> None:
+    st = DisputeState()
+    assert st.picking and st.suit is None
+    st.suit = 3
+    st.toggle_picker()  # folded away for more board
+    assert not st.picking
+    st.end_chosen()  # a new end: its own number's faces, shown
+    assert st.picking and st.suit is None
