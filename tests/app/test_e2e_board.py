@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from app_e2e_helpers import (
+    ARTIFACTS,
     BOARD,
     BOARD_LABEL,
     Server,
@@ -175,15 +176,36 @@ def test_a_table_photo_is_shown_as_a_board_beside_the_photo(server: Server, brow
                              'flt-semantics:has(> flt-semantics-img[aria-label^="Photo of the table"])').first
     a = photo_box.bounding_box()
     b = page.locator(BOARD).first.bounding_box()
-    assert a and b and b["x"] >= a["x"] + a["width"] and abs(b["y"] - a["y"]) < 5, (a, b)  # side by side
+    assert a and b and a["x"] >= b["x"] + b["width"] and abs(b["y"] - a["y"]) < 5, (a, b)  # side by side
     ui.shot("photo-and-board-desktop")
     page.set_viewport_size(PHONE)
     page.wait_for_timeout(1500)
+    wheel(ui, -3000)
     a = photo_box.bounding_box()
     b = page.locator(BOARD).first.bounding_box()
-    assert a and b and b["y"] >= a["y"] + a["height"] - 1 and b["x"] + b["width"] <= PHONE["width"], (a, b)
-    wheel(ui, b["y"] - 120)
+    assert a and b and a["y"] >= b["y"] + b["height"] - 1 and b["x"] + b["width"] <= PHONE["width"], (a, b)
+    assert b["y"] < 120  # the board on top
     ui.shot("photo-and-board-360px")
+
+    # "Show the whole board": every tile inside the window (its edges show only the table's
+    # cloth, no tile's dark outline or pips), where the zoom used to stop with tiles cut off
+    ui.click("Show the whole board")
+    page.wait_for_timeout(1200)
+    b = page.locator(BOARD).first.bounding_box()
+    assert b
+    shots = ARTIFACTS / "issue-47"
+    shots.mkdir(parents=True, exist_ok=True)
+    png = page.screenshot(path=str(shots / "after-photo-whole-board-360px.png"))
+    img = np.asarray(Image.open(io.BytesIO(png)).convert("L")).astype(int)
+    x0, x1 = int(b["x"]) + 4, int(b["x"] + b["width"]) - 5
+    y0, y1 = int(b["y"]) + 4, min(int(b["y"] + b["height"]) - 5, PHONE["height"] - 1)
+    edges = {"left": img[y0:y1, x0], "right": img[y0:y1, x1], "top": img[y0, x0:x1]}
+    dark = {k: int((v < 90).sum()) for k, v in edges.items()}
+    assert not any(dark.values()), f"tiles cut off at the window's edge: dark pixels {dark}"
+
+    # the photo, cut to the table, under the board
+    wheel(ui, a["y"] - 150)
+    page.screenshot(path=str(shots / "after-photo-360px.png"))
 
 
 def _in_view(ui: Ui, loc, what: str) -> dict:  # type: ignore[no-untyped-def]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 from typing import TYPE_CHECKING, Any
 
 import flet as ft
@@ -250,13 +251,23 @@ _ZOOM_ROW = 52.0
 
 
 def _sheet_height(app: App, st: DisputeState, b: DisputeBuilder) -> float:
-    """About how tall the sheet is drawn (pixels): its header lines, and the suits and the faces
-    when they are shown."""
-    lines = 1 + (b.selected is not None) + (b.last is not None and not b.last.legal)
-    h = 16 + lines * max(48.0, app.fs(30))
+    """About how tall the sheet is drawn (pixels): its handle, what it says (the verdict may take
+    a few lines), Add, and the suits and the faces when they are shown."""
+    room = float(getattr(app.page, "width", None) or 360) - 28 - 52
+    if b.last is not None:
+        said = len(b.last.message) + 5
+    elif b.selected is not None:
+        said = 40
+    else:
+        said = 68
+    lines = max(1, math.ceil(said * 0.55 * app.fs(16) / room))
+    h = 15 + 10 + max(48.0, lines * app.fs(16) * 1.4)
+    if b.last is not None and not b.last.legal:
+        h += 6 + 2 * app.fs(14) * 1.4  # where else it could go
+    if b.selected is not None:
+        h += 6 + max(48.0, app.fs(15) + 30)  # Add
     if st.picking:
-        face = app.fs(FACE_WIDTH)
-        h += 8 + max(48.0, app.fs(40)) + 8 + face * 2.15 + app.fs(NUMBERS_SIZE) * 1.4 + 14
+        h += 6 + max(48.0, app.fs(16) + 30) + 8 + 6 + FACE_WIDTH * 2.15 + app.fs(NUMBERS_SIZE) * 1.4 + 8
     return h
 
 
@@ -342,8 +353,10 @@ def _tile_chooser(app: App, b: DisputeBuilder, shown: int | None, pick: Any) -> 
     def laid(t: Tile) -> None:
         app.snack(f"{t} is on the table already: a set has only one {t}")
 
+    # The faces at their own size in large text too (their numbers grow): the sheet stays low
+    # enough to leave the board its room.
     faces = [face_button(app, t, f"{t}, on the table" if on else str(t),
-                         bind(laid if on else choose, t), zero_zero=zero_zero, taken=on)
+                         bind(laid if on else choose, t), zero_zero=zero_zero, taken=on, width=FACE_WIDTH)
              for t, on in b.tile_choices(suit)]
     return [row, ft.Row(faces, spacing=6, scroll=ft.ScrollMode.ALWAYS)]
 

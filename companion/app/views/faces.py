@@ -46,7 +46,8 @@ def face_bytes(tile: Tile, zero_zero: int | None = None, taken: bool = False) ->
 
 
 def face_button(app: App, tile: Tile, label: str, on_click: Callable[[Any], Any], *,
-                zero_zero: int | None = None, taken: bool = False, chosen: bool = False) -> ft.Control:
+                zero_zero: int | None = None, taken: bool = False, chosen: bool = False,
+                width: float | None = None) -> ft.Control:
     """A tappable face: filled round it when ``chosen``, greyed and crossed out when ``taken``.
     ``label`` names the button itself: the numbers under the face carry it, merged into the
     button's own node (the picture is left out of the accessibility tree, where it would be a
