@@ -51,8 +51,10 @@ class DisputeScreen(Screen):
 
     @property
     def typed(self) -> str:
-        """The tile in the tile box (or chosen by its face)."""
-        return self.session.drafts.dispute_tile
+        """The tile in the tile box (a face chosen fills it). Read from the box itself: Flet sets
+        its value before any event is handled, while the change handlers that keep the draft
+        run in worker threads, where the last keystroke's may come after a tap on Add."""
+        return self.tile_field.value or ""
 
     def remember(self, e: Any) -> None:
         self.session.drafts.dispute_tile = e.control.value
@@ -189,7 +191,8 @@ class DisputeScreen(Screen):
         # One working surface: the board on top (its open ends are the selection), the picker
         # and the verdict in the sheet fixed under it, the rest of the table's story below.
         sheet = _sheet(app, self, b)
-        board = _board(app, b, self.state, max_height=_board_height(app, self.state, b))
+        page = (float(getattr(app.page, "width", None) or 360), float(getattr(app.page, "height", None) or 780))
+        board = _board(app, b, self.state, max_height=board_height(b, self.state, page, app.scale))
         body: list[Any] = []
         if b.photo is not None and available_width(app) >= 900:
             body.append(_photo_header(app, b))
@@ -250,30 +253,36 @@ _ABOVE_BOARD = 14.0
 _ZOOM_ROW = 52.0
 
 
-def _sheet_height(app: App, st: DisputeState, b: DisputeBuilder) -> float:
-    """About how tall the sheet is drawn (pixels): its handle, what it says (the verdict may take
-    a few lines), Add, and the suits and the faces when they are shown."""
-    room = float(getattr(app.page, "width", None) or 360) - 28 - 52
+def sheet_height(b: DisputeBuilder, st: DisputeState, width: float, scale: float) -> float:
+    """About how tall the sheet is drawn (pixels) on a page ``width`` wide at text ``scale``:
+    its handle, what it says (the verdict may take a few lines), Add, and the suits and the
+    faces when they are shown."""
+
+    def fs(size: float) -> float:
+        return size * scale
+
+    room = width - 28 - 52
     if b.last is not None:
         said = len(b.last.message) + 5
     elif b.selected is not None:
         said = 40
     else:
         said = 68
-    lines = max(1, math.ceil(said * 0.55 * app.fs(16) / room))
-    h = 15 + 10 + max(48.0, lines * app.fs(16) * 1.4)
+    lines = max(1, math.ceil(said * 0.55 * fs(16) / room))
+    h = 15 + 10 + max(48.0, lines * fs(16) * 1.4)
     if b.last is not None and not b.last.legal:
-        h += 6 + 2 * app.fs(14) * 1.4  # where else it could go
+        h += 6 + 2 * fs(14) * 1.4  # where else it could go
     if b.selected is not None:
-        h += 6 + max(48.0, app.fs(15) + 30)  # Add
+        h += 6 + max(48.0, fs(15) + 30)  # Add
     if st.picking:
-        h += 6 + max(48.0, app.fs(16) + 30) + 8 + 6 + FACE_WIDTH * 2.15 + app.fs(NUMBERS_SIZE) * 1.4 + 8
+        h += 6 + max(48.0, fs(16) + 30) + 8 + 6 + FACE_WIDTH * 2.15 + fs(NUMBERS_SIZE) * 1.4 + 8
     return h
 
 
-def _board_height(app: App, st: DisputeState, b: DisputeBuilder) -> float:
-    """The tallest board window that leaves the sheet and the zoom buttons on the screen."""
-    room = float(getattr(app.page, "height", None) or 780) - _APP_BAR - _ABOVE_BOARD - _ZOOM_ROW - _sheet_height(app, st, b)
+def board_height(b: DisputeBuilder, st: DisputeState, page: tuple[float, float], scale: float) -> float:
+    """The tallest board window that leaves the sheet and the zoom buttons on a page of ``page``
+    (width, height) at text ``scale``."""
+    room = page[1] - _APP_BAR - _ABOVE_BOARD - _ZOOM_ROW - sheet_height(b, st, page[0], scale)
     return max(MIN_BOARD_HEIGHT, min(MAX_HEIGHT, room))
 
 

@@ -51,13 +51,14 @@ def face_button(app: App, tile: Tile, label: str, on_click: Callable[[Any], Any]
     """A tappable face: filled round it when ``chosen``, greyed and crossed out when ``taken``.
     ``label`` names the button itself: the numbers under the face carry it, merged into the
     button's own node (the picture is left out of the accessibility tree, where it would be a
-    node of its own inside a nameless button)."""
-    w = app.fs(FACE_WIDTH)
+    node of its own inside a nameless button). ``width``: the face's width (default
+    :data:`FACE_WIDTH` at the text scale)."""
+    w = width or app.fs(FACE_WIDTH)
     img = ft.Image(src=face_bytes(tile, zero_zero, taken), width=w, height=round(w * _ASPECT, 1),
                    fit=ft.BoxFit.CONTAIN, exclude_from_semantics=True)
     numbers = ft.Text(str(tile), size=app.fs(NUMBERS_SIZE), weight=ft.FontWeight.BOLD, no_wrap=True,
                       semantics_label=label, color=ft.Colors.OUTLINE if taken else None,
-                      text_align=ft.TextAlign.CENTER, width=w)
+                      text_align=ft.TextAlign.CENTER)
     cls = ft.FilledButton if chosen else ft.OutlinedButton
     return cls(content=ft.Column([img, numbers], spacing=0, tight=True,
                                  horizontal_alignment=ft.CrossAxisAlignment.CENTER),
