@@ -111,7 +111,7 @@ class Kit:
     def radio_list(self, label: str, value: str | None, options: list[tuple[str, str]],
                    on_select: Callable[..., Any], size: float, shown: str) -> ft.Control:
         """``options`` as radio buttons under ``label``: each row (its button and its words, one
-        node for screen readers) is a thumb's height and taps as a whole."""
+        node for screen readers) is at least a thumb's 48 px high and taps as a whole."""
 
         def pick(key: str) -> Callable[[Any], Any]:
             return self.guarded(lambda _e: on_select(SimpleNamespace(control=SimpleNamespace(value=key))))
@@ -119,7 +119,7 @@ class Kit:
         rows = [ft.MergeSemantics(content=ft.Container(
             ft.Row([ft.Radio(value=k), ft.Container(self.text(t, size), expand=True)], spacing=2,
                    vertical_alignment=ft.CrossAxisAlignment.CENTER),
-            on_click=pick(k), border_radius=8, ink=True, padding=ft.Padding.only(right=8)))
+            on_click=pick(k), border_radius=8, ink=True, padding=ft.Padding.only(right=8, top=4, bottom=4)))
             for k, t in options]
         return ft.Semantics(label=f"{label}: {shown}", container=True, content=ft.Column([
             self.text(label, size, bold=True),

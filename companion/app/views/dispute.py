@@ -1,6 +1,11 @@
 """Dispute checker: build the table (hub, then tap an open end to add a tile), load a layout
 file or read the table from a photo; see open ends, the open foot and spokes still needed; ask
-"can 4-7 go here?"."""
+"can 4-7 go here?".
+
+One working surface on a phone: the board on top, whose open ends are the selection, and a sheet
+fixed under it (the screen's footer) with what to do next or the verdict, Add, and the tile
+picker; the rest of the table (needs, photo, problems, chips, the table in words, files) scrolls
+under the board. What is chosen and asked lives in the builder and :class:`DisputeState`."""
 
 from __future__ import annotations
 
@@ -15,7 +20,7 @@ from chickenfoot.app.dispute import DisputeBuilder
 from chickenfoot.app.screens import DisputeState
 from chickenfoot.app.views import Screen, bind
 from chickenfoot.app.views.board import MAX_HEIGHT, available_width, board_view, end_label
-from chickenfoot.app.views.faces import FACE_WIDTH, NUMBERS_SIZE, face_button, suit_row
+from chickenfoot.app.views.faces import FACE_WIDTH, NUMBERS_SIZE, face_button, sliding_row, suit_row
 from chickenfoot.rules import PRESETS, SETS, Tile
 from chickenfoot.rules.errors import ChickenFootError
 from chickenfoot.rules.words import count
@@ -27,6 +32,8 @@ log = logging.getLogger(__name__)
 
 #: The board's window is never shorter than this (pixels), whatever the sheet leaves.
 MIN_BOARD_HEIGHT = 200.0
+#: The narrowest a face's button is drawn (Material's least button width, pixels).
+FACE_BUTTON_MIN_WIDTH = 64.0
 
 
 class DisputeScreen(Screen):
@@ -367,7 +374,8 @@ def _tile_chooser(app: App, b: DisputeBuilder, shown: int | None, pick: Any) -> 
     faces = [face_button(app, t, f"{t}, on the table" if on else str(t),
                          bind(laid if on else choose, t), zero_zero=zero_zero, taken=on, width=FACE_WIDTH)
              for t, on in b.tile_choices(suit)]
-    return [row, ft.Row(faces, spacing=6, scroll=ft.ScrollMode.ALWAYS)]
+    # (a face's button is at least Material's 64 px wide)
+    return [row, sliding_row(app, faces, max(FACE_BUTTON_MIN_WIDTH, FACE_WIDTH + 8), gap=3)]
 
 
 def _photo_header(app: App, b: DisputeBuilder) -> ft.Control:

@@ -82,5 +82,16 @@ def suit_row(app: App, top: int, shown: int | None, pick: Callable[[int], Any], 
                                        tooltip=f"Tiles with a {v}"), width=max(52, app.fs(52)))
                for v in suits]
     if scroll:
-        return suit, ft.Row(buttons, spacing=4, scroll=ft.ScrollMode.ALWAYS)
+        return suit, sliding_row(app, buttons, max(52, app.fs(52)))
     return suit, ft.Row(buttons, wrap=True, spacing=4, run_spacing=4)
+
+
+def sliding_row(app: App, controls: list[ft.Control], width: float, gap: float = 4.0,
+                room: float | None = None) -> ft.Control:
+    """``controls`` (each at least ``width`` wide) on one line that slides sideways, widened so
+    that the line ``room`` wide (default: the screen less its padding) shows only whole ones at
+    rest: a control cut at the edge would be a target too narrow for a thumb."""
+    room = room or float(app.page.width or 360) - 28
+    n = max(1, int((room + gap) // (width + gap)))
+    each = (room - gap * (n - 1)) / n
+    return ft.Row([ft.Container(c, width=each) for c in controls], spacing=gap, scroll=ft.ScrollMode.ALWAYS)
