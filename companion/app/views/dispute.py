@@ -58,9 +58,7 @@ class DisputeScreen(Screen):
 
     @property
     def typed(self) -> str:
-        """The tile in the tile box (a face chosen fills it). Read from the box itself: Flet sets
-        its value before any event is handled, while the change handlers that keep the draft
-        run in worker threads, where the last keystroke's may come after a tap on Add."""
+        """The tile in the tile box (a face chosen fills it)."""
         return self.tile_field.value or ""
 
     def remember(self, e: Any) -> None:
