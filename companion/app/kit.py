@@ -102,14 +102,14 @@ class Kit:
         shown = dict(options).get(value or "", value or "")
         width = max(200, min((self.page.width or 360) - 28 - inset, 520))
         if not fits_dropdown([t for _, t in options], width, self.fs(size)):
-            return self.radio_list(label, value, options, on_select, size, shown)
+            return self.radio_list(label, value, options, on_select, size)
         return ft.Semantics(label=f"{label}: {shown}", content=ft.Dropdown(
             value=value, label=label, text_size=self.fs(size), width=width,
             options=[ft.DropdownOption(key=k, text=t) for k, t in options],
             on_select=self.guarded(on_select)))
 
     def radio_list(self, label: str, value: str | None, options: list[tuple[str, str]],
-                   on_select: Callable[..., Any], size: float, shown: str) -> ft.Control:
+                   on_select: Callable[..., Any], size: float) -> ft.Control:
         """``options`` as radio buttons under ``label``: each row (its button and its words, one
         node for screen readers) is at least a thumb's 48 px high and taps as a whole."""
 
@@ -121,10 +121,12 @@ class Kit:
                    vertical_alignment=ft.CrossAxisAlignment.CENTER),
             on_click=pick(k), border_radius=8, ink=True, padding=ft.Padding.only(right=8, top=4, bottom=4)))
             for k, t in options]
-        return ft.Semantics(label=f"{label}: {shown}", container=True, content=ft.Column([
+        # The title is its own line of text (a label round the group would swallow it into one
+        # node); each radio says whether it is the one chosen.
+        return ft.Column([
             self.text(label, size, bold=True),
             ft.RadioGroup(value=value, on_change=self.guarded(on_select), content=ft.Column(rows, spacing=0)),
-        ], spacing=2))
+        ], spacing=2)
 
     def card(self, *controls: ft.Control, color: Any = None, key: str | None = None) -> ft.Control:
         """A card; ``key`` names it for ``scroll_into_view``."""

@@ -128,7 +128,7 @@ class DisputeScreen(Screen):
         error, photo.error = photo.error, None
         if error:  # said on this screen until the next action here (see App.show_error)
             app.show_error(f"Could not read the photo: {error}."
-                           + (" The table below is unchanged." if b.layout is not None else ""))
+                           + (" The table is unchanged." if b.layout is not None else ""))
             return
         app.snack(f"Read the table from {name}")
         app.render()
