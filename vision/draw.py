@@ -159,14 +159,15 @@ def place_labels(owners: Sequence[Polygon], sizes: Sequence[tuple[float, float]]
 
 
 def annotate(image: Image.Image, reading: Reading, *, show_confidence: bool = True,
-             summary: str | None = None) -> Image.Image:
+             summary: str | None = None, font_px: int | None = None) -> Image.Image:
     """A copy of ``image`` with every tile of ``reading`` outlined and labelled.
 
     ``image`` may be the original photo or any resized copy of it: boxes (stored in original
     pixels) are scaled to its size. ``summary``: the banner (default: tiles, pips, penalty).
+    ``font_px``: the labels' size in pixels of ``image`` (default: from the tiles' size).
     """
     tiles, kw = _annotated(reading, show_confidence, summary)
-    return draw_tiles(image, tiles, reading.image_size, **kw)
+    return draw_tiles(image, tiles, reading.image_size, font_px=font_px, **kw)
 
 
 def annotated_labels(image: Image.Image, reading: Reading, *, show_confidence: bool = True,
@@ -354,11 +355,12 @@ PROBLEM_COLOUR = (230, 30, 30)
 
 
 def annotate_table(image: Image.Image, table: TableReading, problems: Iterable[int] = (),
-                   verdict: str = "") -> Image.Image:
+                   verdict: str = "", font_px: int | None = None) -> Image.Image:
     """A copy of ``image`` with the layout read from it: every tile as :func:`annotate` draws
     it, a blue line from each tile to the one it is played on, the hub ringed in purple, and
     the tiles at ``problems`` (indices into ``table.tiles``) outlined in red.
-    ``verdict`` heads the banner (the rules core's word on the layout)."""
+    ``verdict`` heads the banner (the rules core's word on the layout); ``font_px``: the labels'
+    size in pixels of ``image`` (default: from the tiles' size)."""
     tiles = table.tiles  # the reader's, then those found where the layout needed one
     reading = replace(table.reading, tiles=tiles)
     base = image.convert("RGB").copy()
@@ -374,7 +376,7 @@ def annotate_table(image: Image.Image, table: TableReading, problems: Iterable[i
         draw.line([(a.cx * sx, a.cy * sy), (b.cx * sx, b.cy * sy)], fill=JOINT_COLOUR, width=line * 2)
     loose = f"  ({len(table.loose)} not in it)" if table.loose else ""
     banner = f"{verdict + '  ' if verdict else ''}hub {tiles[table.hub].tile}, {len(table.layout.plays)} tiles played{loose}"
-    out = annotate(base, reading, show_confidence=False, summary=banner)
+    out = annotate(base, reading, show_confidence=False, summary=banner, font_px=font_px)
     draw = ImageDraw.Draw(out)
 
     def outline(i: int, colour: tuple[int, int, int], grow: float, width: int) -> None:

@@ -19,6 +19,7 @@ rules core keeps to its order-free checks.
 from __future__ import annotations
 
 import io
+import statistics
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -36,6 +37,12 @@ if TYPE_CHECKING:
 
 #: Longest side of the annotated photo the screen shows (pixels).
 PHOTO_MAX_SIDE = 1024
+#: Table shown round the tiles read, in the longest tile's lengths (see DisputeBuilder.photo_crop).
+PHOTO_CROP_PAD = 0.6
+#: The labels on the photo are drawn this many pixels tall on a phone, where the photo is shown
+#: PHONE_PHOTO_WIDTH pixels wide (a 360 px screen less its padding).
+PHOTO_LABEL_PX = 13.0
+PHONE_PHOTO_WIDTH = 332.0
 
 
 class DisputeError(InputError):
@@ -205,7 +212,8 @@ class DisputeBuilder:
         return TableNeeds(short.get(rep.table.hub, 0), foot, short.get(foot, 0) if foot else 0)
 
     def problems(self) -> list[str]:
-        return [p.message for p in self.report().problems]
+        """The rules core's problems with the table, each said once."""
+        return list(dict.fromkeys(p.message for p in self.report().problems))
 
     def photo_notes(self) -> list[str]:
         """What the player should check on the photo: the table reading's warnings (hub guessed
@@ -224,7 +232,10 @@ class DisputeBuilder:
         out += [f"corrected by hand: {new} (read as {old})" for new, old in ph.renamed.items()]
         if ph.removed:
             out.append("removed by hand: " + ", ".join(map(str, ph.removed)))
-        return out
+        # Each said once: the reading and the set check can both name the same tile, and a
+        # problem the rules core lists already is not repeated under the photo.
+        said = {p.casefold().rstrip(".") for p in self.problems()}
+        return [n for n in dict.fromkeys(out) if n.casefold().rstrip(".") not in said]
 
     def photo_problem_tiles(self) -> list[int]:
         """The photo's tiles (indices into the reading) that the rules core's problems are about."""
@@ -245,7 +256,9 @@ class DisputeBuilder:
         verdict = verdict_word(self.report())
         key = (tuple(problems), verdict)
         if ph._jpeg is None or ph._jpeg[0] != key:
-            img = annotate_table(ph.image, ph.table, problems, verdict)
+            box = self.photo_crop()
+            img = annotate_table(ph.image, ph.table, problems, verdict,
+                                 font_px=self.photo_label_px(box)).crop(box)
             scale = min(1.0, PHOTO_MAX_SIDE / max(img.size))
             if scale < 1.0:
                 img = img.resize((round(img.width * scale), round(img.height * scale)))
@@ -253,6 +266,40 @@ class DisputeBuilder:
             img.convert("RGB").save(buf, format="JPEG", quality=85)
             ph._jpeg = (key, buf.getvalue())
         return ph._jpeg[1]
+
+    def photo_crop(self) -> tuple[int, int, int, int]:
+        """The part of the photo the screen shows (left, top, right, bottom in the photo's
+        pixels): the tiles read, with a tile's length of table round them. A phone shows the
+        photo a screen wide: cut to the table, the labels drawn on the tiles are drawn large
+        enough to read, where the whole photo shrinks them to a few pixels."""
+        ph = self.photo
+        if ph is None:
+            raise DisputeError("no photo of the table has been read")
+        w, h = ph.image.size
+        tiles = ph.table.tiles
+        if not tiles:
+            return 0, 0, w, h
+        ow, oh = ph.table.reading.image_size
+        sx, sy = w / ow, h / oh
+        xs = [float(x) * sx for t in tiles for x, _ in t.box.corners()]
+        ys = [float(y) * sy for t in tiles for _, y in t.box.corners()]
+        pad = PHOTO_CROP_PAD * max(t.box.length for t in tiles) * max(sx, sy)
+        left, top = max(0, int(min(xs) - pad)), max(0, int(min(ys) - pad))
+        right, bottom = min(w, int(max(xs) + pad + 1)), min(h, int(max(ys) + pad + 1))
+        return (left, top, right, bottom) if right - left > 1 and bottom - top > 1 else (0, 0, w, h)
+
+    def photo_label_px(self, box: tuple[int, int, int, int]) -> int | None:
+        """The size the photo's labels are drawn at (pixels of the photo) when it is cut to
+        ``box``: :data:`PHOTO_LABEL_PX` on a phone, where the cut photo is shown
+        :data:`PHONE_PHOTO_WIDTH` wide, but never over half a tile's length (a label stays on
+        its own tile: a table spread over the whole photo is zoomed into instead)."""
+        ph = self.photo
+        if ph is None or not ph.table.tiles:
+            return None
+        ow, oh = ph.table.reading.image_size
+        w, h = ph.image.size
+        tile = statistics.median(t.box.length for t in ph.table.tiles) * (w / ow + h / oh) / 2
+        return max(1, round(min(PHOTO_LABEL_PX * (box[2] - box[0]) / PHONE_PHOTO_WIDTH, tile / 2)))
 
     def picture(self) -> Picture:
         """The table drawn as a board (the judged play, if any, in place with its verdict).
@@ -298,6 +345,17 @@ class DisputeBuilder:
         laid = set() if lay is None else {lay.hub, *(p.tile for p in lay.plays)}
         return [(t, t in laid) for o in range(self.top, -1, -1) for t in [Tile(suit, o)]]
 
+    def suit_for(self, shown: int | None) -> int:
+        """The suit whose faces the picker shows: ``shown`` (the player's choice) if it is in
+        the set, else the number the chosen open end needs, else the set's highest."""
+        if shown is not None and 0 <= shown <= self.top:
+            return shown
+        if self.selected is not None and self.layout is not None:
+            value = next((e.value for e in self.open_ends() if e.target == self.selected), None)
+            if value is not None and 0 <= value <= self.top:
+                return value
+        return self.top
+
     # --------------------------------------------------------------- acting
     def select(self, target: Tile | str) -> None:
         t = Tile.parse(target)
@@ -328,6 +386,8 @@ class DisputeBuilder:
         if not verdict.tile.has(self.report().table.value.get(verdict.on, -1)):
             raise DisputeError(f"{verdict.tile} cannot touch the {verdict.on}: no matching number")
         self.layout = self._layout().with_play(verdict.tile, verdict.on)
+        # The question is answered by the tile on the table: no verdict is left to show.
+        self.last = None
         # Where the next tile most likely goes: around the same double while it still needs
         # spokes or toes (a hub is built spoke after spoke), else along the line just extended.
         ends = {e.target: e for e in self.open_ends()}

@@ -9,9 +9,20 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
+from types import SimpleNamespace
 from typing import Any
 
 import flet as ft
+
+#: A dropdown's room beside its text (its padding and arrow, pixels), and a letter's width in
+#: letters' heights (generous: a cut word costs more than a list).
+DROPDOWN_CHROME = 60.0
+LETTER_WIDTH = 0.56
+
+
+def fits_dropdown(texts: list[str], width: float, size: float) -> bool:
+    """Whether each of ``texts`` shows whole in a dropdown ``width`` px wide at text ``size``."""
+    return all(len(t) * LETTER_WIDTH * size <= width - DROPDOWN_CHROME for t in texts)
 
 
 class Kit:
@@ -82,15 +93,41 @@ class Kit:
 
     def dropdown(self, label: str, value: str | None, options: list[tuple[str, str]],
                  on_select: Callable[..., Any], size: float = 16, inset: float = 0) -> ft.Control:
-        """A dropdown as wide as the screen allows (``inset``: what its place is narrower by), so
-        large text is never cut off, with a name screen readers say (Flutter's menu button has
-        none of its own): "Rules preset: Pagat"."""
+        """A choice among ``options`` (key, words) as wide as the screen allows (``inset``: what
+        its place is narrower by), with a name screen readers say: "Rules preset: Pagat".
+        ``on_select(e)`` gets the key chosen as ``e.control.value``.
+
+        A dropdown shows its value on one line and cuts what does not fit ("Placed in the centre
+        before the…"): where an option would be cut at this width and text size, the options
+        are a list of radio buttons instead, each written whole (wrapped if need be)."""
         shown = dict(options).get(value or "", value or "")
         width = max(200, min((self.page.width or 360) - 28 - inset, 520))
+        if not fits_dropdown([t for _, t in options], width, self.fs(size)):
+            return self.radio_list(label, value, options, on_select, size)
         return ft.Semantics(label=f"{label}: {shown}", content=ft.Dropdown(
             value=value, label=label, text_size=self.fs(size), width=width,
             options=[ft.DropdownOption(key=k, text=t) for k, t in options],
             on_select=self.guarded(on_select)))
+
+    def radio_list(self, label: str, value: str | None, options: list[tuple[str, str]],
+                   on_select: Callable[..., Any], size: float) -> ft.Control:
+        """``options`` as radio buttons under ``label``: each row (its button and its words, one
+        node for screen readers) is at least a thumb's 48 px high and taps as a whole."""
+
+        def pick(key: str) -> Callable[[Any], Any]:
+            return self.guarded(lambda _e: on_select(SimpleNamespace(control=SimpleNamespace(value=key))))
+
+        rows = [ft.MergeSemantics(content=ft.Container(
+            ft.Row([ft.Radio(value=k), ft.Container(self.text(t, size), expand=True)], spacing=2,
+                   vertical_alignment=ft.CrossAxisAlignment.CENTER),
+            on_click=pick(k), border_radius=8, ink=True, padding=ft.Padding.only(right=8, top=4, bottom=4)))
+            for k, t in options]
+        # The title is its own line of text (a label round the group would swallow it into one
+        # node); each radio says whether it is the one chosen.
+        return ft.Column([
+            self.text(label, size, bold=True),
+            ft.RadioGroup(value=value, on_change=self.guarded(on_select), content=ft.Column(rows, spacing=0)),
+        ], spacing=2)
 
     def card(self, *controls: ft.Control, color: Any = None, key: str | None = None) -> ft.Control:
         """A card; ``key`` names it for ``scroll_into_view``."""

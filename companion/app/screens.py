@@ -20,8 +20,20 @@ class ScoreboardState:
 
 @dataclass
 class DisputeState:
-    #: The suit whose faces are shown (None: the set's highest).
+    """The dispute checker on this device: the tile picker in its sheet under the board."""
+
+    #: The suit whose faces are shown, as the player chose it (None: the number the chosen open
+    #: end needs, else the set's highest; see DisputeBuilder.suit_for).
     suit: int | None = None
+    #: Whether the picker's faces are shown (the player may fold them away for more board).
+    picking: bool = True
+
+    def end_chosen(self) -> None:
+        """An open end was chosen: the faces it needs are shown, the picker opened for them."""
+        self.suit, self.picking = None, True
+
+    def toggle_picker(self) -> None:
+        self.picking = not self.picking
 
 
 @dataclass

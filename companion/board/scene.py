@@ -120,6 +120,13 @@ def tile_shapes(spot: Spot, near: int, far: int, *, fill: str = IVORY, edge: str
     return out
 
 
+#: The judged play's sentence: its letters' height, a letter's width in letters' heights (wide
+#: enough for the bold face the PNG draws), and the fewest letters a line is wrapped to.
+_CAPTION = 0.5
+_CHAR_WIDTH = 0.6
+_MIN_LINE = 18
+
+
 def _wrap(text: str, width: int = 38) -> list[str]:
     return textwrap.wrap(text, width) or [""]
 
@@ -132,7 +139,10 @@ def board_scene(board: Board, *, margin: float = 0.8) -> Scene:
     ghost = board.ghost
     ghost_text: list[str] = []
     if ghost is not None:
-        ghost_text = _wrap(f"{ghost.caption} {ghost.verdict.message}")
+        # Wrapped to the table's own width (never under a few words a line): the sentence then
+        # lies inside the drawing, where a window fitted to the table shows it whole.
+        ghost_text = _wrap(f"{ghost.caption} {ghost.verdict.message}",
+                           max(_MIN_LINE, int((x1 - x0) / (_CAPTION * _CHAR_WIDTH))))
     # marks first, under everything
     for m in board.ends:
         colour = OPEN if m.end.playable else CLOSED
@@ -154,20 +164,13 @@ def board_scene(board: Board, *, margin: float = 0.8) -> Scene:
             shapes.append(Segment(ghost.joint[0], ghost.joint[1], nx, ny, colour, 0.05, dash=True))
         shapes += tile_shapes(ghost.spot, ghost.near, ghost.far, fill=colour, edge=colour,
                               edge_width=0.12, opacity=0.35)
-        # The sentence goes beside the board, level with the play and joined to it by a thin
-        # line, so that it never covers a tile or an open end.
-        _, gy0, gx1, gy1 = ghost.spot.box()
-        size = 0.5
-        tx = x1 + 0.8
-        ty = (gy0 + gy1) / 2 - (len(ghost_text) - 1) * size * 0.6
-        shapes.append(Segment(gx1 + 0.1, (gy0 + gy1) / 2, tx - 0.2, (gy0 + gy1) / 2, colour, 0.03, dash=True))
+        # The sentence goes under the table, in the play's colour, so that it never covers a
+        # tile or an open end and never runs off the drawing's side.
         for i, line in enumerate(ghost_text):
-            shapes.append(Label(tx, ty + i * size * 1.2 + size * 0.35, line, size, colour, "start",
+            shapes.append(Label(x0, bottom + (i + 0.7) * _CAPTION * 1.2, line, _CAPTION, colour, "start",
                                 bold=i == 0))
-        x1 = tx + max(len(t) for t in ghost_text) * size * 0.56
-        y0 = min(y0, ty - size)
-        y1 = max(y1, ty + len(ghost_text) * size * 1.2)
-        bottom = y1 + margin
+        x1 = max(x1, x0 + max(len(t) for t in ghost_text) * _CAPTION * _CHAR_WIDTH)
+        bottom += len(ghost_text) * _CAPTION * 1.2 + 0.3
     tray_x = x0
     if board.loose:
         shapes.append(Label(tray_x, bottom + 0.5, "Not on the table:", 0.5, FLAG, "start", True))
@@ -183,7 +186,7 @@ def board_scene(board: Board, *, margin: float = 0.8) -> Scene:
                               opacity=0.35)
         for i, line in enumerate(ghost_text):
             shapes.append(Label(tray_x + 2.4, bottom + 0.75 + i * 0.6, line, 0.5, colour, "start", i == 0))
-        x1 = max(x1, tray_x + 2.4 + max(len(t) for t in ghost_text) * 0.5 * 0.55)
+        x1 = max(x1, tray_x + 2.4 + max(len(t) for t in ghost_text) * _CAPTION * _CHAR_WIDTH)
         bottom += 1.2 + 0.6 * len(ghost_text)
     return Scene((x0 - margin, y0 - margin, x1 + margin, max(bottom, y1 + margin)), shapes)
 

@@ -79,3 +79,26 @@ def test_zooming_in_near_the_edge_keeps_the_play_in_view_and_out_shows_it_whole(
     out = zoomed(f, pic.size, play, f.whole / f.k)  # zoomed out as far as it goes: the whole drawing
     assert out.x <= 0 and out.y <= 0
     assert pic.size[0] * out.k - out.x <= out.width + 1 and pic.size[1] * out.k - out.y <= out.height + 1
+
+
+def test_show_the_whole_board_shows_every_tile_in_a_window_of_another_shape() -> None:
+    """The viewer keeps its window inside the drawing and the room round it, and stops zooming
+    out once the window would leave that room (Flutter's InteractiveViewer: the scale stays at
+    least the window's size over the room's, on both sides). With the room whole_margin gives,
+    zooming out to Framing.whole fits the drawing in the window on both sides."""
+    from chickenfoot.app.views.board import whole_margin
+
+    pic = _table().picture()
+    for width, height in ((332, 300), (240, 520), (200, 200), (150, 400)):
+        f = framing(pic, width, height)
+        assert f.panned, (width, height)
+        shown = (round(pic.size[0] * f.k), round(pic.size[1] * f.k))
+        mx, my = whole_margin(f, shown)
+        z = f.whole / f.k
+        # the least scale the viewer allows with that room (Flutter: max(window / room))
+        least = max(f.width / (shown[0] + 2 * mx), f.height / (shown[1] + 2 * my))
+        assert least <= z + 1e-9
+        # and at that zoom the whole drawing is inside the window
+        assert shown[0] * z <= f.width + 1 and shown[1] * z <= f.height + 1
+        # with no room, the viewer would have stopped short of it on one side
+        assert max(f.width / shown[0], f.height / shown[1]) > z + 1e-6 or (mx, my) == (0, 0)

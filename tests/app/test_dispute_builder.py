@@ -112,3 +112,42 @@ def test_after_add_the_selection_stays_on_a_double_still_needing_tiles():
     d.add("6-1")
     assert d.selected == Tile(6, 6)
     assert next(e for e in d.open_ends() if e.target == Tile(6, 6)).slots == 2
+
+
+def test_a_tile_laid_leaves_no_verdict_behind_and_a_refused_one_stays_said():
+    d = _hub_done()
+    d.select("9-4")
+    assert d.ask("4-7").legal and d.picture().board.ghost is not None
+    assert d.add("4-7").legal
+    assert d.last is None and d.picture().board.ghost is None  # answered by the tile on the table
+    e = DisputeBuilder("double-chicken-foot", 9, hub=9)
+    e.add("9-4", "9-9")
+    e.select("9-4")
+    refused = e.add("4-7")  # the hub still needs spokes: refused, and why stays on the screen
+    assert not refused.legal and e.last == refused and e.picture().board.ghost is not None
+    e.add("4-7", force=True)  # on the table anyway: reported as a problem, no verdict left
+    assert e.last is None and "The 9-9 still needs 5 more spokes before anything else." in e.problems()
+
+
+def test_the_picker_shows_the_number_the_chosen_end_needs():
+    assert DisputeBuilder("double-chicken-foot", 9, hub=5).suit_for(None) == 9  # nothing chosen: the highest
+    d = _hub_done()
+    d.select("9-4")
+    assert d.suit_for(None) == 4  # the 4 of the 9-4 is open
+    assert d.suit_for(2) == 2  # the player's own choice wins
+    assert d.suit_for(12) == 4  # not in a double-9 set: ignored
+    e = DisputeBuilder("double-chicken-foot", 9, hub=5)
+    e.select("5-5")
+    assert e.suit_for(None) == 5  # the hub's spokes need its number
+
+
+def test_each_problem_is_said_once():
+    import json
+
+    lay = {"rules": "double-chicken-foot", "hub": "9-9", "ordered": False,
+           "plays": [{"tile": "9-5", "on": "9-9"}] * 3 + [{"tile": "9-1", "on": "9-9"}]}
+    d = DisputeBuilder()
+    d.load(json.dumps(lay), "triple.json")
+    problems = d.problems()
+    assert "5-9 appears twice on the table; every tile is unique in a set." in problems
+    assert len(problems) == len(set(problems))

@@ -11,10 +11,11 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from chickenfoot.app.dispute import PHOTO_MAX_SIDE, DisputeBuilder, DisputeError
+from chickenfoot.app.dispute import PHONE_PHOTO_WIDTH, PHOTO_MAX_SIDE, DisputeBuilder, DisputeError
 from chickenfoot.rules import Tile
 from chickenfoot.rules.errors import InputError
 from chickenfoot.rules.layout import END_TAKEN, HUB_INCOMPLETE, NO_MATCH, OK
+from chickenfoot.vision.draw import label_size
 
 DATA = Path(__file__).parents[1] / "data"
 PHOTO = DATA / "table.jpg"
@@ -62,12 +63,33 @@ def test_the_photo_becomes_exactly_the_true_table(reader, photo, hub):
     # the notes say what to check; no hub warning when it was named and read
     notes = b.photo_notes()
     assert not any("as the hub" in n for n in notes)
-    # the annotated photo: a real JPEG, the photo's shape, no bigger than the screen needs
+    # the annotated photo: a real JPEG, cut to the table, no bigger than the screen needs
     png = Image.open(io.BytesIO(b.photo_jpeg()))
     assert png.format == "JPEG" and max(png.size) <= PHOTO_MAX_SIDE
-    w, h = b.photo.image.size
-    assert abs(png.size[0] / png.size[1] - w / h) < 0.01
+    left, top, right, bottom = b.photo_crop()
+    assert abs(png.size[0] / png.size[1] - (right - left) / (bottom - top)) < 0.01
     assert b.photo_jpeg() is b.photo_jpeg()  # drawn once while nothing changed
+
+
+def test_the_photo_is_cut_to_the_table_and_its_labels_read_on_a_phone(reader, photo):
+    """Every tile read lies inside the part of the photo shown, which is no bigger than the
+    table needs; drawn there, a tile's label is 12 px or more on a phone (the cut photo shown
+    PHONE_PHOTO_WIDTH wide), where the whole photo made it about 6 px."""
+    b = _read(reader, photo)
+    assert b.photo is not None
+    w, h = b.photo.image.size
+    left, top, right, bottom = b.photo_crop()
+    ow, oh = b.photo.table.reading.image_size
+    for t in b.photo.table.tiles:
+        for x, y in t.box.corners():
+            assert left <= x * w / ow <= right and top <= y * h / oh <= bottom
+    assert (right - left) * (bottom - top) < 0.5 * w * h  # the table, not the room round it
+    label = b.photo_label_px(b.photo_crop())
+    assert label is not None and label * PHONE_PHOTO_WIDTH / (right - left) >= 12
+    whole = label_size([t.box.length * w / ow for t in b.photo.table.tiles], max(12, round(max(w, h) / 45)), 11)
+    # (the whole photo was shown 280 px wide on a 360 px screen: the page less 80 px)
+    print(f"a label on a phone: {label * PHONE_PHOTO_WIDTH / (right - left):.1f} px cut to the table, "
+          f"{whole * 280 / w:.1f} px on the whole photo 280 px wide")
 
 
 def test_open_ends_ask_add_undo_and_save_on_a_photo_table(reader, photo, tmp_path):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -140,5 +141,60 @@ def test_the_totals_chart_is_drawn_offline_with_tooltips(tmp_path: Path, browser
         (ui.shots / "totals-chart-tooltip-360px.png").write_bytes(best_shot)
         print(f"chart: at most {best} pixels of the chart changed on hover")
         assert best > 1500  # a tooltip box with three totals, not just a highlighted dot
+    finally:
+        srv.stop()
+
+
+@pytest.mark.parametrize("large", [False, True], ids=["normal-text", "large-text"])
+def test_done_with_this_hand_stays_in_reach_with_many_faces_picked(tmp_path: Path, browser, large: bool) -> None:  # type: ignore[no-untyped-def]
+    """At 360 px, normal and large text: once the picker's faces fill the screen and many are
+    picked, "Done with this hand" is wholly on the screen and not under Save; each face carries
+    its numbers under it. Screenshots: artifacts/e2e/issue-47."""
+    from app_e2e_helpers import ARTIFACTS
+
+    from chickenfoot.app.settings import Settings, SettingsStore
+    from chickenfoot.app.shell import FOOTER_LABEL
+
+    text = "large" if large else "normal"
+    SettingsStore(tmp_path / "matches-settings.json").save(Settings(large_text=large))
+    db = tmp_path / "matches.json"
+    mid = make_match(db, ["Ann", "Bob", "Cy"])
+    shots = ARTIFACTS / "issue-47"
+    shots.mkdir(parents=True, exist_ok=True)
+    srv = Server(db, tmp_path / "app.log")
+    try:
+        page = browser.new_page(viewport=PHONE)
+        ui = Ui(page, shots)
+        ui.open(f"{srv.url}match/{mid}/round")
+        ui.see("Round 1 results")
+        ui.click("Tiles", nth=0)
+        ui.see("Tiles with a 9:")
+        picked = ["8-9", "7-9", "6-9", "5-9", "4-9", "3-9", "2-9", "1-9"]
+        for t in picked:
+            _tap_on_screen(ui, t)
+        ui.see(re.compile(r"^\d+ points \(.*1-9"))
+        assert sorted(_draft_hands(db, mid)[0]) == sorted(picked)
+        # the faces carry their numbers: a face's button is taller than the face by a line of text
+        face = ui.button("0-9").first.bounding_box()
+        from chickenfoot.app.views.faces import _ASPECT, FACE_WIDTH
+
+        scale = 1.3 if large else 1.0
+        assert face and face["height"] >= FACE_WIDTH * scale * _ASPECT + 12 * scale, face
+        done = ui.button("Done with this hand").first
+        done.wait_for(state="visible", timeout=20_000)
+        box = done.bounding_box()
+        save = ui.button("Save round 1").first.bounding_box()
+        bar = page.evaluate('''(footer) => {
+          const edge = Array.from(document.querySelectorAll('flt-semantics'))
+            .find(e => (e.getAttribute('aria-label') || e.innerText || '').trim() === footer);
+          return edge ? edge.getBoundingClientRect().top : null; }''', FOOTER_LABEL)
+        assert box and save and bar is not None
+        assert box["y"] >= 56 and box["y"] + box["height"] <= PHONE["height"], box  # wholly on the screen
+        assert box["y"] + box["height"] <= save["y"] or box["x"] + box["width"] <= save["x"], (box, save)  # not under Save
+        assert box["y"] >= bar - 1, (box, bar)  # in the fixed part: no scrolling takes it away
+        page.screenshot(path=str(shots / f"after-picker-{text}-many-faces.png"))
+        done.click()
+        page.wait_for_timeout(500)
+        assert ui.button("Done with this hand").count() == 0
     finally:
         srv.stop()

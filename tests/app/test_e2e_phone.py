@@ -321,7 +321,7 @@ def test_a_round_by_every_entry_way_never_jumps_at_360px(tmp_path: Path, browser
         for t in bob:
             w.tap(str(t), 1)
         ui.see(f"{rules.penalty(bob)} points ({', '.join(str(t) for t in bob)})")
-        w.tap("Done with this hand", 1, then=2)
+        w.tap("Done with this hand", 1, then=2, bar=True)  # in the fixed part, over Save
         # Cy by a photo: Photo opens the file dialog at once (one tap)
         w.tap("Photo", 2, nth=2, chooser=photo)
         ui.page.get_by_text(f"Penalty from this photo: {finds.headline()}").first.wait_for(state="attached",

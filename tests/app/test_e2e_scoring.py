@@ -303,7 +303,10 @@ def test_eight_players_in_large_text_at_360px_nothing_is_cut_off(tmp_path: Path,
         ui.shot("round-brief-large-text-360px")
         ui.page.goto(f"{srv.url}new")
         ui.enable_semantics()
-        ui.see("Rules preset: Double Chicken Foot")  # the dropdown has a name, and its text fits
+        # a preset's name would be cut in a dropdown in large text: a list of radio buttons, named
+        ui.see("Rules preset")
+        ui.page.get_by_role("radio", name="Chicken Foot (pagat-style)").first.wait_for(state="attached", timeout=20_000)
+        assert ui.page.get_by_role("radio", name="Double Chicken Foot", checked=True).count() == 1
         checked["new match"] = _check_fits(ui, "new match", 360)
         ui.shot("new-match-large-text-360px")
         # every other screen at the same size: nothing cut off, every control named

@@ -339,7 +339,7 @@ def test_dispute_reads_the_table_from_a_photo(server: Server, browser, tmp_path:
     broken = tmp_path / "broken.jpg"
     broken.write_bytes(photo.read_bytes()[:4000])
     ui.choose_file("Read the table from a photo", broken)
-    ui.see(re.compile(r"^Could not read the photo: broken\.jpg: .*The table below is unchanged\.$"),
+    ui.see(re.compile(r"^Could not read the photo: broken\.jpg: .*The table is unchanged\.$"),
            timeout=30_000)
     ui.see(re.compile(r"^From the photo: "))
     ui.shot("dispute-photo-broken-file")

@@ -67,3 +67,13 @@ def test_a_round_opened_half_entered_brings_the_hand_the_pad_types_for_into_view
     assert st.take_reveal() == 3 and st.take_reveal() is None  # once, as the screen is drawn
     st.open_pad(1)
     assert st.reveal is None  # a tap on a row already scrolls to it
+
+
+def test_the_dispute_checker_opens_its_picker_on_the_end_chosen() -> None:
+    st = DisputeState()
+    assert st.picking and st.suit is None
+    st.suit = 3
+    st.toggle_picker()  # folded away for more board
+    assert not st.picking
+    st.end_chosen()  # a new end: its own number's faces, shown
+    assert st.picking and st.suit is None

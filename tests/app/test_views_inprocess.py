@@ -77,12 +77,18 @@ def _texts(c: Any, out: list[str] | None = None) -> list[str]:
     return out
 
 
+def _is_face(b: Any) -> bool:
+    """A domino face's button: the face's picture, its numbers under it."""
+    content = getattr(b, "content", None)
+    return isinstance(content, ft.Column) and isinstance(content.controls[0], ft.Image)
+
+
 def _caption(b: Any) -> str | None:
     """A button's name: its text, or a domino face's accessible name ("3-4", "0-0 = 50")."""
     content = getattr(b, "content", None)
     if isinstance(content, ft.Text):
         return content.value
-    if isinstance(content, ft.Stack) and isinstance(content.controls[0], ft.Image):
+    if _is_face(b):
         return content.controls[1].semantics_label
     return None
 
@@ -429,6 +435,32 @@ def test_new_match_screen_handlers(app: App) -> None:
     assert app.page.pushed[-1] == f"/match/{m.id}/brief"
 
 
+def test_options_a_dropdown_would_cut_are_a_radio_list_written_whole(app: App) -> None:
+    """At 360 px an option's words too long for a dropdown ("Placed in the centre before the
+    deal") are radio buttons, each written whole; short ones stay a dropdown; a tap on a row
+    chooses it."""
+    from chickenfoot.app.kit import fits_dropdown
+
+    assert fits_dropdown(["50", "25", "0"], 284, 15)
+    assert not fits_dropdown(["Placed in the centre before the deal"], 284, 15)
+    app.page.width = 360
+    _go(app, "/new")
+    def titled(title: str) -> list[Any]:
+        return _find(app.page.controls, ft.Column, lambda c: bool(c.controls) and isinstance(c.controls[0], ft.Text)
+                     and c.controls[0].value == title)
+
+    start = titled("Start")
+    assert len(start) == 1 and _find(start, ft.RadioGroup) and not _find(start, ft.Dropdown)
+    words = _texts(start)
+    assert "Placed in the centre before the deal" in words and "Played by whoever holds it" in words
+    assert _find(app.page.controls, ft.Dropdown, lambda c: c.label == "0-0 counts")  # short: a dropdown
+    row = next(c for c in _find(start, ft.Container, lambda c: c.on_click is not None)
+               if "Played by whoever holds it" in _texts(c))
+    row.on_click(None)
+    assert _find(titled("Start"), ft.RadioGroup)[0].value == "holder"
+    assert any(t.endswith("(changed from the preset)") for t in _texts(app.page.controls))
+
+
 def test_photo_review_shows_candidates_grey_and_counts_one_on_request(app: App) -> None:
     """A photo reading with an uncounted candidate: the screen says so, the penalty leaves it
     out, and selecting it offers to count it (the reading itself comes from the reader, tested
@@ -543,7 +575,7 @@ def _aclick(app: App, caption: str) -> None:
 
 def _photo_image(app: App) -> Any:
     imgs = _find(app.page.controls, ft.Semantics, lambda c: str(c.label).startswith("Photo of the table"))
-    return imgs[0].content if imgs else None
+    return _find(imgs[0], ft.Image)[0] if imgs else None
 
 
 def test_dispute_reads_the_table_from_a_photo(app: App) -> None:
@@ -599,7 +631,7 @@ def test_dispute_reads_the_table_from_a_photo(app: App) -> None:
     _aclick(app, "Read the table from a photo")
     texts = _texts(app.page.controls)
     assert any(t.startswith("Could not read the photo: broken.jpg: image file is truncated")
-               and t.endswith("The table below is unchanged.") for t in texts)
+               and t.endswith("The table is unchanged.") for t in texts)
     # said on the screen, not in a toast that vanishes
     assert not any("broken.jpg" in str(getattr(d.content, "value", "")) for d in app.page.dialogs)
     assert b.layout is before and _photo_image(app) is not None
@@ -681,15 +713,19 @@ def test_dispute_draws_the_table_and_a_tap_on_the_drawing_chooses_the_open_end(a
     gesture.on_tap_up(SimpleNamespace(local_position=SimpleNamespace(x=1, y=1)))  # a corner
     assert any(t.startswith("That is not an open end") for t in _texts(app.page.controls))
     assert b.selected == Tile(1, 9)
-    # a question is drawn in place, its verdict said beside the drawing and in its label
+    # a question is drawn in place, its verdict said once, in the sheet under the board, and in
+    # the drawing's label
     b.ask("1-5")
     texts = _go(app, "/dispute")
     sem = _find(app.page.controls, ft.Semantics, lambda c: str(c.label).startswith("The table drawn as a board"))
     assert "Judged: 1-5 on 1-9: not legal." in sem[0].label
-    assert any(t.startswith("No. ") for t in texts)
     ghost = b.picture().board.ghost
-    assert ghost is not None and not ghost.legal  # drawn in place, and said under the drawing
-    assert f"{ghost.caption} {ghost.verdict.message}" in texts and ghost.caption.endswith(": not legal.")
+    assert ghost is not None and not ghost.legal and ghost.caption.endswith(": not legal.")  # drawn in place
+    assert [t for t in texts if t.startswith("No. ")] == [f"No. {ghost.verdict.message}"]
+    from chickenfoot.app.router import route_screen
+
+    _title, body, _back, sheet = route_screen(app, "/dispute").view()
+    assert f"No. {ghost.verdict.message}" in _texts(sheet) and f"No. {ghost.verdict.message}" not in _texts(body)
 
 
 def test_a_loaded_layout_file_is_drawn_as_a_board(app: App) -> None:
@@ -725,7 +761,7 @@ def test_the_picker_shows_taken_tiles_refuses_them_and_moves_one_when_asked(app:
     assert "7 points (3-4)" in _texts(app.page.controls)
     _click(app, "Tiles", 1)
     _click(app, "3")
-    faces = [b for b in _buttons(app.page.controls) if isinstance(b.content, ft.Stack)]
+    faces = [b for b in _buttons(app.page.controls) if _is_face(b)]
     assert all(b.content.controls[0].src.startswith(b"\x89PNG") and b.content.controls[0].width + 8 >= 48
                for b in faces)  # a 4 px padding round each face
     names = [_caption(b) for b in faces]
@@ -746,7 +782,7 @@ def test_the_dispute_checker_chooses_a_tile_by_its_face(app: App) -> None:
     _go(app, "/dispute")
     _click(app, "9-9")
     _click(app, "8")
-    names = [_caption(b) for b in _buttons(app.page.controls) if isinstance(b.content, ft.Stack)]
+    names = [_caption(b) for b in _buttons(app.page.controls) if _is_face(b)]
     assert names[:3] == ["8-9", "8-8", "7-8"] and len(names) == 10
     end = next(c for c in map(_caption, _buttons(app.page.controls)) if str(c).startswith("9 on 9-9"))
     _click(app, end)

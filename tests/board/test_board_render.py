@@ -99,3 +99,25 @@ def test_save_refuses_bad_output_and_writes_nothing(tmp_path: Path, name: str, f
     with pytest.raises(DrawingError):
         save(from_layout(dispute()), target)
     assert sorted(p.name for p in tmp_path.iterdir()) == (["sub.png"] if name == "." else [])
+
+
+@pytest.mark.parametrize("play", [("0-6", "9-0"), ("4-7", "4-4"), ("4-2", "2-4")], ids=["beside", "legal", "nowhere"])
+def test_the_verdict_is_written_inside_the_drawing(play):
+    """Every line of writing, measured in the font the PNG draws it with, ends inside the
+    drawing: a judged play's sentence is wrapped to the table, never cut at the edge."""
+    from chickenfoot.board.png import _SUPER, _font
+    from chickenfoot.board.scene import Label, board_scene
+
+    board = from_layout(dispute(), play=play)
+    scene = board_scene(board)
+    k = 40.0 * _SUPER
+    labels = [s for s in scene.shapes if isinstance(s, Label)]
+    assert any(board.ghost.verdict.message.split()[0] in s.text for s in labels)
+    x0, _, x1, _ = board.bounds()
+    if board.ghost.spot is not None:  # no wider than the table: a window fitted to it shows it all
+        assert scene.box[2] - scene.box[0] == pytest.approx(x1 - x0 + 2 * 0.8)
+    for s in labels:
+        width = _font(round(s.size * k)).getlength(s.text) / k
+        left = s.x - (width / 2 if s.anchor == "middle" else 0)
+        assert scene.box[0] <= left and left + width <= scene.box[2], (s.text, left + width, scene.box)
+        assert scene.box[1] <= s.y - s.size and s.y <= scene.box[3], (s.text, s.y, scene.box)

@@ -34,6 +34,8 @@ READABLE_PX = 12.0
 CENTRE_DELAY_S = 0.15
 #: Tallest the board is shown before zooming (pixels).
 MAX_HEIGHT = 520
+#: The note beside a chosen open end (width, height in pixels).
+SELECTED_NOTE_SIZE = (112.0, 24.0)
 #: How far a tap may miss an open end, in screen pixels: a 44 px target around each one (the
 #: nearest end within reach is chosen).
 TAP_REACH = 22.0
@@ -102,6 +104,17 @@ def zoomed(f: Framing, size: tuple[float, float], focus: tuple[float, float] | N
     return Framing(f.k * z, f.width, f.height, x, y, f.whole)
 
 
+def whole_margin(f: Framing, shown: tuple[float, float]) -> tuple[float, float]:
+    """The room (horizontal, vertical; the drawing's pixels as first shown, ``shown`` its size
+    then) the viewer needs round the drawing so that zooming out to :attr:`Framing.whole` shows
+    all of it. The viewer keeps its window inside the drawing and that room: with none, a
+    drawing of another shape than its window stops shrinking once it spans the window's
+    shorter side, and the rest of it stays cut off."""
+    z = f.whole / f.k
+    dw, dh = shown
+    return max(0.0, (f.width / z - dw) / 2), max(0.0, (f.height / z - dh) / 2)
+
+
 def focus_of(pic: Picture, selected: Tile | None = None) -> tuple[float, float] | None:
     """Where the play is on the drawing (its pixels): the open end chosen, else the question
     drawn in place, else the hub."""
@@ -127,11 +140,11 @@ def available_width(app: App) -> float:
 def board_view(app: App, pic: Picture, png: bytes, *, label: str,
                on_tap: Callable[[float, float, float], Any] | None = None,
                selected: Tile | None = None, width: float | None = None,
-               max_height: float = MAX_HEIGHT) -> ft.Control:
+               max_height: float = MAX_HEIGHT, selected_note: str = "") -> ft.Control:
     """The board ``pic`` (its PNG ``png``), fitted into ``width`` (default: the screen's).
 
     ``on_tap(px, py, reach_px)`` gets a tap in the drawing's pixels; ``selected``: the open end
-    (its tile) to ring on the drawing."""
+    (its tile) to ring on the drawing, with ``selected_note`` beside the ring (what to do next)."""
     f = framing(pic, width or available_width(app), max_height, focus_of(pic, selected))
     k = f.k
     pw, ph = pic.size
@@ -145,8 +158,18 @@ def board_view(app: App, pic: Picture, png: bytes, *, label: str,
             cx, cy = pic.to_pixels(m.spot.x, m.spot.y)
             r = max(16.0, 0.75 * pic.scale * k)
             layers.append(ft.Container(left=cx * k - r, top=cy * k - r, width=2 * r, height=2 * r,
-                                       shape=ft.BoxShape.CIRCLE,
+                                       shape=ft.BoxShape.CIRCLE, bgcolor=ft.Colors.with_opacity(0.22, ft.Colors.PRIMARY),
                                        border=ft.Border.all(4, ft.Colors.PRIMARY)))
+            if selected_note:
+                # Said where the finger is: the end is chosen, and what comes next.
+                w, h = SELECTED_NOTE_SIZE
+                top = cy * k - r - h - 4 if cy * k - r - h - 4 >= 0 else cy * k + r + 4
+                layers.append(ft.Container(
+                    ft.Text(selected_note, size=13, color=ft.Colors.ON_PRIMARY, weight=ft.FontWeight.BOLD,
+                            no_wrap=True),
+                    left=min(max(cx * k - w / 2, 0.0), max(dw - w, 0.0)), top=min(top, max(dh - h, 0.0)),
+                    width=w, height=h, bgcolor=ft.Colors.PRIMARY, border_radius=h / 2,
+                    alignment=ft.Alignment.CENTER))
     content: ft.Control = ft.Stack(layers, width=dw, height=dh)
     if on_tap is not None:
         def tapped(e: Any) -> None:
@@ -160,9 +183,11 @@ def board_view(app: App, pic: Picture, png: bytes, *, label: str,
         content = ft.GestureDetector(content=content, on_tap_up=app.guarded(tapped),
                                      mouse_cursor=ft.MouseCursor.CLICK, exclude_from_semantics=True)
     # A drawing bigger than its window (readable on a phone) pans; zooming out shows it whole.
+    mx, my = whole_margin(f, (dw, dh))
     viewer = ft.InteractiveViewer(content=content, min_scale=f.whole / k, max_scale=8.0, width=f.width,
                                   height=f.height, constrained=not f.panned,
-                                  boundary_margin=ft.Margin.all(0), clip_behavior=ft.ClipBehavior.HARD_EDGE)
+                                  boundary_margin=ft.Margin.symmetric(horizontal=mx, vertical=my),
+                                  clip_behavior=ft.ClipBehavior.HARD_EDGE)
     zoom = {"z": 1.0}
 
     async def show(z: float) -> None:

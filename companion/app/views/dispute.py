@@ -1,11 +1,17 @@
 """Dispute checker: build the table (hub, then tap an open end to add a tile), load a layout
 file or read the table from a photo; see open ends, the open foot and spokes still needed; ask
-"can 4-7 go here?"."""
+"can 4-7 go here?".
+
+One working surface on a phone: the board on top, whose open ends are the selection, and a sheet
+fixed under it (the screen's footer) with what to do next or the verdict, Add, and the tile
+picker; the rest of the table (needs, photo, problems, chips, the table in words, files) scrolls
+under the board. What is chosen and asked lives in the builder and :class:`DisputeState`."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import math
 from typing import TYPE_CHECKING, Any
 
 import flet as ft
@@ -13,8 +19,8 @@ import flet as ft
 from chickenfoot.app.dispute import DisputeBuilder
 from chickenfoot.app.screens import DisputeState
 from chickenfoot.app.views import Screen, bind
-from chickenfoot.app.views.board import available_width, board_view, end_label
-from chickenfoot.app.views.faces import face_button, face_row, suit_row
+from chickenfoot.app.views.board import MAX_HEIGHT, available_width, board_view, end_label
+from chickenfoot.app.views.faces import FACE_WIDTH, NUMBERS_SIZE, face_button, sliding_row, suit_row
 from chickenfoot.rules import PRESETS, SETS, Tile
 from chickenfoot.rules.errors import ChickenFootError
 from chickenfoot.rules.words import count
@@ -23,6 +29,11 @@ if TYPE_CHECKING:
     from chickenfoot.app.shell import App
 
 log = logging.getLogger(__name__)
+
+#: The board's window is never shorter than this (pixels), whatever the sheet leaves.
+MIN_BOARD_HEIGHT = 200.0
+#: The narrowest a face's button is drawn (Material's least button width, pixels).
+FACE_BUTTON_MIN_WIDTH = 64.0
 
 
 class DisputeScreen(Screen):
@@ -47,7 +58,7 @@ class DisputeScreen(Screen):
 
     @property
     def typed(self) -> str:
-        """The tile in the tile box."""
+        """The tile in the tile box (a face chosen fills it)."""
         return self.tile_field.value or ""
 
     def remember(self, e: Any) -> None:
@@ -117,7 +128,7 @@ class DisputeScreen(Screen):
         error, photo.error = photo.error, None
         if error:  # said on this screen until the next action here (see App.show_error)
             app.show_error(f"Could not read the photo: {error}."
-                           + (" The table below is unchanged." if b.layout is not None else ""))
+                           + (" The table is unchanged." if b.layout is not None else ""))
             return
         app.snack(f"Read the table from {name}")
         app.render()
@@ -138,7 +149,17 @@ class DisputeScreen(Screen):
             app.snack(f"Layout saved: {said}")
         app.page.update()
 
-    def view(self) -> tuple[str, list[Any], str | None]:
+    def choose_end(self, target: Tile) -> None:
+        """An open end chosen by its chip (the board's tap goes through :func:`_board`)."""
+        self.table.select(target)
+        self.state.end_chosen()
+        self.app.render()
+
+    def toggle_picker(self, _: Any) -> None:
+        self.state.toggle_picker()
+        self.app.render()
+
+    def view(self) -> tuple[str, list[Any], str | None] | tuple[str, list[Any], str | None, Any]:
         app, b = self.app, self.table
         photo = self.session.drafts.dispute_photo
         self.tile_field = tile_field = ft.TextField(label="Tile, e.g. 4-7", width=170, text_size=app.fs(18),
@@ -146,7 +167,7 @@ class DisputeScreen(Screen):
         tile_field.on_change = self.remember
         tile_field.on_submit = app.guarded(self.ask_on_enter)
 
-        body: list[Any] = [
+        another: list[Any] = [
             app.dropdown("Rules", b.preset, [(k, r.title) for k, r in PRESETS.items()], self.set_preset, size=15),
             app.dropdown("Set", str(b.top), [(str(s), f"double-{s}") for s in SETS], self.set_top, size=15),
             ft.Row([
@@ -155,9 +176,9 @@ class DisputeScreen(Screen):
                            disabled=photo.busy),
             ], wrap=True, spacing=8, run_spacing=8)]
         if photo.busy:
-            body.append(ft.Row([ft.ProgressRing(width=28, height=28), app.text("Reading the table…", 16)]))
+            another.append(ft.Row([ft.ProgressRing(width=28, height=28), app.text("Reading the table…", 16)]))
         if photo.ask:
-            body.append(app.card(
+            another.append(app.card(
                 ft.Semantics(live_region=True, content=app.text(
                     "Reading a photo replaces the table typed here. Replace it?", 16, bold=True)),
                 ft.Row([app.button("Replace it with the photo", self.replace_it, icon=ft.Icons.PHOTO_CAMERA),
@@ -165,52 +186,53 @@ class DisputeScreen(Screen):
                 color=ft.Colors.TERTIARY_CONTAINER))
 
         if b.layout is None:
-            body.append(app.text("Which double is in the centre (the hub)?", 18, bold=True))
-            body.append(ft.Row([app.button(f"{h}-{h}", bind(self.act, b.start, h), kind="outlined")
-                                for h in range(b.top, -1, -1)], wrap=True, spacing=6, run_spacing=6))
-            body.append(app.text("Or read the table from a photo: the hub is then guessed from it (choose "
-                                 "the hub first if the photo may not show which double it is).", 15))
+            body = [*another, app.text("Which double is in the centre (the hub)?", 18, bold=True),
+                    ft.Row([app.button(f"{h}-{h}", bind(self.act, b.start, h), kind="outlined")
+                            for h in range(b.top, -1, -1)], wrap=True, spacing=6, run_spacing=6),
+                    app.text("Or read the table from a photo: the hub is then guessed from it (choose "
+                             "the hub first if the photo may not show which double it is).", 15)]
             return "Dispute checker", body, "/"
 
+        # One working surface: the board on top (its open ends are the selection), the picker
+        # and the verdict in the sheet fixed under it, the rest of the table's story below.
+        sheet = _sheet(app, self, b)
+        page = (float(getattr(app.page, "width", None) or 360), float(getattr(app.page, "height", None) or 780))
+        board = _board(app, b, self.state, max_height=board_height(b, self.state, page, app.scale))
+        body: list[Any] = []
+        if b.photo is not None and available_width(app) >= 900:
+            body.append(_photo_header(app, b))
+            body.append(ft.Row([board, _photo(app, b, (available_width(app) - 16) / 2)], spacing=16,
+                               vertical_alignment=ft.CrossAxisAlignment.START))
+        else:
+            body.append(board)
         hub = b.layout.hub
-        needs = b.needs()
+        body.append(app.card(*[app.text(s, 16, bold=True) for s in b.needs().sentences(hub)]))
         if b.photo is not None:
-            body.extend(_photo_section(app, b))
-        body.append(app.card(*[app.text(s, 17, bold=True) for s in needs.sentences(hub)]))
-        if b.photo is None:
-            body.append(_board(app, b))
-        body.append(app.text("Open ends: tap one (on the board or here), then type a tile", 18, bold=True))
-        ends = []
-        for e in b.open_ends():
-            label = end_label(e)
-            ends.append(app.button(label, bind(self.act, b.select, e.target),
-                                   kind="filled" if b.selected == e.target else "outlined",
-                                   tooltip=f"Open end: {label}"))
-        body.append(ft.Row(ends, wrap=True, spacing=6, run_spacing=6))
-        question = f"Can it go on the {b.end_name(b.selected)}?" if b.selected else "Can it go here? (tap an open end first)"
-        body.append(ft.Row([
-            tile_field,
-            app.button(question, self.ask, icon=ft.Icons.HELP_OUTLINE, disabled=b.selected is None),
-            app.button("Add to table", self.add, kind="tonal", icon=ft.Icons.ADD, disabled=b.selected is None),
-        ], wrap=True, spacing=8, run_spacing=8))
-        # The verdict right under the question, above the faces: a phone shows it without scrolling.
-        if b.last is not None:
-            v = b.last
-            colour = ft.Colors.GREEN_800 if v.legal else ft.Colors.ERROR
-            extra: list[Any] = []
-            if not v.legal:
-                others = b.where_can(v.tile)
-                extra.append(app.text(
-                    f"{v.tile} could go on the " + ", ".join(b.end_name(o.on) for o in others) if others
-                    else f"{v.tile} has no legal place on this table right now.", 15))
-                extra.append(app.button("It is on the table anyway: add it", self.add_anyway, kind="text"))
-            body.append(app.card(app.text(("Yes. " if v.legal else "No. ") + v.message, 19, bold=True, color=colour),
-                                 *extra))
-        body.extend(_tile_chooser(app, b, self.state.suit, self.pick_suit))
+            if available_width(app) < 900:
+                body += [_photo_header(app, b), _photo(app, b, available_width(app))]
+            notes = b.photo_notes()
+            if notes:
+                body.append(app.text("Check on the photo", 18, bold=True))
+                body.extend(app.warning(n[0].upper() + n[1:]) for n in notes)
         problems = b.problems()
         if problems:
             body.append(app.text("Problems with this table", 18, bold=True))
             body.extend(app.warning(p) for p in problems)
+
+        body.append(app.text("Open ends (the dashed places on the board)", 18, bold=True))
+        ends = []
+        for e in b.open_ends():
+            label = end_label(e)
+            ends.append(app.button(label, bind(self.choose_end, e.target),
+                                   kind="filled" if b.selected == e.target else "outlined",
+                                   tooltip=f"Open end: {label}"))
+        body.append(ft.Row(ends, wrap=True, spacing=6, run_spacing=6))
+        question = f"Can it go on the {b.end_name(b.selected)}?" if b.selected else "Can it go here? (tap an open end first)"
+        body.append(app.text("Or type the tile", 15, bold=True))
+        body.append(ft.Row([
+            tile_field,
+            app.button(question, self.ask, icon=ft.Icons.HELP_OUTLINE, disabled=b.selected is None),
+        ], wrap=True, spacing=8, run_spacing=8))
         body.append(app.text("On the table" + ("" if b.layout.ordered else " (order of play unknown)"),
                              18, bold=True))
         body.append(app.text(" · ".join(b.lines()), 15))
@@ -224,37 +246,116 @@ class DisputeScreen(Screen):
             app.button("Save layout", self.save, kind="outlined", icon=ft.Icons.SAVE),
             app.button("New table", bind(self.act, b.clear), kind="text"),
         ], wrap=True, spacing=8, run_spacing=8))
-        return "Dispute checker", body, "/"
+        body.append(app.text("Another table", 18, bold=True))
+        body.extend(another)
+        return "Dispute checker", body, "/", sheet
 
 
-def _board(app: App, b: DisputeBuilder, width: float | None = None) -> ft.Control:
+#: Height of the app bar and of the page's padding above the board (pixels), and of the zoom
+#: buttons under it: what the board's window leaves of the screen with the sheet.
+_APP_BAR = 56.0
+_ABOVE_BOARD = 14.0
+_ZOOM_ROW = 52.0
+
+
+def sheet_height(b: DisputeBuilder, st: DisputeState, width: float, scale: float) -> float:
+    """About how tall the sheet is drawn (pixels) on a page ``width`` wide at text ``scale``:
+    its handle, what it says (the verdict may take a few lines), Add, and the suits and the
+    faces when they are shown."""
+
+    def fs(size: float) -> float:
+        return size * scale
+
+    room = width - 28 - 52
+    if b.last is not None:
+        said = len(b.last.message) + 5
+    elif b.selected is not None:
+        said = 40
+    else:
+        said = 68
+    lines = max(1, math.ceil(said * 0.55 * fs(16) / room))
+    h = 15 + 10 + max(48.0, lines * fs(16) * 1.4)
+    if b.last is not None and not b.last.legal:
+        h += 6 + 2 * fs(14) * 1.4  # where else it could go
+    if b.selected is not None:
+        h += 6 + max(48.0, fs(15) + 30)  # Add
+    if st.picking:
+        h += 6 + max(48.0, fs(16) + 30) + 8 + 6 + FACE_WIDTH * 2.15 + fs(NUMBERS_SIZE) * 1.4 + 8
+    return h
+
+
+def board_height(b: DisputeBuilder, st: DisputeState, page: tuple[float, float], scale: float) -> float:
+    """The tallest board window that leaves the sheet and the zoom buttons on a page of ``page``
+    (width, height) at text ``scale``."""
+    room = page[1] - _APP_BAR - _ABOVE_BOARD - _ZOOM_ROW - sheet_height(b, st, page[0], scale)
+    return max(MIN_BOARD_HEIGHT, min(MAX_HEIGHT, room))
+
+
+def _board(app: App, b: DisputeBuilder, st: DisputeState, width: float | None = None,
+           max_height: float = MAX_HEIGHT) -> ft.Control:
     """The table drawn as a board; a tap on an open end selects it (as its chip does)."""
 
     def tapped(px: float, py: float, reach: float) -> None:
         b.tap(px, py, reach)
+        st.end_chosen()
         app.render()
 
     words = " · ".join(b.lines())
     ends = ", ".join(end_label(e) for e in b.open_ends())
     verdict = "" if b.last is None else f" Judged: {b.last.tile} on {b.last.on}: " \
         f"{'legal' if b.last.legal else 'not legal'}. {b.last.message}"
-    pic = b.picture()
-    drawing = board_view(app, pic, b.board_png(), on_tap=tapped, selected=b.selected, width=width,
-                         label=f"The table drawn as a board: {words}. Open ends: {ends or 'none'}.{verdict}")
-    ghost = pic.board.ghost if pic.board is not None else None
-    if ghost is None:
-        return drawing
-    # The verdict in words right under the drawing too: on a phone the sentence drawn beside
-    # the play is small until zoomed.
-    colour = ft.Colors.GREEN_800 if ghost.legal else ft.Colors.ERROR
-    return ft.Column([drawing, app.text(f"{ghost.caption} {ghost.verdict.message}", 16, bold=True, color=colour)],
-                     spacing=4)
+    chosen = "" if b.selected is None else f" Chosen: {b.end_name(b.selected)}."
+    return board_view(app, b.picture(), b.board_png(), on_tap=tapped, selected=b.selected, width=width,
+                      max_height=max_height, selected_note="Pick the tile" if b.last is None else "",
+                      label=f"The table drawn as a board: {words}. Open ends: {ends or 'none'}.{chosen}{verdict}")
+
+
+def _sheet(app: App, screen: DisputeScreen, b: DisputeBuilder) -> ft.Control:
+    """The bottom sheet under the board: what to do next or the verdict on one line, Add, and the
+    tile picker (folded away on request)."""
+    st = screen.state
+    v = b.last
+    if v is not None:
+        colour = ft.Colors.GREEN_800 if v.legal else ft.Colors.ERROR
+        head: ft.Control = ft.Semantics(live_region=True, content=app.text(
+            ("Yes. " if v.legal else "No. ") + v.message, 16, bold=True, color=colour))
+    elif b.selected is not None:
+        head = app.text(f"The tile for the {end_label(_end(b))}:", 16, bold=True)
+    else:
+        head = app.text("Tap an open end on the board (a dashed place), then its tile here.", 15)
+    fold = app.icon_button(ft.Icons.KEYBOARD_ARROW_DOWN if st.picking else ft.Icons.KEYBOARD_ARROW_UP,
+                           "Hide the tiles" if st.picking else "Show the tiles", screen.toggle_picker)
+    parts: list[Any] = [
+        ft.Row([ft.Container(width=36, height=4, border_radius=2, bgcolor=ft.Colors.OUTLINE_VARIANT)],
+               alignment=ft.MainAxisAlignment.CENTER),
+        ft.Row([ft.Container(head, expand=True), fold], spacing=4,
+               vertical_alignment=ft.CrossAxisAlignment.CENTER)]
+    if v is not None and not v.legal:
+        others = b.where_can(v.tile)
+        parts.append(app.text(
+            f"{v.tile} could go on the " + ", ".join(b.end_name(o.on) for o in others) if others
+            else f"{v.tile} has no legal place on this table right now.", 14))
+    if b.selected is not None:
+        actions = [app.button("Add to table", screen.add, kind="filled" if v is not None and v.legal else "tonal",
+                              icon=ft.Icons.ADD, compact=True)]
+        if v is not None and not v.legal:
+            actions.append(app.button("It is on the table anyway: add it", screen.add_anyway, kind="text",
+                                      compact=True))
+        parts.append(ft.Row(actions, wrap=True, spacing=6, run_spacing=4))
+    if st.picking:
+        parts += _tile_chooser(app, b, st.suit, screen.pick_suit)
+    return ft.Column(parts, spacing=6, horizontal_alignment=ft.CrossAxisAlignment.STRETCH)
+
+
+def _end(b: DisputeBuilder) -> Any:
+    return next(e for e in b.open_ends() if e.target == b.selected)
 
 
 def _tile_chooser(app: App, b: DisputeBuilder, shown: int | None, pick: Any) -> list[Any]:
-    """Or tap the tile's face (a suit, then the tile): it fills the tile box and, with an open end
-    chosen, asks at once. Tiles on the table already are greyed: a set has one of each."""
-    suit, row = suit_row(app, b.top, shown, pick)
+    """Tap the tile's face (its suit first, when it is not the chosen end's number): it fills the
+    tile box and, with an open end chosen, asks at once. Tiles on the table already are greyed:
+    a set has one of each. Each row slides sideways, so the sheet stays two rows high."""
+    suit, row = suit_row(app, b.top, b.suit_for(shown), pick, scroll=True)
     zero_zero = b.rules.tile_penalty(Tile(0, 0))
 
     def choose(t: Tile) -> None:
@@ -266,38 +367,35 @@ def _tile_chooser(app: App, b: DisputeBuilder, shown: int | None, pick: Any) -> 
     def laid(t: Tile) -> None:
         app.snack(f"{t} is on the table already: a set has only one {t}")
 
+    # The faces at their own size in large text too (their numbers grow): the sheet stays low
+    # enough to leave the board its room.
     faces = [face_button(app, t, f"{t}, on the table" if on else str(t),
-                         bind(laid if on else choose, t), zero_zero=zero_zero, taken=on)
+                         bind(laid if on else choose, t), zero_zero=zero_zero, taken=on, width=FACE_WIDTH)
              for t, on in b.tile_choices(suit)]
-    return [app.text("Or tap the tile: its suit, then its face", 15, bold=True), row, face_row(faces)]
+    # (a face's button is at least Material's 64 px wide)
+    return [row, sliding_row(app, faces, max(FACE_BUTTON_MIN_WIDTH, FACE_WIDTH + 8), gap=3)]
 
 
-def _photo_section(app: App, b: DisputeBuilder) -> list[Any]:
-    """The photo with the layout drawn on it, the same table drawn as a board beside it (below
-    it on a phone), and what the player should check."""
+def _photo_header(app: App, b: DisputeBuilder) -> ft.Control:
+    ph = b.photo
+    assert ph is not None
+    return app.text(f"From the photo: {count(ph.tiles_read, 'tile')} seen, the hub is {ph.table.layout.hub} "
+                    f"with {count(len(ph.table.layout.plays), 'tile')} played on it", 16, bold=True)
+
+
+def _photo(app: App, b: DisputeBuilder, width: float) -> ft.Control:
+    """The photo, cut to the table, with the layout read from it drawn on; zoomable."""
     ph = b.photo
     assert ph is not None and b.layout is not None
-    out: list[Any] = [app.text(f"From the photo: {count(ph.tiles_read, 'tile')} seen, the hub is "
-                               f"{ph.table.layout.hub} with {count(len(ph.table.layout.plays), 'tile')} played on it",
-                               16, bold=True)]
     jpeg = b.photo_jpeg()
-    room = available_width(app)
-    side_by_side = room >= 900
-    width = (room - 16) / 2 if side_by_side else max(260, min((app.page.width or 400) - 80, 640))
-    iw, ih = ph.image.size
-    height = width * ih / iw
-    photo = ft.Semantics(
+    left, top, right, bottom = b.photo_crop()
+    height = width * (bottom - top) / max(1, right - left)
+    return ft.Semantics(
         label=f"Photo of the table with the layout read from it: hub {ph.table.layout.hub} ringed, "
               "joints in blue, tiles with a problem in red",
-        content=ft.Image(src=jpeg, width=width, height=height, fit=ft.BoxFit.CONTAIN))
-    board = _board(app, b, width=(room - 16) / 2 if side_by_side else None)
-    out.append(ft.Row([photo, board], spacing=16, vertical_alignment=ft.CrossAxisAlignment.START)
-               if side_by_side else ft.Column([photo, board], spacing=10))
-    notes = b.photo_notes()
-    if notes:
-        out.append(app.text("Check on the photo", 18, bold=True))
-        out.extend(app.warning(n[0].upper() + n[1:]) for n in notes)
-    return out
+        content=ft.InteractiveViewer(
+            content=ft.Image(src=jpeg, width=width, height=height, fit=ft.BoxFit.CONTAIN),
+            min_scale=1.0, max_scale=6.0, width=width, height=height, clip_behavior=ft.ClipBehavior.HARD_EDGE))
 
 
 def _fix_section(app: App, b: DisputeBuilder) -> list[Any]:

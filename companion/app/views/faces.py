@@ -1,6 +1,7 @@
 """Domino faces as buttons: wherever a tile is chosen (the round's tile picker, the photo
 review's corrections, the dispute checker), a tile is its face with pips, drawn by
-:func:`chickenfoot.board.face_png`, not a "3-4" label.
+:func:`chickenfoot.board.face_png`, with its numbers ("3-4") under it: on a small face 8 pips
+and 9 look alike, and the numbers settle it without counting.
 
 The PNGs are drawn once per (tile, 0-0 value, taken) and kept; each button is named by its
 tile ("3-4", "0-0 = 50") for screen readers and tests, and says who holds a taken tile
@@ -23,8 +24,11 @@ if TYPE_CHECKING:
     from chickenfoot.app.shell import App
 
 #: A face's width on screen (logical pixels, before the large-text scale); the button around it
-#: adds 4 px on each side, so the smallest tap target is 52 x 95 (five to a row at 360 px).
+#: adds 4 px on each side and the numbers under it, so the smallest tap target is 52 x 111 (five
+#: to a row at 360 px).
 FACE_WIDTH = 44.0
+#: The size of the numbers under a face (before the large-text scale).
+NUMBERS_SIZE = 13.0
 #: Pixels per board unit of the PNG: twice what is shown, so phones' dense screens stay sharp.
 _PNG_SCALE = 96.0
 _ASPECT = (2 + 2 * 0.08) / (1 + 2 * 0.08)  # a face scene: 1 x 2 units and its margin
@@ -42,17 +46,23 @@ def face_bytes(tile: Tile, zero_zero: int | None = None, taken: bool = False) ->
 
 
 def face_button(app: App, tile: Tile, label: str, on_click: Callable[[Any], Any], *,
-                zero_zero: int | None = None, taken: bool = False, chosen: bool = False) -> ft.Control:
+                zero_zero: int | None = None, taken: bool = False, chosen: bool = False,
+                width: float | None = None) -> ft.Control:
     """A tappable face: filled round it when ``chosen``, greyed and crossed out when ``taken``.
-    ``label`` names the button itself: an empty text carrying it merges into the button's own
-    node, as a caption would (the picture is left out of the accessibility tree, where it would
-    be a node of its own inside a nameless button)."""
-    w = app.fs(FACE_WIDTH)
+    ``label`` names the button itself: the numbers under the face carry it, merged into the
+    button's own node (the picture is left out of the accessibility tree, where it would be a
+    node of its own inside a nameless button). ``width``: the face's width (default
+    :data:`FACE_WIDTH` at the text scale)."""
+    w = width or app.fs(FACE_WIDTH)
     img = ft.Image(src=face_bytes(tile, zero_zero, taken), width=w, height=round(w * _ASPECT, 1),
                    fit=ft.BoxFit.CONTAIN, exclude_from_semantics=True)
-    name = ft.Text("", size=1, semantics_label=label)
+    numbers = ft.Text(str(tile), size=app.fs(NUMBERS_SIZE), weight=ft.FontWeight.BOLD, no_wrap=True,
+                      semantics_label=label, color=ft.Colors.OUTLINE if taken else None,
+                      text_align=ft.TextAlign.CENTER)
     cls = ft.FilledButton if chosen else ft.OutlinedButton
-    return cls(content=ft.Stack([img, name]), on_click=app.guarded(on_click),
+    return cls(content=ft.Column([img, numbers], spacing=0, tight=True,
+                                 horizontal_alignment=ft.CrossAxisAlignment.CENTER),
+               on_click=app.guarded(on_click),
                style=ft.ButtonStyle(padding=ft.Padding.all(4),
                                     shape=ft.RoundedRectangleBorder(radius=10)))
 
@@ -61,12 +71,27 @@ def face_row(controls: list[ft.Control]) -> ft.Control:
     return ft.Row(controls, wrap=True, spacing=6, run_spacing=6)
 
 
-def suit_row(app: App, top: int, shown: int | None, pick: Callable[[int], Any]) -> tuple[int, ft.Control]:
+def suit_row(app: App, top: int, shown: int | None, pick: Callable[[int], Any], *,
+             scroll: bool = False) -> tuple[int, ft.Control]:
     """The suit shown (``shown``, the highest when none is) and the row of suit buttons (0 to
-    ``top``) whose tap calls ``pick(suit)``, which keeps it in the screen's state and redraws."""
+    ``top``) whose tap calls ``pick(suit)``, which keeps it in the screen's state and redraws.
+    ``scroll``: one line that slides sideways (a sheet of fixed height), else wrapped."""
     suits = list(range(top, -1, -1))
     suit = shown if shown in suits else suits[0]
-    return suit, ft.Row([
-        ft.Container(app.button(str(v), bind(pick, v), kind="filled" if v == suit else "outlined",
-                                tooltip=f"Tiles with a {v}"), width=max(52, app.fs(52)))
-        for v in suits], wrap=True, spacing=4, run_spacing=4)
+    buttons = [ft.Container(app.button(str(v), bind(pick, v), kind="filled" if v == suit else "outlined",
+                                       tooltip=f"Tiles with a {v}"), width=max(52, app.fs(52)))
+               for v in suits]
+    if scroll:
+        return suit, sliding_row(app, buttons, max(52, app.fs(52)))
+    return suit, ft.Row(buttons, wrap=True, spacing=4, run_spacing=4)
+
+
+def sliding_row(app: App, controls: list[ft.Control], width: float, gap: float = 4.0,
+                room: float | None = None) -> ft.Control:
+    """``controls`` (each at least ``width`` wide) on one line that slides sideways, widened so
+    that the line ``room`` wide (default: the screen less its padding) shows only whole ones at
+    rest: a control cut at the edge would be a target too narrow for a thumb."""
+    room = room or float(app.page.width or 360) - 28
+    n = max(1, int((room + gap) // (width + gap)))
+    each = (room - gap * (n - 1)) / n
+    return ft.Row([ft.Container(c, width=each) for c in controls], spacing=gap, scroll=ft.ScrollMode.ALWAYS)

@@ -415,8 +415,6 @@ class _Screen:
         if on_table is not None:
             parts.append(app.text(f"{on_table} is on the table (it opened the round), so it is not listed.",
                                   14, italic=True))
-        parts.append(app.button("Done with this hand", bind(self.close_panel, i), kind="tonal",
-                                icon=ft.Icons.CHECK))
         return ft.Column(parts, spacing=8)
 
     # ----------------------------------------------------------------- pad
@@ -525,6 +523,10 @@ def _entry_screen(app: App, st: RoundState, ms: MatchSession, d: RoundDraft) -> 
         s.refresh()
     if st.said:
         footer_parts.append(ft.Semantics(live_region=True, content=app.text(st.said, 15, italic=True)))
+    if panel is not None and panel[1] == "tiles":
+        # In the fixed part, over Save: however many faces the picker shows, it stays in reach.
+        footer_parts.append(app.button("Done with this hand", bind(s.close_panel, panel[0]), kind="tonal",
+                                       icon=ft.Icons.CHECK))
     footer_parts += [s.errors, ft.Row([ft.Container(s.summary, expand=True), s.save_button],
                                       vertical_alignment=ft.CrossAxisAlignment.CENTER)]
     footer = ft.Column(footer_parts, spacing=8)
