@@ -21,7 +21,8 @@ def _pad(ui: Ui, player: str, keys: str) -> None:
     for k in keys:
         ui.click(k)
         shown += k
-        ui.see(f"{player}: {shown.lstrip('0') or '0'} points")
+        n = shown.lstrip('0') or '0'
+        ui.see(f"{player}: {n} {'point' if n == '1' else 'points'}")
 
 
 def _standings(ui: Ui, expected: list[str]) -> None:
@@ -157,7 +158,7 @@ def test_four_player_match_two_rounds_edit_and_reload(server: Server, browser) -
     ui.shot("history")
     ui.click("Home")
     ui.click("Statistics")
-    ui.see(re.compile(r"^Wins and best match count finished matches"))
+    ui.see(re.compile(r"^Wins and the lowest match total count finished matches"))
     ui.shot("statistics")
 
 

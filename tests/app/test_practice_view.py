@@ -104,7 +104,7 @@ def test_practice_from_home_to_the_end_of_a_round_and_on(app: App) -> None:
     assert "Penalties, as the scorekeeper counts them" in texts
     for line in sess.results():
         name = f"{line.name} ({line.bot})" if line.bot else line.name
-        assert any(t.startswith(f"{name}: {line.penalty} points") for t in texts)
+        assert any(t.startswith(f"{name}: {line.penalty} point") for t in texts)  # "1 point", "7 points"
     assert not _find(app.page.controls, ft.GestureDetector)  # nothing to tap on a finished table
 
     _click(app, "Continue as a match against the bots")
