@@ -178,8 +178,20 @@ def _guarded_protocols(conns: Connections, http: type, ws: type) -> tuple[type, 
     closing one that has not sent a request's headers within ``headers_s`` of connecting or of
     its previous answer."""
 
-    class GuardedHTTP(http):  # type: ignore[misc, valid-type]
+    class Slotted:
+        """A connection counted under its address until it closes; evicted, it gives its slot
+        back at once."""
+
         _slot: str | None = None
+        transport: Any
+
+        def evict(self) -> None:
+            if self._slot is not None:
+                conns.release(self._slot, self)
+                self._slot = None
+            self.transport.abort()
+
+    class GuardedHTTP(Slotted, http):  # type: ignore[misc, valid-type]
         _refused = False
         _headers_timer: asyncio.TimerHandle | None = None
 
@@ -194,12 +206,6 @@ def _guarded_protocols(conns: Connections, http: type, ws: type) -> tuple[type, 
                 return
             super().connection_made(transport)
             self._expect_headers()
-
-        def evict(self) -> None:
-            if self._slot is not None:
-                conns.release(self._slot, self)
-                self._slot = None
-            self.transport.abort()
 
         def connection_lost(self, exc: Exception | None) -> None:
             if self._refused:
@@ -231,8 +237,7 @@ def _guarded_protocols(conns: Connections, http: type, ws: type) -> tuple[type, 
 
             self._headers_timer = self.loop.call_later(conns.limits.headers_s, check)
 
-    class GuardedWS(ws):  # type: ignore[misc, valid-type]
-        _slot: str | None = None
+    class GuardedWS(Slotted, ws):  # type: ignore[misc, valid-type]
 
         def connection_made(self, transport: Any) -> None:
             upgraded = transport.get_protocol()  # the HTTP protocol, still set at this point
@@ -243,12 +248,6 @@ def _guarded_protocols(conns: Connections, http: type, ws: type) -> tuple[type, 
                 if upgraded._headers_timer is not None:
                     upgraded._headers_timer.cancel()
             super().connection_made(transport)
-
-        def evict(self) -> None:
-            if self._slot is not None:
-                conns.release(self._slot, self)
-                self._slot = None
-            self.transport.abort()
 
         def connection_lost(self, exc: Exception | None) -> None:
             if self._slot is not None:
