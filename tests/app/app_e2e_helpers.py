@@ -181,8 +181,22 @@ class Ui:
         except Exception:
             self.shot("FAILED-waiting-for-button")
             raise
+        self.steady(loc.nth(nth))
         loc.nth(nth).click()
         self.page.wait_for_timeout(250)
+
+    def steady(self, loc: Any, timeout_s: float = 5.0) -> None:
+        """Wait until ``loc`` stops moving (two readings 0.2 s apart agree within 1 px): after a
+        redraw Flutter may still lay out or scroll, and a click aimed mid-move lands on whatever
+        is drawn there then (a suit button's tap taken by the face that slid under it)."""
+        end = time.monotonic() + timeout_s
+        last = loc.bounding_box()
+        while time.monotonic() < end:
+            self.page.wait_for_timeout(200)
+            box = loc.bounding_box()
+            if box and last and all(abs(box[k] - last[k]) <= 1 for k in ("x", "y", "width", "height")):
+                return
+            last = box
 
     def type_into(self, label: str, text: str, submit: bool = True, clear: bool = False) -> None:
         box = self.page.get_by_role("textbox", name=label)

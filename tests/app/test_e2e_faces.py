@@ -41,11 +41,13 @@ def _tap_on_screen(ui: Ui, name: str) -> None:
     loc.wait_for(state="attached", timeout=20_000)
     for _ in range(12):
         box = loc.bounding_box()
-        if box and box["y"] > 60 and box["y"] + box["height"] < PHONE["height"] - 110:
+        # the fixed footer holds Save, and "Done with this hand" over it while the picker is open
+        if box and box["y"] > 60 and box["y"] + box["height"] < PHONE["height"] - 150:
             break
         ui.page.mouse.move(180, 400)
         ui.page.mouse.wheel(0, 200 if not box or box["y"] > 60 else -200)
         ui.page.wait_for_timeout(400)
+    ui.steady(loc)
     loc.click()
     ui.page.wait_for_timeout(250)
 
