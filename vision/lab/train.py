@@ -294,6 +294,11 @@ def det_real_dir(work: Path, i: int) -> Path:
     return work / f"{det_pass_name(i)}_data" / "real"
 
 
+def det_pose_dir(work: Path, i: int) -> Path:
+    """The pose-labelled real frames (:mod:`chickenfoot.vision.lab.pose_boxes`) detector pass ``i`` adds."""
+    return work / f"{det_pass_name(i)}_data" / "pose"
+
+
 def trained_real_files(cfg: dict[str, Any], work: Path) -> list[str]:
     """The real files a config's classifier and detector passes trained on (each pass's ``real_done``)."""
     passes = cfg["classifier"].get("finetune") or []
@@ -303,9 +308,10 @@ def trained_real_files(cfg: dict[str, Any], work: Path) -> list[str]:
         if ft.get("real") and done.exists():
             files += json.loads(done.read_text())["files"]
     for i, ft in enumerate(cfg["detector"].get("finetune") or []):
-        done = det_real_dir(work, i) / "real_done"
-        if ft.get("real_boxes") and done.exists():
-            files += json.loads(done.read_text())["files"]
+        for key, folder in (("real_boxes", det_real_dir), ("pose_boxes", det_pose_dir)):
+            done = folder(work, i) / "real_done"
+            if ft.get(key) and done.exists():
+                files += json.loads(done.read_text())["files"]
     return sorted(set(files))
 
 
@@ -521,6 +527,22 @@ def det_real_boxes(real: dict[str, Any], rdir: Path, long_side: int, metrics: di
     return rdir / "images" / "train"
 
 
+def det_pose_boxes(pose: dict[str, Any], pdir: Path, long_side: int, metrics: dict[str, Any], name: str) -> Path:
+    """The pose-labelled frames a detector pass trains on (:mod:`chickenfoot.vision.lab.pose_boxes`),
+    made once into ``pdir`` (whose ``real_done`` lists the files for ``reader.json``); their training folder."""
+    from chickenfoot.vision.lab.pose_boxes import write_pose_boxes
+
+    if not (pdir / "real_done").exists():
+        t0 = time.time()
+        st = write_pose_boxes(pdir, int(pose.get("copies", 2)), int(pose["seed"]), int(pose.get("long_side", long_side)),
+                              limit=pose.get("limit"))
+        st["seconds"] = round(time.time() - t0, 1)
+        (pdir / "real_done").write_text(json.dumps(st))
+        metrics[f"{name}_pose"] = {k: v for k, v in st.items() if k != "files"}
+        print(f"{name}, pose-labelled frames:", metrics[f"{name}_pose"], flush=True)
+    return pdir / "images" / "train"
+
+
 def run(cfg: dict[str, Any], work: Path, out: Path, resume: bool = False, stages: str = "all") -> dict[str, Any]:
     setup_offline(work / "yolo_config")
     work.mkdir(parents=True, exist_ok=True)
@@ -566,6 +588,11 @@ def run(cfg: dict[str, Any], work: Path, out: Path, resume: bool = False, stages
                 if "seed" not in ft:
                     raise SystemExit(f"detector pass {name}: real_boxes needs a pass with its own seed and renders")
                 extra.append(det_real_boxes(ft["real_boxes"], det_real_dir(work, i), det.get("long_side", 480),
+                                            metrics, name))
+            if ft.get("pose_boxes"):
+                if "seed" not in ft:
+                    raise SystemExit(f"detector pass {name}: pose_boxes needs a pass with its own seed and renders")
+                extra.append(det_pose_boxes(ft["pose_boxes"], det_pose_dir(work, i), det.get("long_side", 480),
                                             metrics, name))
             if "seed" in ft:
                 data = _fresh_det_data(work / f"{name}_data", ddir, int(ft["images"]), int(ft["seed"]),
