@@ -22,6 +22,10 @@ size, is counted or asked about, never set apart in silence.**
   (:data:`TILE_DETECTION_MIN`), is asked about too (:data:`Reason.UNSURE_TILE`).
 * "Print" (:data:`Reason.PRINT`) and "unsure" (:data:`Reason.UNSURE`) are for finds unlike the
   hand's tiles: another size, outside the hand, or no divider.
+* One set has one of each tile: of a hand's counted finds read as the same tile, more than the
+  sets in play hold (``copies``), the surest are counted and the rest asked about
+  (:data:`Reason.TWICE`, "Is this a second 3-6?"). A misread tile turns up as a second copy of
+  another more often than a mixed set does in a game of Chicken Foot.
 * Tiles lie flat and never overlap: of counted finds that overlap, the surest set that overlaps
   nowhere counts, the rest are set apart (:data:`Reason.OVERLAP`); a find asked about gives way
   to any counted tile it overlaps.
@@ -41,7 +45,7 @@ from chickenfoot.rules.tiles import Tile
 
 from .detections import box_rows, obb_corners
 from .geometry import OrientedBox, overlap_share
-from .reading import Reason, is_it, zero_or_back
+from .reading import Reason, again, is_it, zero_or_back
 
 
 class Verdict(StrEnum):
@@ -109,6 +113,9 @@ class Policy:
     #: Whether finds set apart alone are asked about when they are like the hand's tiles
     #: (``hand_asks``; off for a table's layout, whose gaps the table reader fills itself).
     hand_asks: bool = True
+    #: How many of each tile the photo may hold: the sets in play (0: no limit). Checked on hands
+    #: only (``hand_asks``): a table's layout is checked as a layout.
+    copies: int = 1
 
 
 @dataclass(frozen=True)
@@ -157,7 +164,20 @@ def decide(finds: Sequence[Find], policy: Policy) -> list[Decision]:
             if d.verdict is Verdict.ASK and any(
                     overlap_share(finds[k].box.corners(), b.corners()) > policy.overlap_max for b in hand_boxes):
                 out[k] = Decision(Verdict.APART, Reason.OVERLAP, finds[k].a, finds[k].b)
+    if policy.hand_asks and policy.copies > 0:
+        _asked_twice(finds, out, policy)  # type: ignore[arg-type]
     return out  # type: ignore[return-value]
+
+
+def _asked_twice(finds: Sequence[Find], out: list[Decision], p: Policy) -> None:
+    """Of counted finds of one tile beyond ``p.copies``, all but the surest become questions."""
+    same: dict[Tile, list[int]] = {}
+    for k, d in enumerate(out):
+        if d.verdict is Verdict.COUNT:
+            same.setdefault(Tile(d.a, d.b), []).append(k)
+    for tile, ks in same.items():
+        for k in sorted(ks, key=lambda k: -finds[k].confidence)[p.copies:]:
+            out[k] = Decision(Verdict.ASK, Reason.TWICE, out[k].a, out[k].b, again(tile, p.zero_points))
 
 
 def _alone(f: Find, p: Policy) -> Decision | None:

@@ -141,11 +141,14 @@ class Reader:
         return Policy(c.review_conf, c.count_conf, c.not_pips_max, c.overlap_max, rules.penalty([Tile(0, 0)]),
                       c.hand_asks)
 
-    def read(self, source: Source | LoadedImage, rules: RuleSet | None = None, top: int | None = None) -> Reading:
+    def read(self, source: Source | LoadedImage, rules: RuleSet | None = None, top: int | None = None,
+             sets: int = 1) -> Reading:
         """Read every face-up tile in a photo and score it with ``rules`` (default preset).
 
         ``top``: the set in play is double-``top`` (the table knows; the photo may not), so no
         half is read as more pips; default ``rules.set`` when the rules fix the set.
+        ``sets``: how many sets are mixed in the photo (Chicken Foot deals from one: a tile
+        counted twice is asked about once; 0: no limit).
 
         The stages run once each, in this order (:data:`STAGES`); each extra look is a stage of
         its own, and only the policy decides what counts.
@@ -177,7 +180,7 @@ class Reader:
         finds = clock("halves", second_opinion, image, finds, halves, second, c, top)
         finds = clock("halves", judge, image, finds, halves.values, c)
         found = finds_of(finds, halves.values, to_original)
-        decisions = decide(found, self.policy(rules))
+        decisions = decide(found, dataclasses.replace(self.policy(rules), copies=sets))
         backs = [b.scaled(to_original) for b in dets[dets.class_id != TILE_CLASS].oriented_boxes()]
         reading = reading_of(found, decisions, rules, loaded.original_size, c.review_conf, backs)
         warnings = (reading.warnings + small_tiles_warning(reading, loaded.scale, c.small_tile_px)

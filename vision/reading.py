@@ -42,6 +42,9 @@ class Reason(StrEnum):
     BLANK_FACE = "blank face"
     #: Asked: a face with a divider among the hand's tiles at their size, read too unsurely to count.
     UNSURE_TILE = "unsure tile"
+    #: Asked: the same tile is counted more times than the sets in play hold (one set has one of
+    #: each): all but the surest are asked about.
+    TWICE = "read twice"
     #: Set apart: read too unsurely, and unlike the hand's tiles (elsewhere, another size, no divider).
     UNSURE = "unsure"
     #: Set apart: a half looks like print or a back, and the find is unlike the hand's tiles.
@@ -59,13 +62,21 @@ REASON_TEXT = {
     Reason.ZERO_OR_BACK: "could be the 0-0 or a face-down tile",
     Reason.BLANK_FACE: "a blank half beside a divider: a 0 until you say otherwise",
     Reason.UNSURE_TILE: "among the hand's tiles, read too unsurely to count alone",
+    Reason.TWICE: "read twice, and one set has one of each tile",
     Reason.UNSURE: "too unsure to count",
     Reason.PRINT: "no pips seen: face down, or not a tile",
     Reason.OVERLAP: "overlaps a surer tile",
     Reason.BACK: "face down",
 }
 #: The reasons a find is asked about: it carries a question naming its tile.
-ASKED = (Reason.ZERO_OR_BACK, Reason.BLANK_FACE, Reason.UNSURE_TILE)
+ASKED = (Reason.ZERO_OR_BACK, Reason.BLANK_FACE, Reason.UNSURE_TILE, Reason.TWICE)
+
+
+def again(tile: Tile, points: int) -> str:
+    """The question the reader asks of a tile read more times than the sets in play hold it
+    (:data:`Reason.TWICE`): one of the reads is wrong, or a tile not of the set is in the photo."""
+    zero = f" ({points})" if tile == Tile(0, 0) else ""
+    return f"Is this a second {tile}{zero}?"
 
 
 def zero_or_back(points: int) -> str:

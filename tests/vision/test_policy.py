@@ -140,6 +140,26 @@ def test_with_the_hand_rule_off_unlike_and_like_finds_are_alike():
     assert last([*hand(), beside(halves=(0.5, 0.5), not_pips=(0.1, 0.1))], off).reason is Reason.UNSURE
 
 
+def test_a_tile_counted_twice_from_one_set_is_asked_about_once_the_surer_one_counted():
+    """One set has one of each: a second 3-6 is a misread or not a tile (a printed lid), asked."""
+    finds = [*hand(3), beside(a=6, b=3, halves=(0.97, 0.97), not_pips=(0.0, 0.0), detection=0.91),
+             beside(k=6, a=3, b=6, halves=(0.99, 0.99), not_pips=(0.0, 0.0), detection=0.95)]
+    decisions = decide(finds, POLICY)
+    assert [(d.verdict, d.reason) for d in decisions[3:]] == [(Verdict.ASK, Reason.TWICE),
+                                                              (Verdict.COUNT, Reason.SURE)]
+    assert decisions[3].question == "Is this a second 3-6?" and decisions[3].open
+    reading = reading_of(finds, decisions, get_rules(), (1000, 800), POLICY.review_conf)
+    assert reading.headline() == f"penalty at least {4 + 5 + 6 + 9}, 1 to check"
+    assert not any("read 2 times" in w for w in reading.warnings)
+    # two sets mixed, a table's layout, or a 0-0 twice (named with its points)
+    assert [d.reason for d in decide(finds, dataclasses.replace(POLICY, copies=2))][3:] == [Reason.SURE] * 2
+    assert [d.reason for d in decide(finds, dataclasses.replace(POLICY, hand_asks=False))][3:] == [Reason.SURE] * 2
+    zeros = [*hand(2), *(beside(k=k, a=0, b=0, halves=(0.99, 0.99), not_pips=(0.0, 0.0), detection=0.9 + k / 100)
+                         for k in (3, 5))]
+    asked = [d for d in decide(zeros, POLICY) if d.verdict is Verdict.ASK]
+    assert [d.question for d in asked] == ["Is this a second 0-0 (50)?"]
+
+
 def test_among_the_hand_means_at_its_size_and_near_one_of_its_tiles():
     tiles = [f.box for f in hand()]
     assert among(OrientedBox(340, 200, 100, 50, 0.0), tiles)  # lying across: size is length and width

@@ -131,7 +131,7 @@ def verdict(rel: str, mode: str) -> Verdict:
     loaded = load_image(s.path, reader.config.decode_max_side)
     if mode == "gray":
         loaded = grey_copy(loaded)
-    return judge_sample(s, reader.read(loaded, rules), rules, mode)[0]
+    return judge_sample(s, reader.read(loaded, rules, sets=s.sets), rules, mode)[0]
 
 
 @NO_MODELS

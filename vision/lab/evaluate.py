@@ -74,6 +74,7 @@ from chickenfoot.vision.lab.realdata import (
     half_crop_samples,
     real_samples,
     realdata_root,
+    sets_in,
     source_of,
 )
 from chickenfoot.vision.lab.tally import (
@@ -170,7 +171,7 @@ class Evaluator:
             labels = json.loads(js.read_text())
             gt_boxes = [OrientedBox(*(float(v) for v in lab["box"])) for lab in labels]
             gt = [(int(lab["a"]), int(lab["b"])) for lab in labels]
-            reading = self.reader.read(loaded, self.rules, self.top)
+            reading = self.reader.read(loaded, self.rules, self.top, sets_in(gt))
             exact = self._score_oriented("rendered", "colour", gt, gt_boxes, reading, photo=str(img_path))
             row = self.tally("rendered", "colour").by_colour.setdefault(
                 "grey" if is_grey(loaded.image) else "colour", [0, 0])
@@ -287,8 +288,8 @@ class Evaluator:
                 img = loaded if mode == "colour" else grey_copy(loaded)
                 getattr(self, "_" + s.kind.replace("-", "_"))(s, img, mode)
 
-    def _read(self, img: LoadedImage) -> Reading:
-        return self.reader.read(img, self.rules)
+    def _read(self, img: LoadedImage, s: Sample | None = None) -> Reading:
+        return self.reader.read(img, self.rules, sets=1 if s is None else s.sets)
 
     def _judge(self, s: Sample, mode: str, reading: Reading) -> tuple[Verdict, Reading]:
         """The photo's headline judged against its truth (:mod:`chickenfoot.vision.lab.verdict`), kept
@@ -298,7 +299,7 @@ class Evaluator:
         return verdict, part
 
     def _list(self, s: Sample, img: LoadedImage, mode: str) -> None:
-        reading = self._read(img)
+        reading = self._read(img, s)
         _, part = self._judge(s, mode, reading)
         area = list(part.tiles)
         pred = [t for t in area if not t.question]
@@ -320,11 +321,11 @@ class Evaluator:
     def _boxes_oriented(self, s: Sample, img: LoadedImage, mode: str) -> None:
         """Oriented boxes with half A/B (Ruxi12): scored on the labelled grid like the rendered
         set; finds outside it are counted apart by the verdict."""
-        _, part = self._judge(s, mode, self._read(img))
+        _, part = self._judge(s, mode, self._read(img, s))
         self._score_oriented(s.source, mode, list(s.tiles), list(s.boxes), part)
 
     def _boxes_aabb(self, s: Sample, img: LoadedImage, mode: str) -> None:
-        reading = self._read(img)
+        reading = self._read(img, s)
         self._judge(s, mode, reading)
         pred = _reads(reading)
         pred_boxes = [t.box.aabb() for t in pred]

@@ -7,7 +7,8 @@ import csv
 import math
 import os
 import xml.etree.ElementTree as ET
-from collections.abc import Callable, Iterator
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -41,6 +42,12 @@ class Sample:
     #: grid's corners, clockwise from top left, in the photo's pixels); None: the whole photo.
     grid: tuple[tuple[float, float], ...] | None = None
 
+    @property
+    def sets(self) -> int:
+        """The sets in play, as a table would tell the reader: the most copies of one labelled
+        tile; 0 (no limit) where the labels cover only part of the photo."""
+        return 0 if self.grid is not None else sets_in(self.tiles)
+
     def labelled_part(self, size: tuple[int, int]) -> Callable[[OrientedBox], bool] | None:
         """Whether a find (its box in the pixels of a photo of ``size``) lies in the part of
         the photo the labels cover; None where they cover all of it."""
@@ -50,6 +57,11 @@ class Sample:
         if self.play_area:
             return lambda box: in_play_area(box, size)
         return None
+
+
+def sets_in(tiles: Iterable[tuple[int, int]]) -> int:
+    """How many sets these tiles come from: the most copies of one tile (at least 1)."""
+    return max(Counter(tuple(sorted(t)) for t in tiles).values(), default=1)
 
 
 def _csv(path: Path) -> list[dict[str, str]]:
