@@ -38,7 +38,6 @@ import numpy as np
 from PIL import Image
 
 from chickenfoot.rules.ruleset import RuleSet, get_rules
-from chickenfoot.rules.tiles import Tile
 
 from .assemble import big_set_warning, reading_of, small_tiles_warning
 from .config import ModelError, ReaderConfig, resolve_models_dir
@@ -137,9 +136,7 @@ class Reader:
 
     def policy(self, rules: RuleSet) -> Policy:
         """The settings the policy stage decides by, for a hand scored with ``rules``."""
-        c = self.config
-        return Policy(c.review_conf, c.count_conf, c.not_pips_max, c.overlap_max, rules.penalty([Tile(0, 0)]),
-                      c.hand_asks)
+        return Policy.of(self.config, rules)
 
     def read(self, source: Source | LoadedImage, rules: RuleSet | None = None, top: int | None = None) -> Reading:
         """Read every face-up tile in a photo and score it with ``rules`` (default preset).
