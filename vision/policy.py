@@ -41,8 +41,10 @@ from enum import StrEnum
 
 import numpy as np
 
+from chickenfoot.rules.ruleset import RuleSet
 from chickenfoot.rules.tiles import Tile
 
+from .config import ReaderConfig
 from .detections import box_rows, obb_corners
 from .geometry import OrientedBox, overlap_share
 from .reading import Reason, again, is_it, zero_or_back
@@ -102,20 +104,28 @@ class Find:
 
 @dataclass(frozen=True)
 class Policy:
-    """The settings the policy decides by (from ``reader.json``, :class:`~chickenfoot.vision.config.ReaderConfig`)."""
+    """The settings the policy decides by: a reader's (:meth:`of`, from ``reader.json``; each
+    setting's default and meaning are :class:`~chickenfoot.vision.config.ReaderConfig`'s) and
+    the 0-0's points."""
 
-    review_conf: float = 0.8
-    count_conf: float = 0.0
-    not_pips_max: float = 1.0
-    overlap_max: float = 0.0
+    review_conf: float
+    count_conf: float
+    not_pips_max: float
+    overlap_max: float
     #: Points of the 0-0, named in its questions.
-    zero_points: int = 50
+    zero_points: int
     #: Whether finds set apart alone are asked about when they are like the hand's tiles
     #: (``hand_asks``; off for a table's layout, whose gaps the table reader fills itself).
-    hand_asks: bool = True
+    hand_asks: bool
     #: How many of each tile the photo may hold: the sets in play (0: no limit). Checked on hands
     #: only (``hand_asks``): a table's layout is checked as a layout.
     copies: int = 1
+
+    @classmethod
+    def of(cls, config: ReaderConfig, rules: RuleSet, sets: int = 1) -> Policy:
+        """The policy of a reader with ``config``, for a hand scored with ``rules`` from ``sets`` sets."""
+        return cls(config.review_conf, config.count_conf, config.not_pips_max, config.overlap_max,
+                   rules.penalty([Tile(0, 0)]), config.hand_asks, sets)
 
 
 @dataclass(frozen=True)

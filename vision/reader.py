@@ -38,7 +38,6 @@ import numpy as np
 from PIL import Image
 
 from chickenfoot.rules.ruleset import RuleSet, get_rules
-from chickenfoot.rules.tiles import Tile
 
 from .assemble import big_set_warning, reading_of, small_tiles_warning
 from .config import ModelError, ReaderConfig, resolve_models_dir
@@ -135,11 +134,9 @@ class Reader:
     def detect(self, image: Image.Image) -> Detections:
         return detect(image, self.detector, self.config)
 
-    def policy(self, rules: RuleSet) -> Policy:
-        """The settings the policy stage decides by, for a hand scored with ``rules``."""
-        c = self.config
-        return Policy(c.review_conf, c.count_conf, c.not_pips_max, c.overlap_max, rules.penalty([Tile(0, 0)]),
-                      c.hand_asks)
+    def policy(self, rules: RuleSet, sets: int = 1) -> Policy:
+        """The settings the policy stage decides by, for a hand scored with ``rules`` from ``sets`` sets."""
+        return Policy.of(self.config, rules, sets)
 
     def read(self, source: Source | LoadedImage, rules: RuleSet | None = None, top: int | None = None,
              sets: int = 1) -> Reading:
@@ -180,7 +177,7 @@ class Reader:
         finds = clock("halves", second_opinion, image, finds, halves, second, c, top)
         finds = clock("halves", judge, image, finds, halves.values, c)
         found = finds_of(finds, halves.values, to_original)
-        decisions = decide(found, dataclasses.replace(self.policy(rules), copies=sets))
+        decisions = decide(found, self.policy(rules, sets))
         backs = [b.scaled(to_original) for b in dets[dets.class_id != TILE_CLASS].oriented_boxes()]
         reading = reading_of(found, decisions, rules, loaded.original_size, c.review_conf, backs)
         warnings = (reading.warnings + small_tiles_warning(reading, loaded.scale, c.small_tile_px)

@@ -121,18 +121,6 @@ def fitting_set(tiles: Sequence[Tile]) -> int | None:
     return next((s for s in SETS if s >= top), None)
 
 
-def label(item: TileReading) -> str:
-    """How the review lists a tile: its value and how sure the reader was, or who set it."""
-    if item.question and item.source == "read" and item.counted:
-        # the reader's question names the tile; a possible back is the one with two answers
-        return "0-0 or face down?" if item.reason in ("", "0-0 or back") else f"{item.tile}? (asked)"
-    if not item.counted:
-        return f"{item.tile}? (not counted)"
-    if item.source == "read":
-        return f"{item.tile} ({round(item.confidence * 100)}%)"
-    return f"{item.tile} ({item.source})"
-
-
 @dataclass
 class PhotoReview:
     rules: RuleSet

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from chickenfoot.app.photo_review import PhotoReview, Preview, ReviewError, from_reading, label
+from chickenfoot.app.photo_review import PhotoReview, Preview, ReviewError, from_reading
 from chickenfoot.app.round_entry import EntryError, Mode, RoundEntry
 from chickenfoot.rules import Tile, get_rules
 from chickenfoot.vision.geometry import OrientedBox
@@ -92,14 +92,15 @@ def test_photo_review_correct_add_remove_and_low_confidence():
     items = [_tile(3, 4, 0.95, 50), _tile(0, 0, 0.4, 150, review=True), _tile(1, 1, 0.3, 250, uncounted="unsure")]
     r = PhotoReview(get_rules(), 9, items, (300, 200))
     assert r.low_confidence == [1, 2] and r.candidates == [2]
-    assert [label(it) for it in r.items] == ["3-4 (95%)", "0-0 (40%)", "1-1? (not counted)"]
+    assert [(str(it.tile), it.source, it.counted) for it in r.items] == [("3-4", "read", True), ("0-0", "read", True),
+                                                                        ("1-1", "read", False)]
     # the flagged 0-0 is open: listed, not in the penalty until the player counts it
     assert r.penalty == 7 and r.tiles == [Tile(3, 4)] and r.open == [1]
     assert r.headline() == "7 points so far, 1 tile to check"
     assert r.tile_at(150, 110) == 1 and r.tile_at(100, 195) is None
     r.accept(1)
     assert r.penalty == 57 and r.tiles == [Tile(3, 4), Tile(0, 0)] and r.open == [] and r.headline() == "57 points"
-    assert r.items[1].source == "confirmed" and label(r.items[1]) == "0-0 (confirmed)"
+    assert r.items[1].source == "confirmed" and r.items[1].counted
     with pytest.raises(ReviewError, match="already counted"):
         r.accept(1)
     r.correct(2, "6-6")  # a candidate corrected is counted, as the player says
@@ -107,7 +108,7 @@ def test_photo_review_correct_add_remove_and_low_confidence():
     r.add("1-2")
     r.remove(1)
     assert r.tiles == [Tile(3, 4), Tile(6, 6), Tile(1, 2)] and r.penalty == 22
-    assert [label(it) for it in r.items][1:] == ["6-6 (corrected)", "1-2 (added)"]
+    assert [(str(it.tile), it.source) for it in r.items][1:] == [("6-6", "corrected"), ("1-2", "added")]
     with pytest.raises(ReviewError):
         r.correct(7, "1-1")
     with pytest.raises(ReviewError):
@@ -151,7 +152,7 @@ def test_review_built_from_a_real_reader_reading(tmp_path):
     r = from_reading(get_rules(), 9, reading, photo.read_bytes())
     assert sorted(str(t) for t in r.tiles) == sorted(str(t.tile) for t in reading.tiles if t.sure)
     # the blank back read 0-0 is asked about, and answered face down it goes
-    assert [label(r.items[k]) for k in r.questions] == ["0-0 or face down?"]
+    assert [(str(r.items[k].tile), r.items[k].reason) for k in r.questions] == [("0-0", "0-0 or back")]
     assert set(r.questions) <= set(r.open)
     assert r.penalty == reading.penalty == r.reader_penalty
     assert r.low_confidence == [i for i, t in enumerate(reading.tiles) if t.needs_review]
@@ -181,7 +182,7 @@ def test_candidates_are_shown_not_counted_until_accepted(tmp_path):
     assert [str(t.tile) for t in reading.candidates] == ["0-0"]
     r = from_reading(get_rules(), 9, reading, photo.read_bytes())
     k = r.candidates[0]
-    assert label(r.items[k]) == "0-0? (not counted)" and k in r.low_confidence
+    assert str(r.items[k].tile) == "0-0" and not r.items[k].counted and k in r.low_confidence
     assert Tile(0, 0) not in r.tiles and r.penalty == reading.penalty == 7 + 3
     assert _near(Image.open(io.BytesIO(Preview().jpeg(r, 360, show_unsure=True))), (150, 150, 150)) > 50
     with pytest.raises(ReviewError, match="already counted"):

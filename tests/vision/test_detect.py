@@ -177,7 +177,7 @@ def test_second_look_goes_where_the_reading_is_in_doubt():
     printed = find(OrientedBox(375, 50, 40, 20, 0.0), 0.9, not_pips=0.95)
     cfg = ReaderConfig(doubt_below=0.8, doubt_tile_px=80.0, doubt_pad=1.0, doubt_max_input=832, count_conf=0.45,
                        not_pips_max=0.9)
-    policy = Policy(0.8, 0.45, 0.9)
+    policy = Policy(0.8, 0.45, 0.9, 0.0, 50, True)
     doubt = in_doubt([sure, doubtful, unsure, printed], policy, cfg.doubt_below)
     assert doubt == [doubtful.box, unsure.box]
     region, input_px = doubt_region(doubt, size, det, cfg)

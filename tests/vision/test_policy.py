@@ -22,7 +22,7 @@ from chickenfoot.vision.policy import Decision, Find, Policy, Verdict, among, de
 from chickenfoot.vision.reader import STAGES, Reader
 from chickenfoot.vision.reading import Reading, Reason
 
-POLICY = Policy(review_conf=0.8, count_conf=0.45, not_pips_max=0.9, overlap_max=0.4, zero_points=50)
+POLICY = Policy(review_conf=0.8, count_conf=0.45, not_pips_max=0.9, overlap_max=0.4, zero_points=50, hand_asks=True)
 
 
 def hand(n: int = 4) -> list[Find]:

@@ -91,20 +91,26 @@ def test_no_ruxi_folder_or_no_such_game_is_a_clear_error(tmp_path: Path) -> None
         write_real_boxes(tmp_path / "o", [7], 1, 0, root=root)
 
 
-def test_a_detector_pass_on_real_crops_names_them_in_reader_json(tmp_path: Path) -> None:
+def test_a_detector_pass_on_real_crops_and_pose_frames_names_them_in_reader_json(tmp_path: Path) -> None:
     pytest.importorskip("yaml", reason="the training recipe needs the train extra")
-    from chickenfoot.vision.lab.train import det_real_dir, write_reader_json
+    from chickenfoot.vision.lab.pose_boxes import SOURCE as POSE_SOURCE
+    from chickenfoot.vision.lab.train import det_pose_dir, det_real_dir, write_reader_json
 
     work, out = tmp_path / "work", tmp_path / "out"
-    det_real_dir(work, 1).mkdir(parents=True)
-    (det_real_dir(work, 1) / "real_done").write_text(json.dumps({"files": [f"{SOURCE}/photos/1_02.jpg"]}))
+    pose = f"{POSE_SOURCE}/images_classes/train/f1.jpg"
+    for folder, files in ((det_real_dir(work, 1), [f"{SOURCE}/photos/1_02.jpg"]), (det_pose_dir(work, 1), [pose]),
+                          (det_pose_dir(work, 0), [f"{POSE_SOURCE}/images_classes/test/stale.jpg"])):
+        folder.mkdir(parents=True)
+        (folder / "real_done").write_text(json.dumps({"files": files}))
     out.mkdir()
     cfg = {"seed": 1, "max_value": 12,
            "detector": {"imgsz": 416, "finetune": [{"images": 4, "seed": 5},
-                                                   {"images": 4, "seed": 6, "real_boxes": {"games": [1], "seed": 2}}]},
+                                                   {"images": 4, "seed": 6, "real_boxes": {"games": [1], "seed": 2},
+                                                    "pose_boxes": {"seed": 3}}]},
            "classifier": {"imgsz": 64, "crop_size": 64, "crop_pad": 0.06}}
     data = json.loads(write_reader_json(out, cfg, work).read_text())
-    assert data["finetuned_on"] == [f"{SOURCE}/photos/1_02.jpg"]
+    # both real sources of the pass that names them; not a pass's leftover frames it does not name
+    assert data["finetuned_on"] == [f"{SOURCE}/photos/1_02.jpg", pose]
     assert data["seeds"] == [1, 1001, 5, 6]
 
 
