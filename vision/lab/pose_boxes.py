@@ -37,8 +37,9 @@ from chickenfoot.vision.lab.realdata import realdata_root
 SOURCE = "karthikVenkataramana__Domino-Detection"
 FACE_UP = ("B", "E")
 MATCH_IOU = 0.5
-#: A counted find overlapping a face-down or standing label this much is that tile, misread: kept
-#: as background; one overlapping no label is an unlabelled tile of unknown pose, blurred out.
+#: A find left over that overlaps any label this much is that tile seen again (a face-down or
+#: standing tile misread, or a second box on a face-up one): left as it is; one overlapping no
+#: label is an unlabelled tile of unknown pose, blurred out.
 KNOWN_IOU = 0.3
 BLUR_RADIUS = 12
 BLUR_PAD = 4.0
