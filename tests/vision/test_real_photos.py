@@ -37,8 +37,6 @@ RIGHT_FLOOR: dict[str, dict[str, int]] = {
 
 #: (photo relative to the realdata folder, mode) -> why the shipped reader's headline is wrong.
 KNOWN_WRONG: dict[tuple[str, str], str] = {
-    ("JackRoache__METR4202-2016/images/P-7-C__2a30eb3e.png", "gray"):
-        'wrong, nothing asked: true penalty 41, shown "penalty 50"',
     ("Ruxi12__Double-Double-Domino/photos/1_01.jpg", "colour"):
         'wrong, nothing asked: true penalty 7, shown "penalty 0"',
     ("Ruxi12__Double-Double-Domino/photos/1_03.jpg", "gray"):
