@@ -131,11 +131,6 @@ class ReaderConfig:
     #: Of counted tiles overlapping by more than this share of the smaller, only the surest set
     #: that overlaps nowhere is counted (0: off).
     overlap_max: float = 0.0
-    #: A tile read less surely than ``review_conf`` is sure all the same where the wide-set
-    #: classifier, reading its halves on its own, names the same values and each half is read
-    #: at least this surely (with a divider, found as a tile, at the hand's size:
-    #: :func:`chickenfoot.vision.policy.agreed`; 0: off).
-    agreed_half_min: float = 0.0
     #: A hand photo whose counted tiles are, by their median, shorter than this (reader pixels)
     #: is asked to be taken closer (0: off).
     small_tile_px: float = 0.0

@@ -6,11 +6,7 @@ a player can trust: **a find that may be a face-up tile and lies among the hand'
 size, is counted or asked about, never set apart in silence.**
 
 * A face read surely is counted (:data:`Reason.SURE`), flagged to check under ``review_conf``
-  (:data:`Reason.LOW`), unless two readers agree on it: the wide-set classifier, reading its
-  halves on its own, names the same values, each half is read at least ``agreed_half_min``
-  surely, the detector gave it :data:`TILE_DETECTION_MIN`, a divider shows across its middle and
-  it is at the hand's size. The detector is less sure of a real tile than of a rendered one,
-  while a misread half or a box astride two touching tiles fails one of the other tests.
+  (:data:`Reason.LOW`).
 * A find read 0-0 whose middle shows no divider may be a face-down tile: it is a back
   (:data:`Reason.BACK`) when the half reader also takes both halves for no face's
   (``not_pips_max``), print (:data:`Reason.PRINT`) when it takes one for no face's, else it is
@@ -89,9 +85,6 @@ class Find:
     not_pips: tuple[float, float] | None = None
     #: Whether a divider shows across its middle (None: not measured, taken as showing).
     divider: bool | None = None
-    #: Whether the wide-set classifier, reading both halves on its own, names the same values
-    #: (None: not asked).
-    agrees: bool | None = None
 
     @property
     def confidence(self) -> float:
@@ -116,9 +109,6 @@ class Policy:
     #: Whether finds set apart alone are asked about when they are like the hand's tiles
     #: (``hand_asks``; off for a table's layout, whose gaps the table reader fills itself).
     hand_asks: bool = True
-    #: A find counted under ``review_conf`` is sure all the same where the two readers agree
-    #: and each half is read at least this surely (:func:`agreed`; 0: off).
-    agreed_half_min: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -159,9 +149,6 @@ def decide(finds: Sequence[Find], policy: Policy) -> list[Decision]:
             out[k] = Decision(Verdict.APART, Reason.OVERLAP, finds[k].a, finds[k].b)
     hand = [k for k, d in enumerate(out) if d is not None and d.verdict is Verdict.COUNT]
     hand_boxes = [finds[k].box for k in hand]
-    for k in hand:
-        if out[k].reason is Reason.LOW and agreed(finds[k], policy, hand_boxes):  # type: ignore[union-attr]
-            out[k] = Decision(Verdict.COUNT, Reason.SURE, finds[k].a, finds[k].b)
     for k, f in enumerate(finds):
         if out[k] is None:  # set apart alone, unless it is like the hand's tiles
             out[k] = _unlike_or_asked(f, policy, hand_boxes)
@@ -190,16 +177,6 @@ def _alone(f: Find, p: Policy) -> Decision | None:
     if f.confidence < p.count_conf:
         return None
     return Decision(Verdict.COUNT, Reason.SURE if f.confidence >= p.review_conf else Reason.LOW, f.a, f.b)
-
-
-def agreed(f: Find, p: Policy, hand: Sequence[OrientedBox]) -> bool:
-    """Whether a find counted under ``review_conf`` is sure all the same: the wide-set
-    classifier names the same values, each half is read at least ``agreed_half_min`` surely, the
-    detector gave it :data:`TILE_DETECTION_MIN`, a divider shows across its middle (measured:
-    a box astride two touching tiles shows none there) and it is at the ``hand``'s size."""
-    return (p.agreed_half_min > 0 and f.agrees is True and f.divider is True
-            and min(f.halves) >= p.agreed_half_min and f.detection >= TILE_DETECTION_MIN
-            and at_hand_size(f.box, hand))
 
 
 def _unlike_or_asked(f: Find, p: Policy, hand: Sequence[OrientedBox]) -> Decision:
@@ -236,21 +213,12 @@ def among(box: OrientedBox, hand: Sequence[OrientedBox]) -> bool:
     of one). With no hand, any find is."""
     if not hand:
         return True
-    if not at_hand_size(box, hand):
-        return False
-    length = float(np.median([b.length for b in hand]))
-    return any(np.hypot(box.cx - b.cx, box.cy - b.cy) <= AMONG_LENGTHS * length for b in hand)
-
-
-def at_hand_size(box: OrientedBox, hand: Sequence[OrientedBox]) -> bool:
-    """Whether ``box``'s length and width are within :data:`SIZE_FACTOR` of the ``hand``'s
-    median tile's (any box is, with no hand)."""
-    if not hand:
-        return True
     length = float(np.median([b.length for b in hand]))
     width = float(np.median([b.width for b in hand]))
-    return (length / SIZE_FACTOR <= box.length <= length * SIZE_FACTOR
-            and width / SIZE_FACTOR <= box.width <= width * SIZE_FACTOR)
+    if not (length / SIZE_FACTOR <= box.length <= length * SIZE_FACTOR
+            and width / SIZE_FACTOR <= box.width <= width * SIZE_FACTOR):
+        return False
+    return any(np.hypot(box.cx - b.cx, box.cy - b.cy) <= AMONG_LENGTHS * length for b in hand)
 
 
 def apart(boxes: Sequence[OrientedBox], weights: Sequence[float], max_share: float) -> np.ndarray:

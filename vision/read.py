@@ -27,8 +27,8 @@ from .config import ReaderConfig
 from .detect import TILE_CLASS
 from .detections import Detections
 from .geometry import OrientedBox, divider_colour_contrast, divider_contrast, divider_span, divider_wander
-from .halves import NOT_PIPS, HalfReader, SecondOpinion, choose_values, half_sureness, pip_probs
-from .policy import TILE_DETECTION_MIN, Find, blank_verdict
+from .halves import NOT_PIPS, HalfReader, SecondOpinion, choose_values, half_sureness
+from .policy import Find, blank_verdict
 from .reading import Reason
 
 #: ``data["divider"]`` of a find not measured yet.
@@ -140,8 +140,6 @@ def judge(image: Image.Image, finds: Detections, values: np.ndarray, c: ReaderCo
         need |= finds.confidence * sure < c.count_conf
         if least is not None:
             need |= least >= c.not_pips_max
-        if "agrees" in finds.data:  # counted by the two readers' agreement only with a divider
-            need |= finds.data["agrees"] == 1
     boxes = finds.oriented_boxes()
     for i in np.flatnonzero(need & (divider == UNMEASURED)):
         shows = not is_back(image, boxes[i], c) if blank[i] else divider_near(image, boxes[i], c)
@@ -244,39 +242,12 @@ def second_opinion(image: Image.Image, finds: Detections, halves: HalfReader, se
     now_sure = det * half_sureness(probs, choice, halves.values)[0] >= c.count_conf
     undo = _half_rows(np.flatnonzero(was_sure & ~now_sure))
     probs[undo], choice[undo] = old_probs[undo], old_choice[undo]
-    out = with_halves(finds, probs, choice, flat(finds, "crops") if "crops" in finds.data else None)
+    out = with_halves(finds, probs, choice, None)
     was = double_blank(finds, halves.values)
     now = double_blank(out, halves.values)
     divider = out.data["divider"].copy()
     divider[now & ~was] = UNMEASURED
     return out.with_data(divider=divider)
-
-
-def cross_check(image: Image.Image, finds: Detections, halves: HalfReader, second: SecondOpinion | None,
-                c: ReaderConfig) -> Detections:
-    """``finds`` with ``agrees`` (1, 0, or -1 not asked) where the policy may count a find read
-    less surely than ``review_conf`` by the two readers' agreement
-    (:func:`chickenfoot.vision.policy.agreed`): whether the wide-set classifier, reading both
-    halves on its own (nothing averaged, no set's top), names the values the reading chose. The
-    two were trained apart, on different halves: they seldom agree on a misread half."""
-    if second is None or c.agreed_half_min <= 0 or not len(finds):
-        return finds
-    probs, choice = flat(finds, "probs"), flat(finds, "choice")
-    sure, _ = half_sureness(probs, choice, halves.values)
-    least = pip_probs(probs, halves.values)[np.arange(len(probs)), choice].reshape(-1, 2).min(1)
-    conf = finds.confidence * sure
-    want = np.flatnonzero((conf < c.review_conf) & (conf >= c.count_conf) & (least >= c.agreed_half_min)
-                          & (finds.confidence >= TILE_DETECTION_MIN) & ~_left_alone(finds))
-    agrees = np.full(len(finds), UNMEASURED, np.int8)
-    if len(want):
-        rows = _half_rows(want)
-        batch = flat(finds, "crops")[rows] if "crops" in finds.data else halves.crop(
-            image, finds[want], c.crop_size, c.crop_pad)
-        wide = second.wide
-        theirs = wide.values[choose_values(wide.classify(np.ascontiguousarray(batch)), wide.values)].reshape(-1, 2)
-        mine = halves.values[choice].reshape(-1, 2)[want]
-        agrees[want] = np.all(theirs == mine, axis=1)
-    return finds.with_data(agrees=agrees)
 
 
 # --------------------------------------------------------------------------- second look
@@ -314,14 +285,12 @@ def finds_of(finds: Detections, values: np.ndarray, to_original: float) -> list[
     chosen = values[choice].reshape(-1, 2)
     np_ = not_pips_of(finds, values)
     divider = finds.data.get("divider", np.full(len(finds), UNMEASURED))
-    agrees = finds.data.get("agrees", np.full(len(finds), UNMEASURED))
     out = []
     for i, box in enumerate(finds.scaled(to_original).oriented_boxes()):
         out.append(Find(int(chosen[i, 0]), int(chosen[i, 1]), box, float(finds.confidence[i]),
                         (float(picked[i, 0]), float(picked[i, 1])),
                         None if np_ is None else (float(np_[i, 0]), float(np_[i, 1])),
-                        None if divider[i] == UNMEASURED else bool(divider[i]),
-                        None if agrees[i] == UNMEASURED else bool(agrees[i])))
+                        None if divider[i] == UNMEASURED else bool(divider[i])))
     return out
 
 

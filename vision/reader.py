@@ -12,10 +12,8 @@ each a function of arrays and :class:`~chickenfoot.vision.detections.Detections`
    backs alone);
 5. box search: weak finds read again from boxes moved along their axis;
 6. second look: the detector again where the reading is in doubt; what it adds is read as in 3-5;
-7. second opinion: the wide-set classifier on halves the 0-12 one is unsure of, and on its own
-   on the finds read less surely than ``review_conf``, whether it names the same values;
-8. judge: the divider where the looks changed a find, and on the finds the policy may ask about
-   or count by the two readers' agreement;
+7. second opinion: the wide-set classifier on halves the 0-12 one is unsure of;
+8. judge: the divider where the looks changed a find, and on the finds the policy may ask about;
 9. policy (:mod:`chickenfoot.vision.policy`): for every find, counted, asked about or set apart,
    and its reason; nothing before it decides;
 10. reading (:mod:`chickenfoot.vision.assemble`): the tiles, their pips and penalty by the rules,
@@ -50,7 +48,7 @@ from .geometry import OrientedBox
 from .halves import HalfReader, SecondOpinion, choose_values, pip_probs, split_not_pips
 from .images import LoadedImage, Source, load_image
 from .policy import Find, Policy, Verdict, decide
-from .read import cross_check, face_up_finds, finds_of, judge, read_added, read_halves, search, second_opinion
+from .read import face_up_finds, finds_of, judge, read_added, read_halves, search, second_opinion
 from .reading import Reading, Reason, TileReading
 from .runtime import open_models
 
@@ -141,7 +139,7 @@ class Reader:
         """The settings the policy stage decides by, for a hand scored with ``rules``."""
         c = self.config
         return Policy(c.review_conf, c.count_conf, c.not_pips_max, c.overlap_max, rules.penalty([Tile(0, 0)]),
-                      c.hand_asks, c.agreed_half_min)
+                      c.hand_asks)
 
     def read(self, source: Source | LoadedImage, rules: RuleSet | None = None, top: int | None = None) -> Reading:
         """Read every face-up tile in a photo and score it with ``rules`` (default preset).
@@ -177,7 +175,6 @@ class Reader:
         # last, so the box search and the second look go where the 0-12 classifier alone
         # doubts, as they were tuned to
         finds = clock("halves", second_opinion, image, finds, halves, second, c, top)
-        finds = clock("halves", cross_check, image, finds, halves, second, c)
         finds = clock("halves", judge, image, finds, halves.values, c)
         found = finds_of(finds, halves.values, to_original)
         decisions = decide(found, self.policy(rules))

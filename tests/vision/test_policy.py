@@ -49,28 +49,6 @@ def test_tiles_read_surely_are_counted_and_unsure_ones_flagged():
     assert decide(finds, POLICY)[-1].open and not decide(finds, POLICY)[0].open
 
 
-def test_a_tile_read_under_review_conf_is_sure_where_the_two_readers_agree():
-    """The wide-set classifier names the same values, both halves at least ``agreed_half_min``,
-    found as a tile, a divider across its middle, at the hand's size: counted with nothing to
-    check. Each test missing leaves the flag on."""
-    agreed = dataclasses.replace(POLICY, agreed_half_min=0.9)
-    real = beside(a=3, b=5, detection=0.72, halves=(0.97, 0.93), not_pips=(0.01, 0.02), agrees=True)
-    assert real.confidence < POLICY.review_conf
-    assert last([*hand(), real], POLICY).reason is Reason.LOW  # the rule off
-    d = last([*hand(), real], agreed)
-    assert (d.verdict, d.reason, d.a, d.b, d.open) == (Verdict.COUNT, Reason.SURE, 3, 5, False)
-    for short in (dict(agrees=False), dict(agrees=None),  # the wide reader reads otherwise, or was not asked
-                  dict(halves=(0.97, 0.88)),  # a half read under agreed_half_min
-                  dict(detection=0.58),  # hardly found as a tile
-                  dict(divider=False), dict(divider=None),  # no divider across its middle: a box astride two
-                  dict(box=OrientedBox(340, 200, 50, 25, math.pi / 2))):  # half the hand's size
-        d = last([*hand(), dataclasses.replace(real, **short)], agreed)
-        assert (d.verdict, d.reason, d.open) == (Verdict.COUNT, Reason.LOW, True), short
-    # alone in the photo it is the hand's size; and the sure stay sure, agreement or not
-    assert last([real], agreed).reason is Reason.SURE
-    assert [d.reason for d in decide(hand(), agreed)] == [Reason.SURE] * 4
-
-
 def test_a_blank_half_beside_a_divider_among_the_hand_is_a_0_and_asked_about():
     """The issue's 0-5 beside coloured pips, its blank half read "not pips": asked about as the
     0-5, never left uncounted as print."""

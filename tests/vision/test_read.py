@@ -162,27 +162,6 @@ def _scene_with_wide_reader(folder: Path, wide: tuple[int, int, int]) -> tuple[P
     return photo, models, data, Reader.from_models_dir(models)
 
 
-@pytest.mark.parametrize(("wide", "agrees"), [((3, 4, 0), True), ((15, 5, 0), False)])
-def test_the_wide_reader_s_own_word_makes_a_flagged_tile_sure_where_it_agrees(tmp_path: Path, wide, agrees):
-    """``agreed_half_min``: on the tiles read under ``review_conf`` (the drawn 3-4 and 0-3, found
-    at 0.92 and 0.85 against 0.95), the wide-set classifier reads both halves on its own; where
-    it names the same values (and a divider shows), the tile is counted with nothing to check.
-    Reading red as 15, it agrees on neither, and both stay flagged; off, nothing changes."""
-    _, models, data, _ = _scene_with_wide_reader(tmp_path, wide)
-    (models / "reader.json").write_text(json.dumps(data | {
-        "classifier_wide": "half_cls18.onnx", "review_conf": 0.95, "second_opinion_below": 0.5,
-        "agreed_half_min": 0.9}))
-    reader = Reader.from_models_dir(models)
-    photo = tmp_path / "hand.png"
-
-    def flags(r: Reader) -> dict[str, bool]:
-        return {str(t.tile): t.open for t in r.read(photo).tiles if str(t.tile) in ("3-4", "0-3")}
-
-    assert flags(reader) == {"3-4": not agrees, "0-3": not agrees}
-    off = reader.with_config(dataclasses.replace(reader.config, agreed_half_min=0.0))
-    assert flags(off) == {"3-4": True, "0-3": True}
-
-
 def test_second_opinion_averages_the_wide_classifier_in_on_unsure_halves_only(tmp_path: Path):
     """``second_opinion_below``: a half the shipped classifier reads less surely than that is read
     by the wide-set classifier too, its pip counts over 12 left out, and the two averaged; sure
