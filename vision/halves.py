@@ -18,7 +18,7 @@ from PIL import Image
 from .config import ModelError
 from .detections import Detections
 from .geometry import rectify, split_halves
-from .images import in_parallel
+from .images import in_parallel, reduce
 from .obb import scaled_planes
 from .runtime import input_size, metadata
 
@@ -53,7 +53,7 @@ def crop_halves(
         if max_source_px:
             k = max(1, min(8, int(box.length // max_source_px)))
         if k not in levels:
-            levels[k] = image.reduce(k)
+            levels[k] = reduce(image, k)
         cuts.append((levels[k], box.scaled(1.0 / k) if k > 1 else box))
     # Pillow lets go of the GIL while it resamples: the tiles are cut on two threads
     crops = in_parallel(lambda cut: rectify(*cut, size=crop_size, pad=pad), cuts,

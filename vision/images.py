@@ -7,8 +7,9 @@ with Pillow's ``draft()`` (the JPEG decoder's DCT scaling): a 12-megapixel photo
 a fraction of a full decode. A file that is missing, not an image, truncated or a
 decompression bomb raises :class:`ImageError`, whose message is a single line.
 
-:func:`in_parallel` shares out Pillow work that lets go of the GIL (the tile crops) over
-:data:`THREADS` threads.
+:func:`resize` is the reader's big shrink (the detector's letterbox): Pillow's own resize,
+split while a core is free into bands resized side by side on :data:`THREADS` threads, pixel for
+pixel the same image; :func:`in_parallel` shares out other Pillow work (the tile crops) so.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import warnings
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from itertools import pairwise
 from pathlib import Path
 from typing import BinaryIO, TypeVar
 
@@ -45,10 +47,14 @@ DECODE_BUDGET = 400 * 2**20
 #: resizes need both sides of at least a pixel at every scale it works at.
 MAX_ASPECT = 25
 
-#: Threads the reader's tile crops are split over. Pillow lets go of the GIL while it
-#: resamples, so on two free cores the tiles are cut in about half the wall-clock time for the
-#: same CPU time. 1: one plain Pillow call each.
+#: Threads the reader's big resizes and its tile crops are split over. Pillow lets go of the
+#: GIL while it resamples, so on two free cores the tiles are cut in about half the wall-clock
+#: time for the same CPU time, and a shrink in two bands in a little over half, for about 15%
+#: more CPU time (:func:`resize`). 1: one plain Pillow call each.
 THREADS = min(2, os.cpu_count() or 1)
+#: Resizes from fewer pixels than this are not split: the hand-off to a thread (about 0.1 ms)
+#: would cost more than it saves.
+SPLIT_MIN_PIXELS = 400_000
 
 _HEIF_BRANDS = (b"heic", b"heix", b"hevc", b"hevx", b"heim", b"heis", b"mif1", b"msf1", b"avif")
 
@@ -380,6 +386,112 @@ def in_parallel(fn: Callable[[T], U], items: Sequence[T], threads: int | None = 
     out = [fn(x) for x in shares[0]]
     for future in pending:
         out.extend(future.result())
+    return out
+
+
+def core_free() -> bool:
+    """Whether a core is free to take a share of a resize: the load average over the last
+    minute is under the number of cores (where the system tells none, as on Windows, yes)."""
+    try:
+        return os.getloadavg()[0] < (os.cpu_count() or 1)
+    except (AttributeError, OSError):
+        return True
+
+
+def _bands(rows: int, n: int) -> list[tuple[int, int]]:
+    cuts = [rows * i // n for i in range(n + 1)]
+    return list(pairwise(cuts))
+
+
+def _stack(mode: str, size: tuple[int, int], parts: Sequence[tuple[int, Image.Image]]) -> Image.Image:
+    out = Image.new(mode, size)
+    for y, part in parts:
+        out.paste(part, (0, y))
+    return out
+
+
+def _reduce(image: Image.Image, factor: tuple[int, int], n: int) -> Image.Image:
+    """``image.reduce(factor)`` in ``n`` bands of whole blocks of rows (so each output pixel
+    averages the same block of pixels as in one call)."""
+    w, h = image.size
+    fx, fy = factor
+    size = (-(-w // fx), -(-h // fy))
+    bands = _bands(size[1], n)
+    parts = in_parallel(lambda b: image.reduce(factor, box=(0, b[0] * fy, w, min(h, b[1] * fy))), bands, n)
+    return _stack(image.mode, size, [(b[0], p) for b, p in zip(bands, parts, strict=True)])
+
+
+def reduce(image: Image.Image, factor: int) -> Image.Image:
+    """``image.reduce(factor)`` (each pixel the mean of a block), in bands of rows reduced side
+    by side on :data:`THREADS` threads: the same pixels."""
+    n = min(THREADS, image.height // (8 * factor))
+    if n < 2 or image.width * image.height < SPLIT_MIN_PIXELS or not core_free():
+        return image.reduce(factor)
+    return _reduce(image, (factor, factor), n)
+
+
+def _exact_cuts(size: int, span: float, n: int) -> list[int] | None:
+    """Where to cut ``size`` output columns, resized from ``span`` source columns, into ``n``
+    bands: near equal shares, each starting at a source column a float32 holds exactly (a whole
+    or half column), since Pillow takes a band's source columns as float32 and a rounded start
+    would shift the band's filters. None when some cut has no such column."""
+    cuts = [0]
+    for i in range(1, n):
+        near = size * i // n
+        for x in sorted(range(max(cuts[-1] + 1, near - size // 8), min(size, near + size // 8 + 1)),
+                        key=lambda x: abs(x - near)):
+            if (2 * x * span / size).is_integer():
+                cuts.append(x)
+                break
+        else:
+            return None
+    return [*cuts, size]
+
+
+def resize(image: Image.Image, size: tuple[int, int], reducing_gap: float | None = None) -> Image.Image:
+    """``image.resize(size, BILINEAR, reducing_gap=reducing_gap)`` as Pillow does it (a whole-
+    block reduction, then a horizontal and a vertical pass), in bands of columns resized side by
+    side on :data:`THREADS` threads: the same pixels (``tests/vision/test_images.py`` compares
+    them over the detector's input sizes).
+
+    Each band is the horizontal pass for its own columns, read through ``box`` from the whole
+    image (so its filters reach over the band's edges, and start at a whole or half source
+    column: the whole image's filters), then the vertical pass, which works column by column.
+    Split so, a shrink costs about 15% more CPU time (each band reads every row again), so it is
+    split only while a core is free (:func:`core_free`).
+    """
+    w0, h0 = image.size
+    w, h = size
+    n = min(THREADS, w // 8)
+    # (Pillow 13 runs some shrinks of images taller than wide vertical pass first; those are
+    # left to it whole, so that every image comes out as Pillow's own resize makes it)
+    if (n < 2 or w0 * h0 < SPLIT_MIN_PIXELS or image.mode not in ("RGB", "L") or w > w0 or h > h0
+            or (w, h) == (w0, h0) or h0 > w0 or not core_free()):
+        return image.resize(size, Image.Resampling.BILINEAR, reducing_gap=reducing_gap)
+    src, box_w, box_h = image, float(w0), float(h0)
+    if reducing_gap is not None:
+        # Pillow's own choice (Image.resize): reduce by whole blocks first, then resample the rest
+        fx, fy = int(w0 / w / reducing_gap) or 1, int(h0 / h / reducing_gap) or 1
+        if fx > 1 or fy > 1:
+            src, box_w, box_h = _reduce(image, (fx, fy), n), w0 / fx, h0 / fy
+    cuts = _exact_cuts(w, box_w, n) if (2 * box_w).is_integer() else None
+    if cuts is None or w == src.width:
+        return src.resize(size, Image.Resampling.BILINEAR, box=(0, 0, box_w, box_h))
+    height = src.height
+
+    def band(cols: tuple[int, int]) -> Image.Image:
+        x0, x1 = cols
+        # the horizontal pass alone (all rows: box and size the same height), then the vertical
+        part = src.resize((x1 - x0, height), Image.Resampling.BILINEAR,
+                          box=(x0 * box_w / w, 0, x1 * box_w / w, height))
+        return part if (h, box_h) == (height, float(height)) else part.resize(
+            (x1 - x0, h), Image.Resampling.BILINEAR, box=(0, 0, x1 - x0, box_h))
+
+    bands = list(pairwise(cuts))
+    parts = in_parallel(band, bands, n)
+    out = Image.new(image.mode, size)
+    for (x0, _), part in zip(bands, parts, strict=True):
+        out.paste(part, (x0, 0))
     return out
 
 

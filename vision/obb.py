@@ -16,6 +16,7 @@ import numpy as np
 from PIL import Image
 
 from .detections import Detections, probiou
+from .images import resize
 
 PAD_VALUE = 114
 #: Shrinks of this many times or more start with a box-filter reduce by a whole factor
@@ -55,8 +56,7 @@ def letterbox_geometry(width: int, height: int, size: int, stride: int = 0) -> t
 def letterbox(image: Image.Image, size: int, stride: int = 0) -> tuple[np.ndarray, Letterbox]:
     """``(1, 3, H, W)`` float32 RGB in 0..1, the image centred on grey 114 (see ``letterbox_geometry``)."""
     (new_w, new_h), lb = letterbox_geometry(image.width, image.height, size, stride)
-    resized = image if (new_w, new_h) == image.size else image.resize(
-        (new_w, new_h), Image.Resampling.BILINEAR, reducing_gap=REDUCING_GAP)
+    resized = image if (new_w, new_h) == image.size else resize(image, (new_w, new_h), REDUCING_GAP)
     canvas = np.full((lb.shape[1], lb.shape[0], 3), PAD_VALUE, np.uint8)
     canvas[lb.pad_y : lb.pad_y + new_h, lb.pad_x : lb.pad_x + new_w] = np.asarray(
         resized if resized.mode == "RGB" else resized.convert("RGB")

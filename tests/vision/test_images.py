@@ -371,6 +371,35 @@ def test_a_real_turned_phone_photo_decodes_small_as_a_full_decode_turned_and_shr
     assert np.abs(got[::-1, ::-1] - reference).mean() > 10 * np.abs(got - reference).mean()
 
 
+def _noise(size: tuple[int, int], mode: str, seed: int) -> Image.Image:
+    w, h = size
+    rng = np.random.default_rng(seed)
+    return Image.fromarray(rng.integers(0, 256, (h, w, 3) if mode == "RGB" else (h, w), np.uint8)).convert(mode)
+
+
+@pytest.mark.parametrize("source", [(2000, 1500), (1920, 1080), (2016, 980), (1280, 960), (960, 720), (2001, 1499),
+                                    (3999, 2999), (1500, 1500), (1080, 1920), (980, 2016)])
+def test_a_resize_in_bands_is_pillows_resize(monkeypatch: pytest.MonkeyPatch, source: tuple[int, int]):
+    """Split over two threads, the detector's shrinks (each input size it is fed, from 4:3,
+    16:9, 2:1, odd and portrait working images) come out exactly as Pillow's own."""
+    from chickenfoot.vision import images
+    from chickenfoot.vision.obb import REDUCING_GAP, letterbox_geometry
+
+    monkeypatch.setattr(images, "THREADS", 2)
+    monkeypatch.setattr(images, "core_free", lambda: True)
+    for mode, seed in (("RGB", 1), ("L", 2)):
+        im = _noise(source, mode, seed)
+        for side in (416, 640, 832, 1248):
+            (w, h), _ = letterbox_geometry(*source, side, 32)
+            if w > source[0]:
+                continue
+            for gap in (REDUCING_GAP, None):
+                want = im.resize((w, h), Image.Resampling.BILINEAR, reducing_gap=gap)
+                got = images.resize(im, (w, h), gap)
+                assert (got.mode, got.size) == (want.mode, want.size)
+                assert got.tobytes() == want.tobytes(), (source, side, gap, mode)
+
+
 def test_in_parallel_keeps_the_order_and_runs_on_two_threads(monkeypatch: pytest.MonkeyPatch):
     import threading
 
@@ -391,8 +420,8 @@ def test_in_parallel_keeps_the_order_and_runs_on_two_threads(monkeypatch: pytest
 
 
 def test_the_reader_reads_the_test_photos_alike_on_one_thread_and_two(monkeypatch: pytest.MonkeyPatch):
-    """The shipped reader's readings of the test photos (tile crops split over two threads, or
-    each one plain Pillow call) are the same to the last digit."""
+    """The shipped reader's readings of the test photos (decode, letterbox shrinks and tile
+    crops split over two threads, or each one plain Pillow call) are the same to the last digit."""
     from chickenfoot.vision import images
     from chickenfoot.vision.config import MODELS_DIR
     from chickenfoot.vision.reader import Reader
@@ -407,11 +436,43 @@ def test_the_reader_reads_the_test_photos_alike_on_one_thread_and_two(monkeypatc
         return [[(t.a, t.b, t.confidence, t.box.to_list(), t.uncounted, t.question) for t in r.tiles + r.candidates],
                 r.warnings]
 
+    monkeypatch.setattr(images, "core_free", lambda: True)
     for name in ("hand.jpg", "table.jpg"):
         monkeypatch.setattr(images, "THREADS", 1)
         one = reading(data / name)
         monkeypatch.setattr(images, "THREADS", 2)
         assert reading(data / name) == one, name
+
+
+@pytest.mark.parametrize("source", [(1920, 1080), (2001, 1499), (1080, 1920), (1000, 997)])
+def test_a_reduction_in_bands_is_pillows_reduction(monkeypatch: pytest.MonkeyPatch, source: tuple[int, int]):
+    from chickenfoot.vision import images
+
+    monkeypatch.setattr(images, "THREADS", 2)
+    monkeypatch.setattr(images, "core_free", lambda: True)
+    im = _noise(source, "RGB", 3)
+    for k in (2, 3, 4, 7):
+        assert images.reduce(im, k).tobytes() == im.reduce(k).tobytes(), (source, k)
+
+
+def test_a_resize_is_split_only_while_a_core_is_free(monkeypatch: pytest.MonkeyPatch):
+    from chickenfoot.vision import images
+
+    monkeypatch.setattr(images, "THREADS", 2)
+    core_free = images.core_free
+    im = _noise((1280, 960), "RGB", 4)
+    calls: list[int] = []
+    real = images.in_parallel
+    monkeypatch.setattr(images, "in_parallel", lambda fn, items, threads=None: calls.append(len(items))
+                        or real(fn, items, threads))
+    for free in (False, True):
+        monkeypatch.setattr(images, "core_free", lambda free=free: free)
+        assert images.resize(im, (832, 624)).tobytes() == im.resize((832, 624), Image.Resampling.BILINEAR).tobytes()
+    assert calls == [2]  # split once: while a core was free
+    monkeypatch.setattr(images.os, "getloadavg", lambda: (99.0, 99.0, 99.0))
+    assert not core_free()
+    monkeypatch.setattr(images.os, "getloadavg", lambda: (0.0, 0.0, 0.0))
+    assert core_free()
 
 
 @pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="no fork here")

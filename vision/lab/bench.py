@@ -11,7 +11,7 @@ which other programs' load inflates less than the wall-clock figures). Targets o
 in the same run: each photo is read by every reader in turn, run after run, so all see the same
 load and the figures stand side by side. ``DIR`` may also be a ``reader.json`` file: that
 config, with the models in its folder. ``--threads N`` (repeatable) times each reader again with
-its pixel work (the tile crops, :data:`chickenfoot.vision.images.THREADS`)
+its pixel work (the detector's shrinks and the tile crops, :data:`chickenfoot.vision.images.THREADS`)
 on N threads, in the same turns; ``--threads 1`` is each of them one plain Pillow call.
 
 The two rendered photos are scenes (``chickenfoot.vision.lab.datasets.render``, fixed seeds) with camera-like sensor
@@ -165,8 +165,8 @@ def main(argv: list[str] | None = None) -> int:
 
     print(f"{os.cpu_count()} CPU cores, load average {load_average()} at the start; median of {args.runs} runs "
           f"after 2 warm-up runs, the readers taking turns")
-    print(f"pixel work (tile crops) on {images.THREADS} thread(s) unless named; "
-          f"cpu: CPU time of the process, all threads")
+    print(f"pixel work (tile crops; shrinks while a core is free, now {'yes' if images.core_free() else 'no'}) on "
+          f"{images.THREADS} thread(s) unless named; cpu: CPU time of the process, all threads")
     for name, reader in zip(names, readers, strict=True):
         print(f"reader {name}: det {reader.detector.imgsz}px, halves {reader.cls_imgsz}px, decode to "
               f"~{reader.config.decode_max_side}px, small tiles zoomed up to {reader.config.fine_max_zoom:g}x, "
