@@ -137,6 +137,10 @@ class ReaderConfig:
     #: A find the policy would set apart alone is asked about when it has a divider and lies
     #: among the hand's tiles at their size (:mod:`chickenfoot.vision.policy`; false: off).
     hand_asks: bool = False
+    #: A find read 0-0 whose divider does not show is asked about ("the 0-0 or a face-down
+    #: tile?") when the detector found it at least this surely; under it, it is a back (0: every
+    #: such find is asked about).
+    zero_or_back_conf: float = 0.0
 
     #: What ``reader.json`` records beyond the settings (training seeds, stage).
     extra: Mapping[str, Any] = field(default_factory=dict)

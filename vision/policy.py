@@ -10,8 +10,9 @@ size, is counted or asked about, never set apart in silence.**
 * A find read 0-0 whose middle shows no divider may be a face-down tile: it is a back
   (:data:`Reason.BACK`) when the half reader also takes both halves for no face's
   (``not_pips_max``), print (:data:`Reason.PRINT`) when it takes one for no face's, else it is
-  asked about (:data:`Reason.ZERO_OR_BACK`). The errors cost alike: 50 points to one player or
-  another.
+  asked about (:data:`Reason.ZERO_OR_BACK`) when the detector found it at least
+  ``zero_or_back_conf`` surely, and a back under that. The errors cost alike: 50 points to one
+  player or another.
 * A blank or nearly blank face with a divider is a 0-0 or a 0-x until shown otherwise: a find
   with a divider among the hand's tiles at their size, one half of which the half reader calls
   "not pips" while the other is pips, or both where it reads 0-0, is asked about with its blank
@@ -117,6 +118,9 @@ class Policy:
     #: Whether finds set apart alone are asked about when they are like the hand's tiles
     #: (``hand_asks``; off for a table's layout, whose gaps the table reader fills itself).
     hand_asks: bool
+    #: A find read 0-0 with no divider is asked about only when found at least this surely;
+    #: under it, a back (``zero_or_back_conf``; 0: always asked).
+    zero_or_back_conf: float = 0.0
     #: How many of each tile the photo may hold: the sets in play (0: no limit). Checked on hands
     #: only (``hand_asks``): a table's layout is checked as a layout.
     copies: int = 1
@@ -125,7 +129,7 @@ class Policy:
     def of(cls, config: ReaderConfig, rules: RuleSet, sets: int = 1) -> Policy:
         """The policy of a reader with ``config``, for a hand scored with ``rules`` from ``sets`` sets."""
         return cls(config.review_conf, config.count_conf, config.not_pips_max, config.overlap_max,
-                   rules.penalty([Tile(0, 0)]), config.hand_asks, sets)
+                   rules.penalty([Tile(0, 0)]), config.hand_asks, config.zero_or_back_conf, sets)
 
 
 @dataclass(frozen=True)
@@ -200,7 +204,10 @@ def _alone(f: Find, p: Policy) -> Decision | None:
         if blank is Reason.BACK:
             return Decision(Verdict.APART, Reason.BACK, 0, 0)
         if blank is Reason.ZERO_OR_BACK and not printed:
-            # a possible 0-0 is asked about however unsure: left out, it would cost its owner 50
+            if f.detection < p.zero_or_back_conf:
+                # no divider and found weakly: what a detector that finds plain faces makes of a back
+                return Decision(Verdict.APART, Reason.BACK, 0, 0)
+            # left out, a 0-0 would cost its owner 50
             return Decision(Verdict.ASK, Reason.ZERO_OR_BACK, 0, 0, zero_or_back(p.zero_points))
     if printed:  # with no divider, a half like print is print (or a printed back)
         return None

@@ -123,6 +123,18 @@ def test_a_0_0_without_a_divider_is_asked_about_unless_its_halves_are_no_faces()
     assert last([*hand(), dataclasses.replace(blank, divider=True, not_pips=(0.01, 0.01))]).reason is Reason.SURE
 
 
+def test_with_zero_or_back_conf_a_0_0_without_a_divider_found_weakly_is_a_back():
+    """A detector that finds plain faces finds plain backs too, weakly: those are backs; one found
+    surely is still asked about, and a 0-0 with a divider is never judged by this."""
+    policy = dataclasses.replace(POLICY, zero_or_back_conf=0.8)
+    blank = beside(a=0, b=0, halves=(0.99, 0.99), divider=False, not_pips=(0.5, 0.6), detection=0.79)
+    d = last([*hand(), blank], policy)
+    assert (d.verdict, d.reason, d.question) == (Verdict.APART, Reason.BACK, "")
+    assert last([*hand(), dataclasses.replace(blank, detection=0.8)], policy).reason is Reason.ZERO_OR_BACK
+    faced = dataclasses.replace(blank, divider=True, not_pips=(0.01, 0.01), detection=0.5)
+    assert last([*hand(), faced], policy).verdict is not Verdict.APART
+
+
 def test_finds_that_overlap_a_surer_tile_are_set_apart_asked_or_not():
     astride = dataclasses.replace(hand(2)[0], box=OrientedBox(120, 200, 100, 50, math.pi / 2), detection=0.9)
     d = decide([*hand(2), astride], POLICY)

@@ -28,8 +28,8 @@ MODES = ("colour", "gray")
 #: Least photos right with nothing to check, per source and mode (the shipped reader's count;
 #: raise it with the reader, never lower it to pass).
 RIGHT_FLOOR: dict[str, dict[str, int]] = {
-    "JackRoache__METR4202-2016": {"colour": 12, "gray": 9},
-    "Ruxi12__Double-Double-Domino": {"colour": 36, "gray": 38},
+    "JackRoache__METR4202-2016": {"colour": 16, "gray": 15},
+    "Ruxi12__Double-Double-Domino": {"colour": 37, "gray": 38},
     "TAK1EDD1NE__domino-tile-recognition": {"colour": 6, "gray": 6},
     "danb-dev-ui__DominoCounter": {"colour": 6, "gray": 6},
     "jeremyarde__domino-counter": {"colour": 1, "gray": 1},
@@ -71,6 +71,8 @@ KNOWN_WRONG: dict[tuple[str, str], str] = {
         'wrong, nothing asked: true penalty 49, shown "penalty 43"',
     ("Ruxi12__Double-Double-Domino/photos/5_15.jpg", "gray"):
         'wrong, nothing asked: true penalty 94, shown "penalty 88"',
+    ("Ruxi12__Double-Double-Domino/photos/5_12.jpg", "colour"):
+        'wrong, nothing asked: true penalty 75, shown "penalty 72"',
     ("Ruxi12__Double-Double-Domino/photos/5_19.jpg", "gray"):
         'wrong, nothing asked: true penalty 109, shown "penalty 103"',
     ("Ruxi12__Double-Double-Domino/photos/5_20.jpg", "colour"):
