@@ -45,6 +45,11 @@ def register(subparsers: Any) -> None:
         "(default: the set the rules fix, if any)",
     )
     p.add_argument(
+        "--sets", type=int, default=1, choices=range(0, 5), metavar="K",
+        help="how many sets are mixed in each photo (default 1: a tile read twice in a photo is "
+        "asked about once; 0: no limit)",
+    )
+    p.add_argument(
         "--annotate", metavar="OUT.png", default=None,
         help="write the photo with the reading drawn on it, as PNG or JPEG, in a folder that exists "
         "(several photos: OUT-1.png, OUT-2.png, ...)",
@@ -254,7 +259,7 @@ def run(args: argparse.Namespace) -> int:
     models = resolve_models_dir(args.models)
     loaded = decode_photos(list(args.photos), models)
     reader = Reader.from_models_dir(models)
-    readings = [reader.read(img, rules, args.top) for img in loaded]
+    readings = [reader.read(img, rules, args.top, args.sets) for img in loaded]
     names = list(args.photos)
     warnings = same_pictures(names) + round_warnings(names, readings, rules, args.top)
     write_outputs([(out, picture_bytes(annotate(img.image, reading), out))

@@ -237,3 +237,28 @@ def test_score_with_the_set_named_never_reads_more_pips_than_it_has(tmp_path: Pa
     with pytest.raises(SystemExit) as exc:
         main(["score", str(photo), "--set", "7", "--models", str(models)])
     assert exc.value.code == 2 and "invalid choice: 7" in capsys.readouterr().err
+
+
+def test_a_tile_read_twice_is_asked_about_unless_two_sets_are_mixed(tmp_path: Path, capsys):
+    """A real grey webcam frame whose tin lid shows a 3-6 beside the hand's 3-6: one set has one
+    of each, so the second copy is asked about; told two sets are mixed, both count."""
+    from chickenfoot.vision.config import MODELS_DIR
+    from chickenfoot.vision.lab.realdata import realdata_root
+
+    frame = realdata_root() / "JackRoache__METR4202-2016" / "images" / "P-7-C__2a30eb3e.png"
+    if not frame.exists() or not (MODELS_DIR / "reader.json").exists():
+        pytest.skip(f"needs the shipped models and the real frame {frame}")
+    grey = tmp_path / "p7c-grey.png"
+    Image.open(frame).convert("L").convert("RGB").save(grey)
+    code, out, err = _run(["score", str(grey), "--json"], capsys)
+    assert code == 0, err
+    photo = json.loads(out)["photos"][0]
+    asked = [t for t in photo["tiles"] if t.get("question")]
+    assert [(t["tile"], t["question"], t["reason"]) for t in asked] == [
+        ("3-6", "Is this a second 3-6?", "read twice")]
+    assert [t["tile"] for t in photo["tiles"] if not t["question"]].count("3-6") == 1
+    code, out, err = _run(["score", str(grey), "--json", "--sets", "2"], capsys)
+    assert code == 0, err
+    photo = json.loads(out)["photos"][0]
+    assert not any(t.get("question") for t in photo["tiles"])
+    assert [t["tile"] for t in photo["tiles"]].count("3-6") == 2
