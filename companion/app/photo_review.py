@@ -9,8 +9,9 @@ The reader's review flag (``reader.json``'s ``review_conf``) says which tiles to
 a tile, and one the reader asks about (:attr:`chickenfoot.vision.reading.TileReading.question`: "Is this
 the 0-0 (50) or a face-down tile?"), is open, listed but not in the penalty until the player
 counts it (:meth:`PhotoReview.accept`), corrects or removes it; while any is open the headline
-reads "23 points so far, 2 tiles to check" (:meth:`PhotoReview.headline`). A possible tile is
-shown at once only if :func:`likely_tile`. Drawing the outlines is
+reads "23 points so far, 2 tiles to check" (:meth:`PhotoReview.headline`): exactly the tiles the
+reader's policy stage left open, so the app, the CLI and the warnings ask the same. Drawing the
+outlines is
 :func:`chickenfoot.vision.draw.draw_tiles`; :class:`Preview` draws them on a display-sized copy
 of the photo, numbers only, big enough to read on a phone, and cuts out each tile to check for
 its row (:meth:`Preview.crop`).
@@ -20,9 +21,10 @@ A reading is a proposal: one with nothing counted, or with tiles still to check
 to ask first, in a player's words ("Nothing was read in this photo: did Ann go out, or take
 another photo?"), and ``drafts.DraftContent.use_photo`` applies the answer.
 
-What a new player sees first is kept short: possible tiles the reader thinks could well be tiles
-(:func:`likely_tile`) are shown with the counted ones; the rest (grass, a table edge, print, a box
-astride two tiles) wait behind one line (:attr:`PhotoReview.unsure_finds`). A photo is read for
+What a new player sees first is kept short: possible tiles the reader set apart (grass, a table
+edge, print, a box astride two tiles, a tile in the box lid) wait behind one line
+(:attr:`PhotoReview.unsure_finds`); a possible tile like the hand's tiles the reader asks about
+itself, so it is open, not set apart. A photo is read for
 the widest set the reader knows (:func:`read_top`), so tiles from a bigger set than the match's
 are said to be so (:meth:`PhotoReview.set_note`) instead of being read as the nearest tile of the
 match's set; the player can then have it read as the match's set.
@@ -51,10 +53,6 @@ if TYPE_CHECKING:  # numpy and Pillow load when a photo is read, not when the ap
     from chickenfoot.vision.reader import Reader
     from chickenfoot.vision.reading import Reading, TileReading
 
-#: A possible tile left uncounted only because its pips were read unsurely is shown with the
-#: counted tiles when the detector was at least this sure it is a tile; every other one is an
-#: "unsure find", hidden until asked for.
-LIKELY_TILE_DETECTION = 0.5
 #: Long side of the photo as the review shows it (pixels): enough to zoom in three times on a
 #: phone, a fraction of a 12 MP photo's bytes to send.
 PREVIEW_SIDE = 1280
@@ -100,13 +98,6 @@ class ReviewError(InputError):
 def is_low(item: TileReading) -> bool:
     """Whether the reader asked for a second look at a tile it read (or did not count)."""
     return item.source == "read" and (item.needs_review or not item.counted)
-
-
-def likely_tile(item: TileReading) -> bool:
-    """Whether a possible tile the reader did not count could well be a tile: found surely as a
-    tile, left out only because its pips were read unsurely."""
-    return (not item.counted and item.source == "read" and item.uncounted == "unsure"
-            and item.detection_confidence >= LIKELY_TILE_DETECTION)
 
 
 def read_top(match_top: int, readable: int) -> int:
@@ -205,10 +196,10 @@ class PhotoReview:
 
     @property
     def to_check(self) -> list[int]:
-        """Tiles the player is asked about, each a row of its own: flagged or asked-about tiles,
-        and possible tiles that could well be tiles (:func:`likely_tile`). Until each is counted,
-        corrected or removed, using the reading asks first (:meth:`use_question`)."""
-        return [i for i, it in enumerate(self.items) if it.open or likely_tile(it)]
+        """Tiles the player is asked about, each a row of its own: those the reader flagged or asks
+        about (open). Until each is counted, corrected or removed, using the reading asks first
+        (:meth:`use_question`)."""
+        return [i for i, it in enumerate(self.items) if it.open]
 
     def use_question(self, player: str) -> UseQuestion | None:
         """What using the reading asks first, in a player's words, or None when it can be used as
@@ -247,7 +238,7 @@ class PhotoReview:
     def unsure_finds(self) -> list[int]:
         """Possible tiles that are probably not tiles (grass, a table edge, print): hidden
         behind one line until the player asks to see them."""
-        return [i for i, it in enumerate(self.items) if not it.counted and not likely_tile(it)]
+        return [i for i, it in enumerate(self.items) if not it.counted]
 
     def shown(self, show_unsure: bool = False) -> list[int]:
         """The tiles drawn on the photo and listed under it."""
@@ -327,9 +318,7 @@ def from_reading(rules: RuleSet, top: int, reading: Reading, image: bytes | None
                  read_as: int = 0) -> PhotoReview:
     """A review of the reader's result: its tiles, then the possible tiles that could well be
     tiles, then the unsure finds (so the numbers shown first run from 1 without gaps)."""
-    likely = [t for t in reading.candidates if likely_tile(t)]
-    rest = [t for t in reading.candidates if not likely_tile(t)]
-    return PhotoReview(rules, top, [*reading.tiles, *likely, *rest], reading.image_size, image,
+    return PhotoReview(rules, top, [*reading.tiles, *reading.candidates], reading.image_size, image,
                        reading.penalty, reading.warnings, read_as, reading.backs)
 
 

@@ -461,9 +461,9 @@ def test_options_a_dropdown_would_cut_are_a_radio_list_written_whole(app: App) -
     assert any(t.endswith("(changed from the preset)") for t in _texts(app.page.controls))
 
 
-def test_photo_review_shows_candidates_grey_and_counts_one_on_request(app: App) -> None:
-    """A photo reading with an uncounted candidate: the screen says so, the penalty leaves it
-    out, and selecting it offers to count it (the reading itself comes from the reader, tested
+def test_photo_review_asks_about_a_tile_and_counts_it_on_request(app: App) -> None:
+    """A photo reading with a tile the reader asks about: the screen says so, the penalty leaves
+    it out, and its row offers to count it (the reading itself comes from the reader, tested
     in tests/vision; here it is the review object the screen shows)."""
 
 
@@ -475,17 +475,19 @@ def test_photo_review_shows_candidates_grey_and_counts_one_on_request(app: App) 
     draft_id = app.session.state.draft
     ms = _review_in_draft(app, m, 0, (300, 100), [
         TileReading(3, 4, 0.95, OrientedBox(50, 30, 80, 40, 0.0), False, 0.95, (1.0, 0.95)),
-        TileReading(5, 6, 0.2, OrientedBox(200, 30, 80, 40, 0.0), True, 0.5, (0.5, 0.8), uncounted="unsure"),
+        TileReading(5, 6, 0.2, OrientedBox(200, 30, 80, 40, 0.0), False, 0.7, (0.5, 0.8),
+                    question="Is this the 5-6?", reason="unsure tile"),
     ])
     _click(app, "Photo", 0)
     texts = _texts(app.page.controls)
     assert "Penalty from this photo: 7 points so far, 1 tile to check" in texts
-    # the possible tile is a row of its own with its answers, right there
-    assert "Tile 2 may be 5-6" in texts and "Check this tile: it is not counted until you say." in texts
+    # the tile the reader asks about is a row of its own with its question, why, and the answers
+    asked = "Tile 2: Is this the 5-6? (among the hand's tiles, read too unsurely to count alone)"
+    assert asked in texts and "Check this tile: it is not counted until you say." in texts
     assert {"Count it as 5-6", "Not a tile", "Another tile"} <= set(texts)
     _click(app, "Count it as 5-6")
     texts = _texts(app.page.controls)
-    assert "Penalty from this photo: 18 points" in texts and "Tile 2 may be 5-6" not in texts
+    assert "Penalty from this photo: 18 points" in texts and asked not in texts
     _click(app, "Use these tiles (18 points)")
     assert ms.content(ms.draft(draft_id)).entry.penalty(0) == 18
 
