@@ -316,8 +316,8 @@ def _inside(poly: list[tuple[float, float]], x: float, y: float) -> bool:
 
 def from_reading(rules: RuleSet, top: int, reading: Reading, image: bytes | None = None,
                  read_as: int = 0) -> PhotoReview:
-    """A review of the reader's result: its tiles, then the possible tiles that could well be
-    tiles, then the unsure finds (so the numbers shown first run from 1 without gaps)."""
+    """A review of the reader's result: its tiles, then the finds it set apart (so the numbers
+    shown first run from 1 without gaps)."""
     return PhotoReview(rules, top, [*reading.tiles, *reading.candidates], reading.image_size, image,
                        reading.penalty, reading.warnings, read_as, reading.backs)
 
