@@ -250,7 +250,8 @@ def in_doubt(finds: Sequence[Find], policy: Policy, below: float) -> list[Orient
     stand, would count under ``below`` or set apart as too unsure (never a possible back, nor print)."""
     if below <= 0:
         return []
-    return [f.box for f, d in zip(finds, decide(finds, policy), strict=True)
+    # a second copy of a tile is doubt only as its own reading is: copies are judged after the look
+    return [f.box for f, d in zip(finds, decide(finds, dataclasses.replace(policy, copies=0)), strict=True)
             if (d.verdict is Verdict.COUNT and f.confidence < below) or d.reason is Reason.UNSURE]
 
 
