@@ -308,7 +308,7 @@ def trained_real_files(cfg: dict[str, Any], work: Path) -> list[str]:
         if ft.get("real") and done.exists():
             files += json.loads(done.read_text())["files"]
     for i, ft in enumerate(cfg["detector"].get("finetune") or []):
-        for key, folder in (("real_boxes", det_real_dir), ("pose_boxes", det_pose_dir)):
+        for key, (_, folder, _, _) in DET_REAL_PARTS.items():
             done = folder(work, i) / "real_done"
             if ft.get(key) and done.exists():
                 files += json.loads(done.read_text())["files"]
@@ -511,36 +511,40 @@ def _fresh_det_data(fdir: Path, base: Path | None, count: int, seed: int, val_fr
     return fdir / "data.yaml"
 
 
-def det_real_boxes(real: dict[str, Any], rdir: Path, long_side: int, metrics: dict[str, Any], name: str) -> Path:
-    """The real grid crops a detector pass trains on (:mod:`chickenfoot.vision.lab.real_boxes`), made
-    once into ``rdir`` (whose ``real_done`` lists the files for ``reader.json``); their training folder."""
+def _write_real_boxes(spec: dict[str, Any], rdir: Path, long_side: int) -> dict[str, Any]:
     from chickenfoot.vision.lab.real_boxes import write_real_boxes
 
-    if not (rdir / "real_done").exists():
-        t0 = time.time()
-        st = write_real_boxes(rdir, [int(g) for g in real["games"]], int(real.get("copies", 3)), int(real["seed"]),
-                              int(real.get("long_side", long_side)), limit=real.get("limit"))
-        st["seconds"] = round(time.time() - t0, 1)
-        (rdir / "real_done").write_text(json.dumps(st))
-        metrics[f"{name}_real"] = {k: v for k, v in st.items() if k != "files"}
-        print(f"{name}, real grid crops:", metrics[f"{name}_real"], flush=True)
-    return rdir / "images" / "train"
+    return write_real_boxes(rdir, [int(g) for g in spec["games"]], int(spec.get("copies", 3)), int(spec["seed"]),
+                            long_side, limit=spec.get("limit"))
 
 
-def det_pose_boxes(pose: dict[str, Any], pdir: Path, long_side: int, metrics: dict[str, Any], name: str) -> Path:
-    """The pose-labelled frames a detector pass trains on (:mod:`chickenfoot.vision.lab.pose_boxes`),
-    made once into ``pdir`` (whose ``real_done`` lists the files for ``reader.json``); their training folder."""
+def _write_pose_boxes(spec: dict[str, Any], rdir: Path, long_side: int) -> dict[str, Any]:
     from chickenfoot.vision.lab.pose_boxes import write_pose_boxes
 
-    if not (pdir / "real_done").exists():
+    return write_pose_boxes(rdir, int(spec.get("copies", 2)), int(spec["seed"]), long_side, limit=spec.get("limit"))
+
+
+#: The real photos a detector pass may add, by their key in the pass: what writes them, their
+#: folder, the suffix of their metrics and what the log calls them.
+DET_REAL_PARTS: dict[str, tuple[Any, Any, str, str]] = {
+    "real_boxes": (_write_real_boxes, det_real_dir, "real", "real grid crops"),  # chickenfoot.vision.lab.real_boxes
+    "pose_boxes": (_write_pose_boxes, det_pose_dir, "pose", "pose-labelled frames"),  # ...lab.pose_boxes
+}
+
+
+def det_real_part(key: str, spec: dict[str, Any], rdir: Path, long_side: int, metrics: dict[str, Any],
+                  name: str) -> Path:
+    """The real photos (``key`` of :data:`DET_REAL_PARTS`) a detector pass trains on, made once into
+    ``rdir`` (whose ``real_done`` lists the files for ``reader.json``); their training folder."""
+    write, _, suffix, what = DET_REAL_PARTS[key]
+    if not (rdir / "real_done").exists():
         t0 = time.time()
-        st = write_pose_boxes(pdir, int(pose.get("copies", 2)), int(pose["seed"]), int(pose.get("long_side", long_side)),
-                              limit=pose.get("limit"))
+        st = write(spec, rdir, int(spec.get("long_side", long_side)))
         st["seconds"] = round(time.time() - t0, 1)
-        (pdir / "real_done").write_text(json.dumps(st))
-        metrics[f"{name}_pose"] = {k: v for k, v in st.items() if k != "files"}
-        print(f"{name}, pose-labelled frames:", metrics[f"{name}_pose"], flush=True)
-    return pdir / "images" / "train"
+        (rdir / "real_done").write_text(json.dumps(st))
+        metrics[f"{name}_{suffix}"] = {k: v for k, v in st.items() if k != "files"}
+        print(f"{name}, {what}:", metrics[f"{name}_{suffix}"], flush=True)
+    return rdir / "images" / "train"
 
 
 def run(cfg: dict[str, Any], work: Path, out: Path, resume: bool = False, stages: str = "all") -> dict[str, Any]:
@@ -584,16 +588,11 @@ def run(cfg: dict[str, Any], work: Path, out: Path, resume: bool = False, stages
             name = det_pass_name(i)
             data = ddir / "data.yaml" if ddir is not None else Path()
             extra = []
-            if ft.get("real_boxes"):
-                if "seed" not in ft:
-                    raise SystemExit(f"detector pass {name}: real_boxes needs a pass with its own seed and renders")
-                extra.append(det_real_boxes(ft["real_boxes"], det_real_dir(work, i), det.get("long_side", 480),
-                                            metrics, name))
-            if ft.get("pose_boxes"):
-                if "seed" not in ft:
-                    raise SystemExit(f"detector pass {name}: pose_boxes needs a pass with its own seed and renders")
-                extra.append(det_pose_boxes(ft["pose_boxes"], det_pose_dir(work, i), det.get("long_side", 480),
-                                            metrics, name))
+            for key, (_, folder, _, _) in DET_REAL_PARTS.items():
+                if ft.get(key):
+                    if "seed" not in ft:
+                        raise SystemExit(f"detector pass {name}: {key} needs a pass with its own seed and renders")
+                    extra.append(det_real_part(key, ft[key], folder(work, i), det.get("long_side", 480), metrics, name))
             if "seed" in ft:
                 data = _fresh_det_data(work / f"{name}_data", ddir, int(ft["images"]), int(ft["seed"]),
                                        det.get("val_frac", 0.1), top, det.get("long_side", 480), metrics, name,
