@@ -110,6 +110,11 @@ class ReaderConfig:
     #: Second opinion: halves the 0-12 classifier reads with a top probability under this are
     #: also read by the wide-set one, and the two pip-count distributions averaged (0: off).
     second_opinion_below: float = 0.0
+    #: Steadiness: a tile counted under ``review_conf`` is read again from boxes moved as the
+    #: detector's boxes err (:data:`chickenfoot.vision.read.STEADY_JITTER`); the policy counts it
+    #: as read surely when each half keeps on average at least this probability of its value,
+    #: and at least half of it in every box (0: off; :mod:`chickenfoot.vision.policy`).
+    steady_conf: float = 0.0
     #: Face-down tiles: a tile read 0-0 whose middle shows less divider contrast than
     #: ``blank_divider_min`` is a back, unless its middle stands out ``blank_colour_min`` in
     #: colour across ``blank_colour_span_min`` of its width; also one whose divider strays from a

@@ -6,7 +6,11 @@ a player can trust: **a find that may be a face-up tile and lies among the hand'
 size, is counted or asked about, never set apart in silence.**
 
 * A face read surely is counted (:data:`Reason.SURE`), flagged to check under ``review_conf``
-  (:data:`Reason.LOW`).
+  (:data:`Reason.LOW`), unless it reads alike from boxes moved as the detector's boxes err
+  (``steady_conf``, :data:`Reason.STEADY`) in a photo where no tile-like find is left
+  unexplained: such a find, found surely but set apart as unsure or print and lying mostly
+  off the counted tiles, is often a box astride touching tiles the reader missed, and the
+  flag on a low tile is then the photo's only warning.
 * A find read 0-0 whose middle shows no divider may be a face-down tile: it is a back
   (:data:`Reason.BACK`) when the half reader also takes both halves for no face's
   (``not_pips_max``), print (:data:`Reason.PRINT`) when it takes one for no face's, else it is
@@ -47,7 +51,7 @@ from chickenfoot.rules.tiles import Tile
 
 from .config import ReaderConfig
 from .detections import box_rows, obb_corners
-from .geometry import OrientedBox, overlap_share
+from .geometry import OrientedBox, covered_share, overlap_share
 from .reading import Reason, again, is_it, zero_or_back
 
 
@@ -75,6 +79,14 @@ SIZE_FACTOR = 1.4
 #: A find lies among the hand's tiles when its centre is within this many median tile lengths
 #: of a counted tile's centre: a tile missing from a line lies one length from its neighbours.
 AMONG_LENGTHS = 1.2
+#: A find read steadily counts only if, in every box it was read again from, each half gives
+#: its value at least this probability (beside ``steady_conf`` on average).
+STEADY_LEAST = 0.5
+#: A find set apart as unsure or print is left unexplained (and no find counts as read
+#: steadily) when the detector found it at least this surely ...
+UNEXPLAINED_DETECTION = 0.7
+#: ... and the counted tiles cover less than this share of it.
+UNEXPLAINED_COVER = 0.5
 
 
 @dataclass(frozen=True)
@@ -92,6 +104,9 @@ class Find:
     not_pips: tuple[float, float] | None = None
     #: Whether a divider shows across its middle (None: not measured, taken as showing).
     divider: bool | None = None
+    #: Read again from boxes moved as the detector's boxes err: the lesser of its halves' mean
+    #: probability of the value read, and the least in any box (None: not measured).
+    steady: tuple[float, float] | None = None
 
     @property
     def confidence(self) -> float:
@@ -124,12 +139,15 @@ class Policy:
     #: How many of each tile the photo may hold: the sets in play (0: no limit). Checked on hands
     #: only (``hand_asks``): a table's layout is checked as a layout.
     copies: int = 1
+    #: A find counted under ``review_conf`` is counted as read surely when it reads alike from
+    #: moved boxes by this much (:attr:`Find.steady`; 0: never).
+    steady_conf: float = 0.0
 
     @classmethod
     def of(cls, config: ReaderConfig, rules: RuleSet, sets: int = 1) -> Policy:
         """The policy of a reader with ``config``, for a hand scored with ``rules`` from ``sets`` sets."""
         return cls(config.review_conf, config.count_conf, config.not_pips_max, config.overlap_max,
-                   rules.penalty([Tile(0, 0)]), config.hand_asks, config.zero_or_back_conf, sets)
+                   rules.penalty([Tile(0, 0)]), config.hand_asks, config.zero_or_back_conf, sets, config.steady_conf)
 
 
 @dataclass(frozen=True)
@@ -180,7 +198,35 @@ def decide(finds: Sequence[Find], policy: Policy) -> list[Decision]:
                 out[k] = Decision(Verdict.APART, Reason.OVERLAP, finds[k].a, finds[k].b)
     if policy.hand_asks and policy.copies > 0:
         _asked_twice(finds, out, policy)  # type: ignore[arg-type]
+    if policy.steady_conf > 0:
+        _steady(finds, out, policy)  # type: ignore[arg-type]
     return out  # type: ignore[return-value]
+
+
+def steady(f: Find, p: Policy) -> bool:
+    """Whether ``f`` read alike from every moved box (:attr:`Find.steady`) by ``p``'s measure."""
+    return f.steady is not None and f.steady[0] >= p.steady_conf and f.steady[1] >= STEADY_LEAST
+
+
+def _steady(finds: Sequence[Find], out: list[Decision], p: Policy) -> None:
+    """Low finds read steadily count as read surely, unless a tile-like find is unexplained."""
+    low = [k for k, d in enumerate(out) if d.reason is Reason.LOW and steady(finds[k], p)]
+    if low and not unexplained(finds, out):
+        for k in low:
+            out[k] = Decision(Verdict.COUNT, Reason.STEADY, out[k].a, out[k].b)
+
+
+def unexplained(finds: Sequence[Find], out: Sequence[Decision]) -> bool:
+    """Whether a find set apart as unsure or print, found at least :data:`UNEXPLAINED_DETECTION`
+    surely, lies mostly (:data:`UNEXPLAINED_COVER`) off the counted tiles."""
+    counted = [finds[k].box.corners() for k, d in enumerate(out) if d.verdict is Verdict.COUNT]
+    for f, d in zip(finds, out, strict=True):
+        if d.verdict is Verdict.APART and d.reason in (Reason.UNSURE, Reason.PRINT) \
+                and f.detection >= UNEXPLAINED_DETECTION:
+            corners = f.box.corners()
+            if sum(covered_share(corners, c) for c in counted) < UNEXPLAINED_COVER:
+                return True
+    return False
 
 
 def _asked_twice(finds: Sequence[Find], out: list[Decision], p: Policy) -> None:

@@ -1,5 +1,5 @@
 """The stages between detect and the policy: crop and read halves, judge, and the extra looks
-at halves (box search, second opinion). Each is a function of the finds so far, in working
+at halves (box search, second opinion, steadiness). Each is a function of the finds so far, in working
 pixels, returning them measured further; none decides what counts (:mod:`chickenfoot.vision.policy`
 does, once, at the end).
 
@@ -250,6 +250,60 @@ def second_opinion(image: Image.Image, finds: Detections, halves: HalfReader, se
     return out.with_data(divider=divider)
 
 
+#: The boxes a find is read again from (:func:`steadiness`), as (along, across, length, turn):
+#: its own; moved along its axis by 4% of its length and across by 6% of its width, each way;
+#: 6% longer and shorter; turned 0.04 rad each way: about the detector's own box errors
+#: (datasets/reader_train.yaml).
+STEADY_JITTER = ((0.0, 0.0, 1.0, 0.0), (0.04, 0.0, 1.0, 0.0), (-0.04, 0.0, 1.0, 0.0), (0.0, 0.06, 1.0, 0.0),
+                 (0.0, -0.06, 1.0, 0.0), (0.0, 0.0, 1.06, 0.0), (0.0, 0.0, 0.94, 0.0), (0.0, 0.0, 1.0, 0.04),
+                 (0.0, 0.0, 1.0, -0.04))
+
+
+def jittered(boxes: np.ndarray) -> np.ndarray:
+    """Rows (cx, cy, length, width, angle): each box of ``boxes`` as the :data:`STEADY_JITTER`
+    moves it, box by box."""
+    j = np.asarray(STEADY_JITTER, np.float64)
+    b = np.repeat(np.asarray(boxes, np.float64), len(j), axis=0)
+    along, across, stretch, turn = (np.tile(j[:, k], len(boxes)) for k in range(4))
+    cos, sin = np.cos(b[:, 4]), np.sin(b[:, 4])
+    out = b.copy()
+    out[:, 0] += cos * along * b[:, 2] - sin * across * b[:, 3]
+    out[:, 1] += sin * along * b[:, 2] + cos * across * b[:, 3]
+    out[:, 2] *= stretch
+    out[:, 4] += turn
+    return out
+
+
+def steadiness(image: Image.Image, finds: Detections, halves: HalfReader, second: SecondOpinion | None,
+               c: ReaderConfig) -> Detections:
+    """The steadiness stage: each find the policy would count under ``review_conf`` read again
+    from the boxes of :data:`STEADY_JITTER` (with the second opinion, as first read). ``data``
+    gains ``steady``: per find, the lesser of its two halves' mean probability of the value it
+    was read as, and the least such probability in any box (NaN: not measured). A misread half
+    rarely keeps its value when its box moves a little; a right one does."""
+    steady = np.full((len(finds), 2), np.nan)
+    if c.steady_conf <= 0 or not len(finds):
+        return finds.with_data(steady=steady)
+    probs, choice = flat(finds, "probs"), flat(finds, "choice")
+    conf = finds.confidence.astype(np.float64) * half_sureness(probs, choice, halves.values)[0]
+    low = np.flatnonzero((conf >= c.count_conf) & (conf < c.review_conf))
+    if not len(low):
+        return finds.with_data(steady=steady)
+    rows = jittered(finds.boxes[low])
+    moved = Detections(rows.astype(np.float32), np.ones(len(rows), np.float32), np.zeros(len(rows), np.int64))
+    batch = halves.crop(image, moved, c.crop_size, c.crop_pad)
+    again = halves.classify(batch)
+    if second is not None:
+        again = second(batch, again, halves.values)
+    n = len(STEADY_JITTER)
+    read = np.repeat(choice.reshape(-1, 2)[low], n, axis=0)  # (finds x boxes, 2) classes read
+    p = np.stack([again[0::2][np.arange(len(read)), read[:, 0]], again[1::2][np.arange(len(read)), read[:, 1]]], 1)
+    p = p.reshape(len(low), n, 2)
+    steady[low, 0] = p.mean(1).min(1)
+    steady[low, 1] = p.min(axis=(1, 2))
+    return finds.with_data(steady=steady)
+
+
 # --------------------------------------------------------------------------- second look
 def read_added(image: Image.Image, finds: Detections, dets: Detections, merged: Detections,
                halves: HalfReader, c: ReaderConfig, top: int | None, keep_crops: bool = False) -> Detections | None:
@@ -285,12 +339,14 @@ def finds_of(finds: Detections, values: np.ndarray, to_original: float) -> list[
     chosen = values[choice].reshape(-1, 2)
     np_ = not_pips_of(finds, values)
     divider = finds.data.get("divider", np.full(len(finds), UNMEASURED))
+    steady = finds.data.get("steady", np.full((len(finds), 2), np.nan))
     out = []
     for i, box in enumerate(finds.scaled(to_original).oriented_boxes()):
         out.append(Find(int(chosen[i, 0]), int(chosen[i, 1]), box, float(finds.confidence[i]),
                         (float(picked[i, 0]), float(picked[i, 1])),
                         None if np_ is None else (float(np_[i, 0]), float(np_[i, 1])),
-                        None if divider[i] == UNMEASURED else bool(divider[i])))
+                        None if divider[i] == UNMEASURED else bool(divider[i]),
+                        None if np.isnan(steady[i, 0]) else (float(steady[i, 0]), float(steady[i, 1]))))
     return out
 
 

@@ -14,9 +14,10 @@ each a function of arrays and :class:`~chickenfoot.vision.detections.Detections`
 6. second look: the detector again where the reading is in doubt; what it adds is read as in 3-5;
 7. second opinion: the wide-set classifier on halves the 0-12 one is unsure of;
 8. judge: the divider where the looks changed a find, and on the finds the policy may ask about;
-9. policy (:mod:`chickenfoot.vision.policy`): for every find, counted, asked about or set apart,
-   and its reason; nothing before it decides;
-10. reading (:mod:`chickenfoot.vision.assemble`): the tiles, their pips and penalty by the rules,
+9. steadiness: finds read under ``review_conf`` read again from boxes moved a little;
+10. policy (:mod:`chickenfoot.vision.policy`): for every find, counted, asked about or set apart,
+    and its reason; nothing before it decides;
+11. reading (:mod:`chickenfoot.vision.assemble`): the tiles, their pips and penalty by the rules,
     and warnings that say each find's reason.
 
 For a photo of the table, :mod:`chickenfoot.vision.table` then connects the tiles into a layout.
@@ -47,7 +48,7 @@ from .geometry import OrientedBox
 from .halves import HalfReader, SecondOpinion, choose_values, pip_probs, split_not_pips
 from .images import LoadedImage, Source, load_image
 from .policy import Find, Policy, Verdict, decide
-from .read import face_up_finds, finds_of, judge, read_added, read_halves, search, second_opinion
+from .read import face_up_finds, finds_of, judge, read_added, read_halves, search, second_opinion, steadiness
 from .reading import Reading, Reason, TileReading
 from .runtime import open_models
 
@@ -176,6 +177,7 @@ class Reader:
         # doubts, as they were tuned to
         finds = clock("halves", second_opinion, image, finds, halves, second, c, top)
         finds = clock("halves", judge, image, finds, halves.values, c)
+        finds = clock("halves", steadiness, image, finds, halves, second, c)
         found = finds_of(finds, halves.values, to_original)
         decisions = decide(found, self.policy(rules, sets))
         backs = [b.scaled(to_original) for b in dets[dets.class_id != TILE_CLASS].oriented_boxes()]
@@ -242,7 +244,7 @@ class Reader:
 
 #: The stages of :meth:`Reader.read`, in order (see the module's text).
 STAGES = ("load", "detect", "crop and read halves", "judge the 0-0s", "box search", "second look",
-          "second opinion", "judge", "policy", "reading")
+          "second opinion", "judge", "steadiness", "policy", "reading")
 
 
 def in_doubt(finds: Sequence[Find], policy: Policy, below: float) -> list[OrientedBox]:

@@ -35,6 +35,9 @@ class Reason(StrEnum):
     SURE = "sure"
     #: Counted but open: read less surely than ``review_conf``; check it.
     LOW = "low confidence"
+    #: Counted: read less surely than ``review_conf`` from its box, but alike from every box
+    #: moved as the detector's boxes err, in a photo with no tile-like find left unexplained.
+    STEADY = "steady"
     #: Asked: reads 0-0 and shows no divider it is sure of, so it may be a face-down tile.
     ZERO_OR_BACK = "0-0 or back"
     #: Asked: a face with a divider, among the hand's tiles at their size, a half of it blank
@@ -59,6 +62,7 @@ class Reason(StrEnum):
 REASON_TEXT = {
     Reason.SURE: "read surely",
     Reason.LOW: "read with low confidence: check it",
+    Reason.STEADY: "read alike from slightly moved boxes",
     Reason.ZERO_OR_BACK: "could be the 0-0 or a face-down tile",
     Reason.BLANK_FACE: "a blank half beside a divider: a 0 until you say otherwise",
     Reason.UNSURE_TILE: "among the hand's tiles, read too unsurely to count alone",

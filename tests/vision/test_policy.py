@@ -172,6 +172,43 @@ def test_a_tile_counted_twice_from_one_set_is_asked_about_once_the_surer_one_cou
     assert [d.question for d in asked] == ["Is this a second 0-0 (50)?"]
 
 
+STEADY = dataclasses.replace(POLICY, steady_conf=0.8)
+
+
+def low(steady: tuple[float, float] | None, k: int = 4) -> Find:
+    """A find beside the hand read under ``review_conf``, and how steadily it read again."""
+    return dataclasses.replace(hand(k + 1)[k], halves=(0.95, 0.75), steady=steady)
+
+
+def test_a_low_tile_read_alike_from_moved_boxes_counts_as_read_surely():
+    finds = [*hand(), low((0.9, 0.7))]
+    assert last(finds) == Decision(Verdict.COUNT, Reason.LOW, 3, 5)  # off unless steady_conf is set
+    d = last(finds, STEADY)
+    assert (d.verdict, d.reason, d.a, d.b) == (Verdict.COUNT, Reason.STEADY, 3, 5) and not d.open
+    # on average each half keeps its value, and in every box at least half of it
+    for unsteady in [(0.79, 0.7), (0.9, 0.49), None]:
+        assert last([*hand(), low(unsteady)], STEADY).reason is Reason.LOW
+    # a sure tile and a find set apart are left as they were
+    sure = dataclasses.replace(hand()[0], steady=(0.2, 0.1))
+    assert decide([sure, *hand()[1:]], STEADY)[0].reason is Reason.SURE
+    weak = dataclasses.replace(low((0.9, 0.7)), detection=0.5)  # 0.5 x 0.95 x 0.75: under count_conf
+    assert last([*hand(), weak], STEADY).verdict is not Verdict.COUNT
+
+
+def test_no_low_tile_counts_as_steady_while_a_tile_like_find_is_unexplained():
+    """A find found surely but set apart as print or unsure, lying mostly off the counted
+    tiles, is often a box astride touching tiles the reader missed: every low flag stays."""
+    astride = Find(9, 9, OrientedBox(500, 200, 200, 50, math.pi / 2), 0.8, (0.99, 0.99), (0.95, 0.99), False)
+    finds = [*hand(), low((0.9, 0.7)), astride]
+    out = decide(finds, STEADY)
+    assert out[-1].reason is Reason.PRINT and out[-2].reason is Reason.LOW
+    # found less surely, or lying on the counted tiles, it explains nothing away
+    for explained in [dataclasses.replace(astride, detection=0.69),
+                      dataclasses.replace(astride, box=OrientedBox(130, 200, 100, 110, math.pi / 2))]:
+        out = decide([*hand(), low((0.9, 0.7)), explained], STEADY)
+        assert out[-1].verdict is Verdict.APART and out[-2].reason is Reason.STEADY
+
+
 def test_among_the_hand_means_at_its_size_and_near_one_of_its_tiles():
     tiles = [f.box for f in hand()]
     assert among(OrientedBox(340, 200, 100, 50, 0.0), tiles)  # lying across: size is length and width
@@ -205,7 +242,7 @@ def test_the_reading_keeps_each_finds_reason_and_its_warnings_say_them():
 
 def test_the_reader_is_one_line_of_named_stages():
     assert STAGES == ("load", "detect", "crop and read halves", "judge the 0-0s", "box search", "second look",
-                      "second opinion", "judge", "policy", "reading")
+                      "second opinion", "judge", "steadiness", "policy", "reading")
 
 
 def _hand_photo(folder: Path) -> tuple[Path, Path, dict[str, OrientedBox]]:

@@ -250,3 +250,45 @@ def test_second_opinion_reads_the_final_tiles_only_where_the_shipped_classifier_
     assert any(3 in (t.a, t.b) for t in counted.tiles)
     opinion = strict.with_config(dataclasses.replace(strict.config, second_opinion_below=1.01)).read(photo)
     assert halves(opinion) == halves(counted)
+
+
+def test_jittered_moves_each_box_as_the_detectors_boxes_err():
+    box = np.array([[100.0, 50.0, 80.0, 40.0, 0.0], [10.0, 20.0, 60.0, 30.0, math.pi / 2]])
+    rows = read_stage.jittered(box)
+    n = len(read_stage.STEADY_JITTER)
+    assert rows.shape == (2 * n, 5)
+    np.testing.assert_allclose(rows[[0, n]], box)  # each box's own comes first
+    # along its axis by 4% of its length; across by 6% of its width; longer; turned
+    np.testing.assert_allclose(rows[1], [100 + 0.04 * 80, 50, 80, 40, 0])
+    np.testing.assert_allclose(rows[n + 1], [10, 20 + 0.04 * 60, 60, 30, math.pi / 2], atol=1e-9)
+    np.testing.assert_allclose(rows[3], [100, 50 + 0.06 * 40, 80, 40, 0])
+    np.testing.assert_allclose(rows[5], [100, 50, 80 * 1.06, 40, 0])
+    np.testing.assert_allclose(rows[7], [100, 50, 80, 40, 0.04])
+
+
+@needs_shipped[0]
+@needs_shipped[1]
+def test_steadiness_measures_the_value_read_on_the_finds_under_review_conf():
+    """The shipped test photo's true boxes: every tile read again from the moved boxes keeps
+    its value; a tile whose half was read wrong does not; finds read surely are not measured."""
+    label = json.loads((TEST_DATA / "hand.json").read_text())
+    shipped = Reader.from_models_dir()
+    loaded = shipped.load(TEST_DATA / label["image"])
+    dets = Detections.from_boxes([OrientedBox(*b["box"]).scaled(loaded.scale) for b in label["boxes"]],
+                                 np.full(len(label["boxes"]), 0.9))
+    h = shipped.half_reader(None)
+    probs = h.classify(h.crop(loaded.image, dets, shipped.config.crop_size, shipped.config.crop_pad))
+    choice = choose_values(probs, h.values)
+    values = [tuple(int(v) for v in h.values[choice[2 * i : 2 * i + 2]]) for i in range(len(dets))]
+    assert values == [(b["a"], b["b"]) for b in label["boxes"]]
+    wrong = choice.copy()
+    wrong[0] = int(np.flatnonzero(h.values == (label["boxes"][0]["a"] + 1) % 7)[0])  # half A read one pip off
+    c = dataclasses.replace(shipped.config, review_conf=1.01, count_conf=0.0, steady_conf=0.8)
+    right = read_stage.steadiness(loaded.image, read_stage.with_halves(dets, probs, choice, None), h, None, c)
+    off = read_stage.steadiness(loaded.image, read_stage.with_halves(dets, probs, wrong, None), h, None, c)
+    assert (right.data["steady"][:, 0] >= 0.8).all() and (right.data["steady"][:, 1] >= 0.5).all()
+    assert off.data["steady"][0, 0] < 0.5 and np.allclose(off.data["steady"][1:], right.data["steady"][1:])
+    # read surely (or off), nothing is measured
+    for cfg in (dataclasses.replace(c, review_conf=0.0), dataclasses.replace(c, steady_conf=0.0)):
+        measured = read_stage.steadiness(loaded.image, read_stage.with_halves(dets, probs, choice, None), h, None, cfg)
+        assert np.isnan(measured.data["steady"]).all()
