@@ -250,13 +250,13 @@ def second_opinion(image: Image.Image, finds: Detections, halves: HalfReader, se
     return out.with_data(divider=divider)
 
 
-#: The boxes a find is read again from (:func:`steadiness`), as (along, across, length, turn):
-#: its own; moved along its axis by 4% of its length and across by 6% of its width, each way;
-#: 6% longer and shorter; turned 0.04 rad each way: about the detector's own box errors
-#: (datasets/reader_train.yaml).
-STEADY_JITTER = ((0.0, 0.0, 1.0, 0.0), (0.04, 0.0, 1.0, 0.0), (-0.04, 0.0, 1.0, 0.0), (0.0, 0.06, 1.0, 0.0),
-                 (0.0, -0.06, 1.0, 0.0), (0.0, 0.0, 1.06, 0.0), (0.0, 0.0, 0.94, 0.0), (0.0, 0.0, 1.0, 0.04),
-                 (0.0, 0.0, 1.0, -0.04))
+#: The boxes a find is read again from (:func:`steadiness`), as (along, across): moved along its
+#: axis by 4% of its length and across it by 6% of its width, each way: about the detector's own
+#: box errors (datasets/reader_train.yaml). With its own box, five readings of each half.
+STEADY_JITTER = ((0.04, 0.0), (-0.04, 0.0), (0.0, 0.06), (0.0, -0.06))
+#: A photo with more finds to read again than this is a hard photo: its flags stay, and reading
+#: them all again would cost more than a photo's halves do (0.3 ms a half crop here).
+STEADY_MOST = 4
 
 
 def jittered(boxes: np.ndarray) -> np.ndarray:
@@ -264,43 +264,41 @@ def jittered(boxes: np.ndarray) -> np.ndarray:
     moves it, box by box."""
     j = np.asarray(STEADY_JITTER, np.float64)
     b = np.repeat(np.asarray(boxes, np.float64), len(j), axis=0)
-    along, across, stretch, turn = (np.tile(j[:, k], len(boxes)) for k in range(4))
+    along, across = np.tile(j[:, 0], len(boxes)), np.tile(j[:, 1], len(boxes))
     cos, sin = np.cos(b[:, 4]), np.sin(b[:, 4])
     out = b.copy()
     out[:, 0] += cos * along * b[:, 2] - sin * across * b[:, 3]
     out[:, 1] += sin * along * b[:, 2] + cos * across * b[:, 3]
-    out[:, 2] *= stretch
-    out[:, 4] += turn
     return out
 
 
-def steadiness(image: Image.Image, finds: Detections, halves: HalfReader, second: SecondOpinion | None,
-               c: ReaderConfig) -> Detections:
-    """The steadiness stage: each find the policy would count under ``review_conf`` read again
-    from the boxes of :data:`STEADY_JITTER` (with the second opinion, as first read). ``data``
+def steadiness(image: Image.Image, finds: Detections, which: Sequence[int], halves: HalfReader,
+               second: SecondOpinion | None, c: ReaderConfig) -> Detections:
+    """The steadiness stage: the finds at ``which`` (those the policy would flag low) read again
+    from the boxes of :data:`STEADY_JITTER`, with the second opinion as first read. ``data``
     gains ``steady``: per find, the lesser of its two halves' mean probability of the value it
-    was read as, and the least such probability in any box (NaN: not measured). A misread half
-    rarely keeps its value when its box moves a little; a right one does."""
+    was read as, over its own box and the moved ones, and the least such probability in any of
+    them (NaN: not measured). A misread half rarely keeps its value when its box moves a
+    little; a right one does."""
     steady = np.full((len(finds), 2), np.nan)
-    if c.steady_conf <= 0 or not len(finds):
+    which = np.asarray(which, np.int64)
+    if c.steady_conf <= 0 or not len(which):
         return finds.with_data(steady=steady)
-    probs, choice = flat(finds, "probs"), flat(finds, "choice")
-    conf = finds.confidence.astype(np.float64) * half_sureness(probs, choice, halves.values)[0]
-    low = np.flatnonzero((conf >= c.count_conf) & (conf < c.review_conf))
-    if not len(low):
-        return finds.with_data(steady=steady)
-    rows = jittered(finds.boxes[low])
+    rows = jittered(finds.boxes[which])
     moved = Detections(rows.astype(np.float32), np.ones(len(rows), np.float32), np.zeros(len(rows), np.int64))
     batch = halves.crop(image, moved, c.crop_size, c.crop_pad)
     again = halves.classify(batch)
     if second is not None:
         again = second(batch, again, halves.values)
     n = len(STEADY_JITTER)
-    read = np.repeat(choice.reshape(-1, 2)[low], n, axis=0)  # (finds x boxes, 2) classes read
-    p = np.stack([again[0::2][np.arange(len(read)), read[:, 0]], again[1::2][np.arange(len(read)), read[:, 1]]], 1)
-    p = p.reshape(len(low), n, 2)
-    steady[low, 0] = p.mean(1).min(1)
-    steady[low, 1] = p.min(axis=(1, 2))
+    choice = finds.data["choice"][which]  # (finds, 2) classes read
+    own = np.take_along_axis(finds.data["probs"][which], choice[:, :, None], axis=2)[:, :, 0]
+    read = np.repeat(choice, n, axis=0)
+    k = np.arange(len(read))
+    p = np.stack([again[0::2][k, read[:, 0]], again[1::2][k, read[:, 1]]], 1).reshape(len(which), n, 2)
+    p = np.concatenate([own[:, None, :], p], axis=1)
+    steady[which, 0] = p.mean(1).min(1)
+    steady[which, 1] = p.min(axis=(1, 2))
     return finds.with_data(steady=steady)
 
 

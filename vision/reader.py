@@ -47,8 +47,18 @@ from .detections import Detections
 from .geometry import OrientedBox
 from .halves import HalfReader, SecondOpinion, choose_values, pip_probs, split_not_pips
 from .images import LoadedImage, Source, load_image
-from .policy import Find, Policy, Verdict, decide
-from .read import face_up_finds, finds_of, judge, read_added, read_halves, search, second_opinion, steadiness
+from .policy import Find, Policy, Verdict, decide, unexplained
+from .read import (
+    STEADY_MOST,
+    face_up_finds,
+    finds_of,
+    judge,
+    read_added,
+    read_halves,
+    search,
+    second_opinion,
+    steadiness,
+)
 from .reading import Reading, Reason, TileReading
 from .runtime import open_models
 
@@ -177,9 +187,12 @@ class Reader:
         # doubts, as they were tuned to
         finds = clock("halves", second_opinion, image, finds, halves, second, c, top)
         finds = clock("halves", judge, image, finds, halves.values, c)
-        finds = clock("halves", steadiness, image, finds, halves, second, c)
+        policy = self.policy(rules, sets)
         found = finds_of(finds, halves.values, to_original)
-        decisions = decide(found, self.policy(rules, sets))
+        if policy.steady_conf > 0:
+            finds = clock("halves", steadiness, image, finds, to_steady(found, policy), halves, second, c)
+            found = finds_of(finds, halves.values, to_original)
+        decisions = decide(found, policy)
         backs = [b.scaled(to_original) for b in dets[dets.class_id != TILE_CLASS].oriented_boxes()]
         reading = reading_of(found, decisions, rules, loaded.original_size, c.review_conf, backs)
         warnings = (reading.warnings + small_tiles_warning(reading, loaded.scale, c.small_tile_px)
@@ -255,6 +268,17 @@ def in_doubt(finds: Sequence[Find], policy: Policy, below: float) -> list[Orient
     # a second copy of a tile is doubt only as its own reading is: copies are judged after the look
     return [f.box for f, d in zip(finds, decide(finds, dataclasses.replace(policy, copies=0)), strict=True)
             if (d.verdict is Verdict.COUNT and f.confidence < below) or d.reason is Reason.UNSURE]
+
+
+def to_steady(finds: Sequence[Find], policy: Policy) -> list[int]:
+    """Which of ``finds`` the steadiness stage reads again: those the policy, as they stand,
+    would flag low; none while a tile-like find is unexplained (the policy then counts no find
+    as steady), nor where more than :data:`~chickenfoot.vision.read.STEADY_MOST` would be."""
+    decisions = decide(finds, policy)
+    if unexplained(finds, decisions):
+        return []
+    low = [k for k, d in enumerate(decisions) if d.reason is Reason.LOW]
+    return low if len(low) <= STEADY_MOST else []
 
 
 class _Clock:

@@ -19,7 +19,8 @@ from chickenfoot.vision.draw import REVIEW_COLOUR, annotate
 from chickenfoot.vision.geometry import OrientedBox
 from chickenfoot.vision.halves import NOT_PIPS_CLASS
 from chickenfoot.vision.policy import Decision, Find, Policy, Verdict, among, decide
-from chickenfoot.vision.reader import STAGES, Reader
+from chickenfoot.vision.read import STEADY_MOST
+from chickenfoot.vision.reader import STAGES, Reader, to_steady
 from chickenfoot.vision.reading import Reading, Reason
 
 POLICY = Policy(review_conf=0.8, count_conf=0.45, not_pips_max=0.9, overlap_max=0.4, zero_points=50, hand_asks=True)
@@ -207,6 +208,16 @@ def test_no_low_tile_counts_as_steady_while_a_tile_like_find_is_unexplained():
                       dataclasses.replace(astride, box=OrientedBox(130, 200, 100, 110, math.pi / 2))]:
         out = decide([*hand(), low((0.9, 0.7)), explained], STEADY)
         assert out[-1].verdict is Verdict.APART and out[-2].reason is Reason.STEADY
+
+
+def test_the_steadiness_stage_reads_again_only_what_the_policy_would_flag_low():
+    astride = Find(9, 9, OrientedBox(500, 200, 200, 50, math.pi / 2), 0.8, (0.99, 0.99), (0.95, 0.99), False)
+    finds = [*hand(), low(None)]
+    assert to_steady(finds, STEADY) == [4]
+    assert to_steady([*finds, astride], STEADY) == []  # no low find would count while it is unexplained
+    many = [*hand(), *(low(None, k) for k in range(4, 4 + STEADY_MOST + 1))]
+    assert to_steady(many[:-1], STEADY) == list(range(4, 4 + STEADY_MOST))
+    assert to_steady(many, STEADY) == []  # a hard photo: its flags stay
 
 
 def test_among_the_hand_means_at_its_size_and_near_one_of_its_tiles():

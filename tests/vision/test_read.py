@@ -257,20 +257,19 @@ def test_jittered_moves_each_box_as_the_detectors_boxes_err():
     rows = read_stage.jittered(box)
     n = len(read_stage.STEADY_JITTER)
     assert rows.shape == (2 * n, 5)
-    np.testing.assert_allclose(rows[[0, n]], box)  # each box's own comes first
-    # along its axis by 4% of its length; across by 6% of its width; longer; turned
-    np.testing.assert_allclose(rows[1], [100 + 0.04 * 80, 50, 80, 40, 0])
-    np.testing.assert_allclose(rows[n + 1], [10, 20 + 0.04 * 60, 60, 30, math.pi / 2], atol=1e-9)
-    np.testing.assert_allclose(rows[3], [100, 50 + 0.06 * 40, 80, 40, 0])
-    np.testing.assert_allclose(rows[5], [100, 50, 80 * 1.06, 40, 0])
-    np.testing.assert_allclose(rows[7], [100, 50, 80, 40, 0.04])
+    # along its axis by 4% of its length, each way; across by 6% of its width; size and angle kept
+    np.testing.assert_allclose(rows[0], [100 + 0.04 * 80, 50, 80, 40, 0])
+    np.testing.assert_allclose(rows[1], [100 - 0.04 * 80, 50, 80, 40, 0])
+    np.testing.assert_allclose(rows[2], [100, 50 + 0.06 * 40, 80, 40, 0])
+    np.testing.assert_allclose(rows[n], [10, 20 + 0.04 * 60, 60, 30, math.pi / 2], atol=1e-9)
+    np.testing.assert_allclose(rows[n + 2], [10 - 0.06 * 30, 20, 60, 30, math.pi / 2], atol=1e-9)
 
 
 @needs_shipped[0]
 @needs_shipped[1]
-def test_steadiness_measures_the_value_read_on_the_finds_under_review_conf():
+def test_steadiness_measures_the_value_read_on_the_finds_it_is_given():
     """The shipped test photo's true boxes: every tile read again from the moved boxes keeps
-    its value; a tile whose half was read wrong does not; finds read surely are not measured."""
+    its value; a tile whose half was read wrong does not; finds not given are not measured."""
     label = json.loads((TEST_DATA / "hand.json").read_text())
     shipped = Reader.from_models_dir()
     loaded = shipped.load(TEST_DATA / label["image"])
@@ -283,12 +282,15 @@ def test_steadiness_measures_the_value_read_on_the_finds_under_review_conf():
     assert values == [(b["a"], b["b"]) for b in label["boxes"]]
     wrong = choice.copy()
     wrong[0] = int(np.flatnonzero(h.values == (label["boxes"][0]["a"] + 1) % 7)[0])  # half A read one pip off
-    c = dataclasses.replace(shipped.config, review_conf=1.01, count_conf=0.0, steady_conf=0.8)
-    right = read_stage.steadiness(loaded.image, read_stage.with_halves(dets, probs, choice, None), h, None, c)
-    off = read_stage.steadiness(loaded.image, read_stage.with_halves(dets, probs, wrong, None), h, None, c)
+    c = dataclasses.replace(shipped.config, steady_conf=0.8)
+    every = range(len(dets))
+    right = read_stage.steadiness(loaded.image, read_stage.with_halves(dets, probs, choice, None), every, h, None, c)
+    off = read_stage.steadiness(loaded.image, read_stage.with_halves(dets, probs, wrong, None), every, h, None, c)
     assert (right.data["steady"][:, 0] >= 0.8).all() and (right.data["steady"][:, 1] >= 0.5).all()
     assert off.data["steady"][0, 0] < 0.5 and np.allclose(off.data["steady"][1:], right.data["steady"][1:])
-    # read surely (or off), nothing is measured
-    for cfg in (dataclasses.replace(c, review_conf=0.0), dataclasses.replace(c, steady_conf=0.0)):
-        measured = read_stage.steadiness(loaded.image, read_stage.with_halves(dets, probs, choice, None), h, None, cfg)
-        assert np.isnan(measured.data["steady"]).all()
+    some = read_stage.steadiness(loaded.image, read_stage.with_halves(dets, probs, choice, None), [1], h, None, c)
+    assert np.isnan(some.data["steady"][[0, *range(2, len(dets))]]).all()
+    np.testing.assert_allclose(some.data["steady"][1], right.data["steady"][1])
+    off_ = read_stage.steadiness(loaded.image, read_stage.with_halves(dets, probs, choice, None), every, h, None,
+                                 dataclasses.replace(c, steady_conf=0.0))
+    assert np.isnan(off_.data["steady"]).all()
