@@ -185,7 +185,8 @@ def photo_lines(name: str, r: Reading, list_all: bool = False) -> list[str]:
     count), then the rest: listed with ``list_all``, else one line that counts them."""
     sure = [t for t in r.tiles if t.sure]
     lines = [f"{name}: {count(len(sure), 'tile')}, {count(r.pips, 'pip')}, {r.headline()}"]
-    lines += [_row(t) for t in sure]
+    # a tile counted under the review threshold says why it counts
+    lines += [_row(t, f"  ({t.reason_text})" if t.reason == "steady" else "") for t in sure]
     to_check = [t for t in r.tiles if not t.sure]
     if list_all:
         lines += [_row(t, _ask(t)) for t in to_check]

@@ -262,3 +262,23 @@ def test_a_tile_read_twice_is_asked_about_unless_two_sets_are_mixed(tmp_path: Pa
     photo = json.loads(out)["photos"][0]
     assert not any(t.get("question") for t in photo["tiles"])
     assert [t["tile"] for t in photo["tiles"]].count("3-6") == 2
+
+
+def test_a_low_tile_read_alike_from_moved_boxes_counts_and_says_why(capsys):
+    """A real phone photo of seven double-12 tiles: its 1-10 is read at 0.59, under the review
+    threshold, but alike from its box and four moved ones; it counts, and its row says why."""
+    from chickenfoot.vision.config import MODELS_DIR
+    from chickenfoot.vision.lab.realdata import realdata_root
+
+    photo = realdata_root() / "jeremyarde__domino-counter" / "labelbox_photos" / "20210227_190419.jpg"
+    if not photo.exists() or not (MODELS_DIR / "reader.json").exists():
+        pytest.skip(f"needs the shipped models and the real photo {photo}")
+    code, out, err = _run(["score", str(photo)], capsys)
+    assert code == 0, err
+    assert out.splitlines()[0].endswith("7 tiles, 72 pips, penalty 72")  # its labels' penalty, nothing to check
+    row = next(line for line in out.splitlines() if line.strip().startswith("1-10"))
+    assert row.endswith("(read alike from slightly moved boxes)")
+    code, out, err = _run(["score", str(photo), "--json"], capsys)
+    tiles = json.loads(out)["photos"][0]["tiles"]
+    steady = [t for t in tiles if t["reason"] == "steady"]
+    assert [t["tile"] for t in steady] == ["1-10"] and steady[0]["confidence"] < 0.8
