@@ -22,8 +22,6 @@ Training code: the evaluation's figures on this source are no longer held out on
 
 from __future__ import annotations
 
-import argparse
-import json
 import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -32,6 +30,7 @@ from typing import Any
 import numpy as np
 from PIL import Image, ImageDraw, ImageFilter
 
+from chickenfoot.vision.lab.real_boxes import run_writer, writer_args
 from chickenfoot.vision.lab.realdata import realdata_root
 
 SOURCE = "karthikVenkataramana__Domino-Detection"
@@ -157,20 +156,11 @@ def write_pose_boxes(out: Path, copies: int, seed: int, long_side: int = 480, ro
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m chickenfoot.vision.lab.pose_boxes", description=__doc__.split("\n")[0])
-    ap.add_argument("--out", required=True, type=Path)
-    ap.add_argument("--copies", type=int, default=2)
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--long-side", type=int, default=480)
+    ap = writer_args("pose_boxes", __doc__, copies=2)
     ap.add_argument("--models", type=Path, default=None, help="models folder whose reader labels the face-up tiles")
     args = ap.parse_args(argv)
-    try:
-        st = write_pose_boxes(args.out, args.copies, args.seed, args.long_side, models=args.models)
-    except (OSError, PoseBoxesError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    print(json.dumps({k: v for k, v in st.items() if k != "files"}))
-    return 0
+    return run_writer(lambda: write_pose_boxes(args.out, args.copies, args.seed, args.long_side, models=args.models),
+                      (PoseBoxesError,))
 
 
 if __name__ == "__main__":

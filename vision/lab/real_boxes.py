@@ -23,6 +23,7 @@ import json
 import math
 import sys
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -119,21 +120,35 @@ def write_real_boxes(out: Path, games: list[int], copies: int, seed: int, long_s
             "files": [f"{SOURCE}/{rel}" for rel, _, _ in photos]}
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m chickenfoot.vision.lab.real_boxes", description=__doc__.split("\n")[0])
+def writer_args(module: str, doc: str, copies: int) -> argparse.ArgumentParser:
+    """The command line a training-split writer shares: where to, how many copies a photo, the
+    seed and the long side."""
+    ap = argparse.ArgumentParser(prog=f"python -m chickenfoot.vision.lab.{module}", description=doc.split("\n")[0])
     ap.add_argument("--out", required=True, type=Path)
-    ap.add_argument("--games", type=int, nargs="+", default=[1, 2, 3])
-    ap.add_argument("--copies", type=int, default=3)
+    ap.add_argument("--copies", type=int, default=copies)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--long-side", type=int, default=480)
-    args = ap.parse_args(argv)
+    return ap
+
+
+def run_writer(write: Callable[[], dict[str, Any]], errors: tuple[type[Exception], ...]) -> int:
+    """A writer run from the command line: its figures as one JSON line (the file list left
+    out), or its error and exit status 2."""
     try:
-        st = write_real_boxes(args.out, args.games, args.copies, args.seed, args.long_side)
-    except (OSError, RealBoxesError) as exc:
+        st = write()
+    except (OSError, *errors) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     print(json.dumps({k: v for k, v in st.items() if k != "files"}))
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = writer_args("real_boxes", __doc__, copies=3)
+    ap.add_argument("--games", type=int, nargs="+", default=[1, 2, 3])
+    args = ap.parse_args(argv)
+    return run_writer(lambda: write_real_boxes(args.out, args.games, args.copies, args.seed, args.long_side),
+                      (RealBoxesError,))
 
 
 if __name__ == "__main__":
