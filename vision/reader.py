@@ -189,8 +189,9 @@ class Reader:
         finds = clock("halves", judge, image, finds, halves.values, c)
         policy = self.policy(rules, sets)
         found = finds_of(finds, halves.values, to_original)
-        if policy.steady_conf > 0:
-            finds = clock("halves", steadiness, image, finds, to_steady(found, policy), halves, second, c)
+        which = to_steady(found, policy)
+        if which:  # the finds again, with what the stage measured
+            finds = clock("halves", steadiness, image, finds, which, halves, second, c)
             found = finds_of(finds, halves.values, to_original)
         decisions = decide(found, policy)
         backs = [b.scaled(to_original) for b in dets[dets.class_id != TILE_CLASS].oriented_boxes()]
@@ -273,7 +274,10 @@ def in_doubt(finds: Sequence[Find], policy: Policy, below: float) -> list[Orient
 def to_steady(finds: Sequence[Find], policy: Policy) -> list[int]:
     """Which of ``finds`` the steadiness stage reads again: those the policy, as they stand,
     would flag low; none while a tile-like find is unexplained (the policy then counts no find
-    as steady), nor where more than :data:`~chickenfoot.vision.read.STEADY_MOST` would be."""
+    as steady), nor where more than :data:`~chickenfoot.vision.read.STEADY_MOST` would be, nor
+    when the policy counts none as steady (``steady_conf`` 0)."""
+    if policy.steady_conf <= 0:
+        return []
     decisions = decide(finds, policy)
     if unexplained(finds, decisions):
         return []

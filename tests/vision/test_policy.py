@@ -218,6 +218,7 @@ def test_the_steadiness_stage_reads_again_only_what_the_policy_would_flag_low():
     many = [*hand(), *(low(None, k) for k in range(4, 4 + STEADY_MOST + 1))]
     assert to_steady(many[:-1], STEADY) == list(range(4, 4 + STEADY_MOST))
     assert to_steady(many, STEADY) == []  # a hard photo: its flags stay
+    assert to_steady(finds, POLICY) == []  # steady_conf 0: nothing is read again
 
 
 def test_among_the_hand_means_at_its_size_and_near_one_of_its_tiles():
