@@ -246,8 +246,11 @@ class Reading:
 
     def headline(self) -> str:
         """The penalty as a player should read it: "penalty 23", or, while tiles are open,
-        "penalty at least 23, 2 to check", or "nothing counted yet, 2 to check" (never "at least 0")."""
+        "penalty at least 23, 2 to check", or "nothing counted yet, 2 to check" (never "at least 0");
+        "nothing read" when no tile was read at all: an unread photo is never a 0-point hand."""
         n = self.to_check
+        if not self.tiles:
+            return "nothing read"
         if not n:
             return f"penalty {self.penalty}"
         if not any(t.sure for t in self.tiles):

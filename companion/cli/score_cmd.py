@@ -154,9 +154,15 @@ def short_names(paths: list[str]) -> list[str]:
 
 def total_headline(readings: list[Reading]) -> str:
     """The round's penalty over several photos: "penalty N", or "penalty at least N, M to
-    check" while tiles are open (flagged or asked about, and so not counted)."""
+    check" while tiles are open (flagged or asked about, and so not counted); a photo where
+    nothing was read makes it "at least" too (an unread photo is never 0 points), and "nothing
+    read" when none was read."""
     penalty, open_ = sum(r.penalty for r in readings), sum(r.to_check for r in readings)
-    return f"penalty {penalty}" if not open_ else f"penalty at least {penalty}, {open_} to check"
+    unread = sum(not r.tiles for r in readings)
+    if unread == len(readings):
+        return "nothing read"
+    rest = ([f"{open_} to check"] if open_ else []) + ([count(unread, "photo") + " with nothing read"] if unread else [])
+    return f"penalty {penalty}" if not rest else f"penalty at least {penalty}, " + ", ".join(rest)
 
 
 #: Why a possible tile is not counted, as its row says it. "not pips": the reader saw no pips on

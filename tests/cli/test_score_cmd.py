@@ -221,6 +221,27 @@ def test_console_entry_point_one_line_error(tmp_path: Path):
     assert "Traceback" not in proc.stderr
 
 
+def test_a_photo_where_nothing_was_read_never_scores_0(tmp_path: Path, capsys):
+    """The bare table, read by the shipped models: nothing read, never "penalty 0"; beside a
+    photo of a hand, the round's total is no more than "at least"."""
+    from chickenfoot.vision.config import MODELS_DIR
+
+    if not (MODELS_DIR / "reader.json").exists():
+        pytest.skip("no trained models in models/")
+    table = tmp_path / "table.png"
+    Image.new("RGB", (320, 240), (40, 90, 60)).save(table)
+    code, out, err = _run(["score", str(table)], capsys)
+    assert code == 0, err
+    assert "0 tiles, 0 pips, nothing read" in out and "penalty 0" not in out
+    hand = ROOT / "tests" / "data" / "hand.jpg"
+    code, out, err = _run(["score", str(hand), str(table), "--json"], capsys)
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["photos"][1]["headline"] == "nothing read" and data["photos"][1]["penalty"] == 0
+    penalty = data["photos"][0]["penalty"]
+    assert penalty > 0 and data["total"]["headline"] == f"penalty at least {penalty}, 1 photo with nothing read"
+
+
 def test_score_with_the_set_named_never_reads_more_pips_than_it_has(tmp_path: Path, capsys):
     pytest.importorskip("onnx", reason="building the test models needs onnx (train extra)")
     fake = _fake_models()

@@ -194,3 +194,11 @@ def test_a_headline_with_nothing_counted_never_says_at_least_0():
                        review_conf=0.6, rules=get_rules())
     assert reading.to_check == 2 and not any(t.sure for t in reading.tiles)
     assert reading.headline() == "nothing counted yet, 2 to check"
+
+
+def test_a_photo_where_nothing_was_read_says_so_never_penalty_0():
+    values = np.arange(13)
+    none = Detections(np.zeros((0, 5)), np.zeros(0), np.zeros(0, int))
+    reading = assemble(none, np.zeros((0, 13)), values, to_original=1.0, image_size=(400, 300), review_conf=0.6,
+                       rules=get_rules())
+    assert not reading.tiles and reading.penalty == 0 and reading.headline() == "nothing read"

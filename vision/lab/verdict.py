@@ -9,7 +9,9 @@ tiles that headline is one of:
   counts as right.
 * **asked**: something to check, and the penalty counted so far (the sure tiles; the open ones
   are not in it) does not exceed the truth, so "at least N" is true and the true penalty is
-  still reachable by checking. Of those, **pointed** photos are the ones where checking the
+  still reachable by checking. A photo where nothing at all was read ("nothing read", which
+  the app never makes a 0-point hand: it asks whether the player went out or takes another
+  photo) is asked when it holds a face-up tile, and right when it holds none. Of those, **pointed** photos are the ones where checking the
   tiles asked about is enough: every sure tile is a true tile (by value) and the true tiles
   not among them are no more than the tiles left open. An asked photo that is not pointed
   asks about one tile while another, sure one is wrong or missing: the player who settles the
@@ -96,12 +98,18 @@ def scoped(reading: Reading, rules: RuleSet, inside: Callable[[OrientedBox], boo
 
 
 def judge(reading: Reading, truth: Iterable[tuple[int, int]] | Iterable[Tile], rules: RuleSet, rel: str = "",
-          mode: str = "colour", outside: Iterable[TileReading] = ()) -> Verdict:
-    """The verdict on ``reading`` (already scoped to the labelled part) for these true tiles."""
+          mode: str = "colour", outside: Iterable[TileReading] = (), nothing_read: bool | None = None) -> Verdict:
+    """The verdict on ``reading`` (already scoped to the labelled part) for these true tiles.
+    ``nothing_read``: whether no tile at all was read in the whole photo (default: in
+    ``reading``); the photo is then right when it holds no face-up tile, else asked."""
     true_tiles = tuple(t if isinstance(t, Tile) else Tile(*t) for t in truth)
     true_pen = rules.penalty(true_tiles)
     n_open = reading.to_check
-    if not n_open:
+    if nothing_read is None:
+        nothing_read = not reading.tiles
+    if nothing_read:
+        outcome = ASKED if true_tiles else RIGHT
+    elif not n_open:
         outcome = RIGHT if reading.penalty == true_pen else WRONG_SILENT
     else:
         outcome = ASKED if reading.penalty <= true_pen else WRONG_ASKED
@@ -110,7 +118,9 @@ def judge(reading: Reading, truth: Iterable[tuple[int, int]] | Iterable[Tile], r
     left.subtract(sure)
     pointed = all(v >= 0 for v in left.values()) and sum(left.values()) <= n_open
     outside = list(outside)
-    return Verdict(rel, mode, outcome, true_pen, reading.penalty, n_open, len(reading.questions), reading.headline(),
+    # a labelled part where nothing was read, of a photo read elsewhere, adds its 0 points
+    headline = reading.headline() if nothing_read or reading.tiles else f"penalty {reading.penalty}"
+    return Verdict(rel, mode, outcome, true_pen, reading.penalty, n_open, len(reading.questions), headline,
                    true_tiles, pointed, sum(t.counted and not t.open for t in outside), sum(t.open for t in outside))
 
 
@@ -178,4 +188,4 @@ def judge_sample(sample: Any, reading: Reading, rules: RuleSet, mode: str) -> tu
     """The verdict on a labelled real photo's reading (:data:`PER_PHOTO_KINDS`), and the
     reading of its labelled part that it judged."""
     part, outside = scoped(reading, rules, sample.labelled_part(reading.image_size))
-    return judge(part, sample.tiles, rules, sample.rel, mode, outside), part
+    return judge(part, sample.tiles, rules, sample.rel, mode, outside, not reading.tiles), part

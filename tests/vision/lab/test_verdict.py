@@ -54,7 +54,20 @@ def test_right_only_with_nothing_to_check_and_the_true_penalty():
 def test_a_missed_or_invented_zero_zero_is_wrong_though_the_pips_agree():
     assert judge(reading(tile(3, 4)), [(3, 4), (0, 0)], RULES).outcome == WRONG_SILENT
     assert judge(reading(tile(3, 4), tile(0, 0)), [(3, 4)], RULES).outcome == WRONG_SILENT
-    assert judge(reading(), [], RULES).outcome == RIGHT  # face-down tiles only, nothing counted
+
+
+def test_a_photo_where_nothing_was_read_is_asked_never_a_0_point_hand():
+    # the app asks whether the player went out or takes another photo: right for face-down tiles only
+    v = judge(reading(candidates=(tile(1, 1, uncounted="unsure"),)), [], RULES)
+    assert v.outcome == RIGHT and v.headline == "nothing read" and v.shown_penalty == 0
+    v = judge(reading(), [(3, 4)], RULES)  # a hand the reader did not see: asked, and a retake it needs
+    assert v.outcome == ASKED and not v.pointed and not v.wrong
+    # the labelled part of a photo read elsewhere is judged by its penalty, as before
+    r = reading(tile(3, 4, 350))
+    part, outside = scoped(r, RULES, lambda box: box.cx < 200)
+    assert judge(part, [], RULES, outside=outside, nothing_read=False).outcome == RIGHT
+    v = judge(part, [(1, 2)], RULES, outside=outside, nothing_read=False)
+    assert v.outcome == WRONG_SILENT and v.headline == "penalty 0"
 
 
 def test_asked_while_the_counted_part_stays_within_the_truth():
