@@ -993,14 +993,30 @@ def obb_label_lines(labels: list[TileLabel], w: int, h: int) -> list[str]:
     return lines
 
 
+def turn_scene(img: Image.Image, labels: list[TileLabel], quarters: int) -> tuple[Image.Image, list[TileLabel]]:
+    """The photo and its labels turned ``quarters`` (1 or 3) quarters counter-clockwise: the
+    tiles' sides and shadows, drawn below their faces as from a player's seat, then lie beside
+    them, as in an overhead photo whose orientation the phone guessed otherwise."""
+    w, h = img.size
+    if quarters == 1:  # (x, y) -> (y, w - x)
+        turned, move = img.transpose(Image.Transpose.ROTATE_90), (lambda x, y: (y, w - x))
+    elif quarters == 3:  # (x, y) -> (h - y, x)
+        turned, move = img.transpose(Image.Transpose.ROTATE_270), (lambda x, y: (h - y, x))
+    else:
+        raise ValueError(f"a scene is turned 1 or 3 quarters, not {quarters}")
+    return turned, [TileLabel(t.a, t.b, tuple(move(x, y) for x, y in t.quad)) for t in labels]
+
+
 def render_dataset(out: Path, count: int, seed: int, val_frac: float = 0.1, max_value: int = 12,
                    long_side: int = 480, log_every: int = 0, hard_cases: bool = False,
                    pip_contrast: float = 0.0, printed: bool = False, set_top: int = 0,
                    gray_contrast: float = 0.0, blanks: float = 0.0, faces: bool = False,
-                   resume: bool = False) -> dict[str, int]:
+                   resume: bool = False, turned: float = 0.0) -> dict[str, int]:
     """Write ``count`` images (the last ``val_frac`` of them as the val split); ``set_top``:
     every photo shows one double-``set_top`` set; ``blanks``, ``faces``: see :class:`SceneConfig`;
-    ``resume``: keep the images a stopped run of the same settings already wrote."""
+    ``resume``: keep the images a stopped run of the same settings already wrote; ``turned``:
+    the share of training images turned a quarter either way (:func:`turn_scene`; the val split
+    stays upright)."""
     out = Path(out)
     n_val = max(1, round(count * val_frac)) if count > 1 else 0
     stats = {"images": 0, "tiles": 0, "blank_halves": 0, "double_blank": 0}
@@ -1027,7 +1043,13 @@ def render_dataset(out: Path, count: int, seed: int, val_frac: float = 0.1, max_
                           pip_contrast=pip_contrast, printed=printed, set_top=set_top,
                           gray_contrast=gray_contrast, blanks=blanks, faces=faces)
         img, labels = render_scene(rng, cfg)
-        img.save(out / "images" / split / f"{name}.jpg", quality=int(rng.integers(35, 96)))
+        quality = int(rng.integers(35, 96))
+        if turned > 0 and split == "train":
+            # its own stream: the scenes stay those of the same seed without turns
+            turn = np.random.default_rng([seed, i, 1])
+            if turn.random() < turned:
+                img, labels = turn_scene(img, labels, int(turn.choice([1, 3])))
+        img.save(out / "images" / split / f"{name}.jpg", quality=quality)
         (out / "labels" / split / f"{name}.txt").write_text("\n".join(obb_label_lines(labels, *img.size)) + "\n"
                                                             if labels else "")
         (out / "tiles" / split / f"{name}.json").write_text(json.dumps([t.to_json() for t in labels]))
@@ -1065,6 +1087,8 @@ def main(argv: list[str] | None = None) -> int:
                          "grayscale (default %(default)s; 0 renders as the shipped models' training data)")
     ap.add_argument("--blanks", type=float, default=0.0, metavar="F",
                     help="share of face-up tiles given a blank half, a third of them 0-0 (default 0)")
+    ap.add_argument("--turned", type=float, default=0.0, metavar="F",
+                    help="share of training images turned a quarter either way (default 0)")
     ap.add_argument("--faces", action="store_true",
                     help="every divider style (line, groove, spinner pin), value-coloured retail palettes, "
                          "double-9 and double-12 sets (see SceneConfig.faces)")
@@ -1073,7 +1097,8 @@ def main(argv: list[str] | None = None) -> int:
     stats = render_dataset(args.out, args.count, args.seed, args.val_frac, args.max_value, args.long_side,
                            log_every=max(1, args.count // 10), hard_cases=args.hard_cases,
                            pip_contrast=args.pip_contrast, printed=args.printed, set_top=args.set_top,
-                           gray_contrast=args.gray_contrast, blanks=args.blanks, faces=args.faces)
+                           gray_contrast=args.gray_contrast, blanks=args.blanks, faces=args.faces,
+                           turned=args.turned)
     dt = time.time() - t0
     print(json.dumps({**stats, "seconds": round(dt, 1), "ms_per_image": round(1000 * dt / max(1, args.count))}))
     return 0

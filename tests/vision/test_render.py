@@ -25,6 +25,7 @@ from chickenfoot.vision.lab.datasets.render import (
     readable_pips,
     render_dataset,
     render_scene,
+    turn_scene,
 )
 
 
@@ -120,6 +121,33 @@ def _blank_halves_plainer(**scene: Any) -> tuple[int, int]:
             checked += 1
             agree += _busy(blank) < _busy(full)
     return checked, agree
+
+
+@pytest.mark.parametrize("quarters", [1, 3])
+def test_a_turned_scene_keeps_each_label_on_its_tile(quarters: int) -> None:
+    """Turned a quarter, every tile is cut from the same pixels as before, half A first."""
+    img, labels = _scene(5, width=640, height=480, tile_px=(90.0, 140.0), perspective=False, photometric=False)
+    turned, moved = turn_scene(img, labels, quarters)
+    assert turned.size == (480, 640) and len(moved) == len(labels) >= 3
+    for before, after in zip(labels, moved, strict=True):
+        assert (after.a, after.b) == (before.a, before.b)
+        a = np.asarray(rectify(img, before.box(), size=64), np.int16)
+        b = np.asarray(rectify(turned, after.box(), size=64), np.int16)
+        assert np.abs(a - b).mean() < 1  # the same face (a wrong turn is about 100 off)
+    with pytest.raises(ValueError, match="1 or 3 quarters"):
+        turn_scene(img, labels, 2)
+
+
+def test_turned_option_turns_training_images_only(tmp_path: Path) -> None:
+    render_dataset(tmp_path / "plain", 8, seed=3, val_frac=0.25)
+    render_dataset(tmp_path / "turned", 8, seed=3, val_frac=0.25, turned=1.0)
+    for img in sorted((tmp_path / "plain" / "images").glob("*/*.jpg")):
+        rel = img.relative_to(tmp_path / "plain")
+        with Image.open(img) as a, Image.open(tmp_path / "turned" / rel) as b:
+            if rel.parts[1] == "val":
+                assert img.read_bytes() == (tmp_path / "turned" / rel).read_bytes()
+            else:
+                assert b.size == a.size[::-1]
 
 
 def test_hard_cases_are_deterministic_and_leave_labelled_tiles_readable() -> None:

@@ -483,7 +483,8 @@ def warm_start(onnx_file: Path, model_yaml: Path, run_dir: Path, imgsz: int, cal
 def _fresh_det_data(fdir: Path, base: Path | None, count: int, seed: int, val_frac: float, top: int, long_side: int,
                     metrics: dict[str, Any], name: str, hard_cases: bool = False,
                     pip_contrast: float = 0.0, printed: bool = False, gray_contrast: float = 0.0,
-                    blanks: float = 0.0, faces: bool = False, extra: list[Path] | None = None) -> Path:
+                    blanks: float = 0.0, faces: bool = False, extra: list[Path] | None = None,
+                    turned: float = 0.0) -> Path:
     """Render ``count`` more detector photos into ``fdir``; its data.yaml trains on them plus every
     training folder of ``base`` (so earlier renders stay in the mix; None: a stage that starts
     from an ONNX file has none) and the ``extra`` training folders (real photos), and validates
@@ -494,7 +495,7 @@ def _fresh_det_data(fdir: Path, base: Path | None, count: int, seed: int, val_fr
         t0 = time.time()
         st = render_dataset(fdir / "new", count, seed, val_frac, top, long_side, log_every=max(1, count // 5),
                             hard_cases=hard_cases, pip_contrast=pip_contrast, printed=printed,
-                            gray_contrast=gray_contrast, blanks=blanks, faces=faces, resume=True)
+                            gray_contrast=gray_contrast, blanks=blanks, faces=faces, resume=True, turned=turned)
         metrics[f"{name}_data"] = {**st, "seconds": round(time.time() - t0, 1)}
         print(f"{name} data:", metrics[f"{name}_data"], flush=True)
         base_yaml = (base / "data.yaml").read_text() if base is not None else ""
@@ -598,7 +599,8 @@ def run(cfg: dict[str, Any], work: Path, out: Path, resume: bool = False, stages
                                        det.get("val_frac", 0.1), top, det.get("long_side", 480), metrics, name,
                                        bool(ft.get("hard_cases", False)), float(ft.get("pip_contrast", 0.0)),
                                        bool(ft.get("printed", False)), float(ft.get("gray_contrast", 0.0)),
-                                       float(ft.get("blanks", 0.0)), bool(ft.get("faces", False)), extra)
+                                       float(ft.get("blanks", 0.0)), bool(ft.get("faces", False)), extra,
+                                       float(ft.get("turned", 0.0)))
             fargs = args | {"epochs": ft.get("epochs", 20), "lr0": ft.get("lr0", 0.0005), "optimizer": "AdamW",
                             "warmup_epochs": 0, "name": name, "pretrained": True} | ft.get("hyp", {})
             if best is None:
