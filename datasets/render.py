@@ -993,18 +993,32 @@ def obb_label_lines(labels: list[TileLabel], w: int, h: int) -> list[str]:
     return lines
 
 
+#: Pillow's transpose that turns a photo this many degrees counter-clockwise.
+TURNS = {90: Image.Transpose.ROTATE_90, 180: Image.Transpose.ROTATE_180, 270: Image.Transpose.ROTATE_270}
+
+
+def turn_point(x: float, y: float, degrees: int, size: tuple[int, int]) -> tuple[float, float]:
+    """Where the point (x, y) of a photo of ``size`` (width, height) lies once the photo is
+    turned ``degrees`` (90, 180 or 270) counter-clockwise (:data:`TURNS`)."""
+    w, h = size
+    if degrees == 90:
+        return y, w - x
+    if degrees == 180:
+        return w - x, h - y
+    if degrees == 270:
+        return h - y, x
+    raise ValueError(f"a photo is turned 90, 180 or 270 degrees, not {degrees}")
+
+
 def turn_scene(img: Image.Image, labels: list[TileLabel], quarters: int) -> tuple[Image.Image, list[TileLabel]]:
     """The photo and its labels turned ``quarters`` (1 or 3) quarters counter-clockwise: the
     tiles' sides and shadows, drawn below their faces as from a player's seat, then lie beside
     them, as in an overhead photo whose orientation the phone guessed otherwise."""
-    w, h = img.size
-    if quarters == 1:  # (x, y) -> (y, w - x)
-        turned, move = img.transpose(Image.Transpose.ROTATE_90), (lambda x, y: (y, w - x))
-    elif quarters == 3:  # (x, y) -> (h - y, x)
-        turned, move = img.transpose(Image.Transpose.ROTATE_270), (lambda x, y: (h - y, x))
-    else:
+    if quarters not in (1, 3):
         raise ValueError(f"a scene is turned 1 or 3 quarters, not {quarters}")
-    return turned, [TileLabel(t.a, t.b, tuple(move(x, y) for x, y in t.quad)) for t in labels]
+    degrees = 90 * quarters
+    return img.transpose(TURNS[degrees]), [
+        TileLabel(t.a, t.b, tuple(turn_point(x, y, degrees, img.size) for x, y in t.quad)) for t in labels]
 
 
 def render_dataset(out: Path, count: int, seed: int, val_frac: float = 0.1, max_value: int = 12,

@@ -19,20 +19,16 @@ import sys
 import time
 from pathlib import Path
 
-from PIL import Image
-
 from chickenfoot.rules import get_rules
 from chickenfoot.vision.geometry import OrientedBox
 from chickenfoot.vision.images import LoadedImage, load_image
 from chickenfoot.vision.reader import Reader
 from chickenfoot.vision.reading import Reading, TileReading
 
+from .datasets.render import TURNS, turn_point
 from .evaluate import LABELS, SCENES, grey_copy
 from .realdata import real_samples, realdata_root
 from .verdict import OUTCOMES, PER_PHOTO_KINDS, VerdictTally, judge_sample, verdict_table
-
-#: Pillow's turn for each angle, counter-clockwise in degrees.
-TURNS = {90: Image.Transpose.ROTATE_90, 180: Image.Transpose.ROTATE_180, 270: Image.Transpose.ROTATE_270}
 
 
 def turn(loaded: LoadedImage, degrees: int) -> LoadedImage:
@@ -47,18 +43,13 @@ def turn(loaded: LoadedImage, degrees: int) -> LoadedImage:
 def box_back(box: OrientedBox, degrees: int, size: tuple[int, int]) -> OrientedBox:
     """``box`` found on a photo turned ``degrees`` counter-clockwise, in the pixels of the
     upright photo of ``size`` (width, height)."""
-    w, h = size
-    x, y = box.cx, box.cy
     if degrees == 0:
         return box
-    if degrees == 90:  # the turn took (x, y) to (y, w - x)
-        ux, uy = w - y, x
-    elif degrees == 180:
-        ux, uy = w - x, h - y
-    elif degrees == 270:  # the turn took (x, y) to (h - y, x)
-        ux, uy = y, h - x
-    else:
+    if degrees not in TURNS:
         raise ValueError(f"turns are 0, 90, 180 or 270 degrees, not {degrees}")
+    # turning the turned photo on to a whole turn brings it back upright
+    w, h = size
+    ux, uy = turn_point(box.cx, box.cy, 360 - degrees, (h, w) if degrees in (90, 270) else (w, h))
     return OrientedBox(ux, uy, box.length, box.width, box.angle + math.radians(degrees))
 
 
@@ -89,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"no labelled real photos at {root}", file=sys.stderr)
         return 2
     sources = tuple(args.source or SCENES)
-    reader = Reader.from_models_dir(args.models) if args.models else Reader.from_models_dir()
+    reader = Reader.from_models_dir(args.models)
     rules = get_rules()
     modes = ("colour",) if args.no_gray else ("colour", "gray")
     tallies: dict[tuple[int, str, str], VerdictTally] = {}
@@ -104,21 +95,20 @@ def main(argv: list[str] | None = None) -> int:
                 reading = reader.read(turn(img, t), rules, sets=s.sets)
                 verdict, _ = judge_sample(s, reading_back(reading, t, upright.original_size), rules, mode)
                 tallies.setdefault((t, mode, s.source), VerdictTally()).add(verdict)
+    pooled: dict[tuple[str, int], VerdictTally] = {}
     for mode in modes:
         for t in turns:
             rows = [(LABELS.get(src, src), v) for src in sources if (v := tallies.get((t, mode, src)))]
-            pooled = VerdictTally([x for _, v in rows for x in v.verdicts])
+            pooled[mode, t] = everything = VerdictTally([x for _, v in rows for x in v.verdicts])
             print(f"\n-- {mode}, turned {t} degrees")
-            print(verdict_table([*rows, ("ALL", pooled)]))
-            for v in pooled.verdicts:
+            print(verdict_table([*rows, ("ALL", everything)]))
+            for v in everything.verdicts:
                 if v.wrong:
                     print("   ", v.describe())
     print(f"\nsummary (right / asked / wrong, nothing asked / wrong, though asked), {len(sources)} sources:")
-    for mode in modes:
-        for t in turns:
-            pooled = VerdictTally([x for src in sources if (v := tallies.get((t, mode, src))) for x in v.verdicts])
-            print(f"  {mode:6} {t:3d} deg: " + " / ".join(str(pooled.count(o)) for o in OUTCOMES)
-                  + f" of {len(pooled.verdicts)}")
+    for (mode, t), everything in pooled.items():
+        print(f"  {mode:6} {t:3d} deg: " + " / ".join(str(everything.count(o)) for o in OUTCOMES)
+              + f" of {len(everything.verdicts)}")
     print(f"(took {time.time() - t0:.0f} s)")
     return 0
 
