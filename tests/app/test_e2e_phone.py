@@ -166,9 +166,13 @@ class Watch:
         for _ in range(12):
             box, bar = loc.bounding_box(), self.layout()["barTop"]
             assert box is not None
-            if box["y"] >= APP_BAR and box["y"] + box["height"] <= bar:
+            # a control the list clips away at the bar's edge has a box of no height there
+            clipped = box["height"] < 1
+            if not clipped and box["y"] >= APP_BAR and box["y"] + box["height"] <= bar:
                 return
-            low = box["y"] + box["height"] > bar
+            low = clipped or box["y"] + box["height"] > bar
+            if clipped:
+                box = {**box, "height": THUMB}
             self.ui.page.mouse.move(PHONE["width"] - 8, (APP_BAR + bar) / 2)
             self.ui.page.mouse.wheel(0, (box["y"] + box["height"] - bar + 24) if low else (box["y"] - APP_BAR - 24))
             self.ui.page.wait_for_timeout(300)
