@@ -87,12 +87,14 @@ class ReaderConfig:
     #: searched at ``second_imgsz`` (0: off), keeping what it finds at ``second_conf`` or more.
     second_imgsz: int = 0
     second_conf: float = 0.0
-    #: Close-up pass: when nothing is found, or a tile longer than ``closeup_trigger`` of the
-    #: photo's long side, the photo is also searched shrunk ``closeup_zoom`` times on a margin
-    #: of its border colour, keeping boxes at least ``closeup_keep`` of the long side (<= 1: off).
+    #: Close-up pass: when nothing is found, nothing surer than ``closeup_weak`` (0: off), or a
+    #: tile longer than ``closeup_trigger`` of the photo's long side, the photo is also searched
+    #: shrunk ``closeup_zoom`` times on a margin of its border colour, keeping boxes at least
+    #: ``closeup_keep`` of the long side (<= 1: off).
     closeup_zoom: float = 0.0
     closeup_trigger: float = 0.5
     closeup_keep: float = 0.0
+    closeup_weak: float = 0.0
     #: Second look: when tiles are counted under ``doubt_below`` or left unsure, the detector
     #: looks again at the part of the photo around them (``doubt_pad`` median tile lengths
     #: wider), enlarged so they come out ``doubt_tile_px`` long, at most ``doubt_max_input``.

@@ -121,9 +121,13 @@ def zoom_size(size: tuple[int, int], zoom: float, detector: Detector) -> int:
 
 
 def needs_closeup(dets: Detections, size: tuple[int, int], c: ReaderConfig) -> bool:
+    """Whether the whole-photo pass missed what a close-up shows: it found nothing, only weak
+    finds (a tile filling the frame is often seen as nothing but a scrap at its edge), or a
+    tile that fills much of the photo."""
     if c.closeup_zoom <= 1.0:
         return False
-    return not len(dets) or float(dets.boxes[:, 2].max()) > c.closeup_trigger * max(size)
+    return (not len(dets) or float(dets.confidence.max()) < c.closeup_weak
+            or float(dets.boxes[:, 2].max()) > c.closeup_trigger * max(size))
 
 
 def closeup(image: Image.Image, detector: Detector, c: ReaderConfig) -> Detections:

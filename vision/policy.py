@@ -8,9 +8,9 @@ size, is counted or asked about, never set apart in silence.**
 * A face read surely is counted (:data:`Reason.SURE`), flagged to check under ``review_conf``
   (:data:`Reason.LOW`), unless it reads alike from boxes moved as the detector's boxes err
   (``steady_conf``, :data:`Reason.STEADY`) in a photo where no tile-like find is left
-  unexplained: such a find, found surely but set apart as unsure or print and lying mostly
-  off the counted tiles, is often a box astride touching tiles the reader missed, and the
-  flag on a low tile is then the photo's only warning.
+  unexplained: such a find, set apart as unsure or print, near the counted tiles at their
+  length and lying mostly off them, is often a box astride touching tiles the reader missed
+  or a missed tile itself, and the flag on a low tile is then the photo's only warning.
 * A find read 0-0 whose middle shows no divider may be a face-down tile: it is a back
   (:data:`Reason.BACK`) when the half reader also takes both halves for no face's
   (``not_pips_max``), print (:data:`Reason.PRINT`) when it takes one for no face's, else it is
@@ -25,8 +25,10 @@ size, is counted or asked about, never set apart in silence.**
   or more, or read as a plain 0-0 however unsurely found. A find read too unsurely to count,
   with a divider, among the hand's tiles at their size and found surely as a tile
   (:data:`TILE_DETECTION_MIN`), is asked about too (:data:`Reason.UNSURE_TILE`).
+  A find read 0-0 with a divider, found at :data:`TILE_DETECTION_MIN` at the hand's size, is
+  asked about wherever it lies: a 0-0 put down apart from the hand is 50 points.
 * "Print" (:data:`Reason.PRINT`) and "unsure" (:data:`Reason.UNSURE`) are for finds unlike the
-  hand's tiles: another size, outside the hand, or no divider.
+  hand's tiles: another size, outside the hand (but for a 0-0), or no divider.
 * One set has one of each tile: of a hand's counted finds read as the same tile, more than the
   sets in play hold (``copies``), the surest are counted and the rest asked about
   (:data:`Reason.TWICE`, "Is this a second 3-6?"). A misread tile turns up as a second copy of
@@ -84,9 +86,13 @@ AMONG_LENGTHS = 1.2
 STEADY_LEAST = 0.5
 #: A find set apart as unsure or print is left unexplained (and no find counts as read
 #: steadily) when the detector found it at least this surely ...
-UNEXPLAINED_DETECTION = 0.7
-#: ... and the counted tiles cover less than this share of it.
+UNEXPLAINED_DETECTION = 0.5
+#: ... and the counted tiles cover less than this share of it ...
 UNEXPLAINED_COVER = 0.5
+#: ... and it lies within this many median tile lengths of a counted tile (:func:`near_hand`).
+NEAR_LENGTHS = 2.0
+#: A box astride two tiles laid end to end is up to this many median lengths long.
+ASTRIDE_LENGTHS = 2.2
 
 
 @dataclass(frozen=True)
@@ -218,11 +224,14 @@ def _steady(finds: Sequence[Find], out: list[Decision], p: Policy) -> None:
 
 def unexplained(finds: Sequence[Find], out: Sequence[Decision]) -> bool:
     """Whether a find set apart as unsure or print, found at least :data:`UNEXPLAINED_DETECTION`
-    surely, lies mostly (:data:`UNEXPLAINED_COVER`) off the counted tiles."""
-    counted = [finds[k].box.corners() for k, d in enumerate(out) if d.verdict is Verdict.COUNT]
+    surely, near the counted tiles at their length (:func:`near_hand`: where a box astride
+    touching tiles, or a tile the reader missed, lies; a logo or a box across the room does
+    not), lies mostly (:data:`UNEXPLAINED_COVER`) off the counted tiles."""
+    hand = [finds[k].box for k, d in enumerate(out) if d.verdict is Verdict.COUNT]
+    counted = [b.corners() for b in hand]
     for f, d in zip(finds, out, strict=True):
         if d.verdict is Verdict.APART and d.reason in (Reason.UNSURE, Reason.PRINT) \
-                and f.detection >= UNEXPLAINED_DETECTION:
+                and f.detection >= UNEXPLAINED_DETECTION and near_hand(f.box, hand):
             corners = f.box.corners()
             if sum(covered_share(corners, c) for c in counted) < UNEXPLAINED_COVER:
                 return True
@@ -263,8 +272,10 @@ def _alone(f: Find, p: Policy) -> Decision | None:
 
 
 def _unlike_or_asked(f: Find, p: Policy, hand: Sequence[OrientedBox]) -> Decision:
-    # "no divider" (or none measured) is print or a back; a face has one
-    like = p.hand_asks and f.divider is True and among(f.box, hand)
+    # "no divider" (or none measured) is print or a back; a face has one. A 0-0 found surely
+    # is like the hand's tiles wherever it lies at their size: a tile put down apart is 50.
+    zero_zero = f.a == f.b == 0 and f.detection >= TILE_DETECTION_MIN and at_size(f.box, hand)
+    like = p.hand_asks and f.divider is True and (zero_zero or among(f.box, hand))
     printed = [x is not None and x >= p.not_pips_max for x in (f.not_pips or (None, None))]
     # a blank half is what the half reader most often takes for print on a face: read it 0
     a, b = (0 if x else v for v, x in zip((f.a, f.b), printed, strict=True))
@@ -290,18 +301,39 @@ def _unlike_or_asked(f: Find, p: Policy, hand: Sequence[OrientedBox]) -> Decisio
     return Decision(Verdict.APART, Reason.UNSURE, f.a, f.b)
 
 
-def among(box: OrientedBox, hand: Sequence[OrientedBox]) -> bool:
-    """Whether ``box`` is at the size of the ``hand``'s tiles (their median length and width,
-    within :data:`SIZE_FACTOR`) and lies among them (within :data:`AMONG_LENGTHS` median lengths
-    of one). With no hand, any find is."""
+def at_size(box: OrientedBox, hand: Sequence[OrientedBox]) -> bool:
+    """Whether ``box`` is at the size of the ``hand``'s tiles: their median length and width,
+    within :data:`SIZE_FACTOR`. With no hand, any find is."""
     if not hand:
         return True
     length = float(np.median([b.length for b in hand]))
     width = float(np.median([b.width for b in hand]))
-    if not (length / SIZE_FACTOR <= box.length <= length * SIZE_FACTOR
-            and width / SIZE_FACTOR <= box.width <= width * SIZE_FACTOR):
+    return (length / SIZE_FACTOR <= box.length <= length * SIZE_FACTOR
+            and width / SIZE_FACTOR <= box.width <= width * SIZE_FACTOR)
+
+
+def among(box: OrientedBox, hand: Sequence[OrientedBox]) -> bool:
+    """Whether ``box`` is at the size of the ``hand``'s tiles (:func:`at_size`) and lies among
+    them (within :data:`AMONG_LENGTHS` median lengths of one). With no hand, any find is."""
+    if not hand:
+        return True
+    if not at_size(box, hand):
         return False
+    length = float(np.median([b.length for b in hand]))
     return any(np.hypot(box.cx - b.cx, box.cy - b.cy) <= AMONG_LENGTHS * length for b in hand)
+
+
+def near_hand(box: OrientedBox, hand: Sequence[OrientedBox]) -> bool:
+    """Whether ``box`` is as long as one of the ``hand``'s tiles or two end to end (from their
+    median length over :data:`SIZE_FACTOR` to :data:`ASTRIDE_LENGTHS` times it; a box astride
+    two tiles side by side is as long as one and wider) and lies within :data:`NEAR_LENGTHS`
+    median lengths of one. With no hand, any find is."""
+    if not hand:
+        return True
+    length = float(np.median([b.length for b in hand]))
+    if not length / SIZE_FACTOR <= box.length <= length * ASTRIDE_LENGTHS:
+        return False
+    return any(np.hypot(box.cx - b.cx, box.cy - b.cy) <= NEAR_LENGTHS * length for b in hand)
 
 
 def apart(boxes: Sequence[OrientedBox], weights: Sequence[float], max_share: float) -> np.ndarray:

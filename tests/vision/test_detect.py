@@ -262,7 +262,8 @@ def test_zoomed_pass_finds_small_tiles_the_whole_photo_pass_misses():
 
 def test_closeup_pass_runs_only_when_nothing_or_a_frame_filling_tile_was_seen(monkeypatch):
     """``closeup_zoom``: the photo shrunk into a margin is searched too when the whole-photo pass
-    found nothing, or a tile longer than ``closeup_trigger`` of the long side; never when off.
+    found nothing, nothing surer than ``closeup_weak``, or a tile longer than
+    ``closeup_trigger`` of the long side; never when off.
     Only its boxes of at least ``closeup_keep`` of the long side are taken."""
     calls: list[float] = []
     whole_box = np.array([[400.0, 300.0, 700.0, 350.0, 0.0]])
@@ -281,6 +282,14 @@ def test_closeup_pass_runs_only_when_nothing_or_a_frame_filling_tile_was_seen(mo
     assert np.allclose(detect(image, scripted(small), on).boxes, small.boxes) and calls == [3.0]  # 120 px: no
     # 500 of 800 px: searched, and the two views of one tile merge into one box
     assert len(detect(image, scripted(big), on)) == 1 and calls == [3.0, 3.0]
+    # only weak finds (a scrap at the edge of a tile that fills the frame): searched with
+    # closeup_weak, the scrap kept beside the whole tile; a sure small find is enough
+    weak = _boxes([30.0, 300.0, 200.0, 80.0, 0.0], conf=0.32)
+    assert np.allclose(detect(image, scripted(weak), on).boxes, weak.boxes) and len(calls) == 2
+    keen = dataclasses.replace(on, closeup_weak=0.5)
+    assert len(detect(image, scripted(weak), keen)) == 2 and len(calls) == 3
+    assert len(detect(image, scripted(_boxes([200.0, 200.0, 120.0, 60.0, 0.0], conf=0.5)), keen)) == 1 \
+        and len(calls) == 3
 
 
 def test_closeup_pass_finds_a_tile_that_fills_the_photo():

@@ -18,7 +18,7 @@ from chickenfoot.vision.assemble import reading_of
 from chickenfoot.vision.draw import REVIEW_COLOUR, annotate
 from chickenfoot.vision.geometry import OrientedBox
 from chickenfoot.vision.halves import NOT_PIPS_CLASS
-from chickenfoot.vision.policy import Decision, Find, Policy, Verdict, among, decide
+from chickenfoot.vision.policy import Decision, Find, Policy, Verdict, among, at_size, decide, near_hand
 from chickenfoot.vision.read import STEADY_MOST
 from chickenfoot.vision.reader import STAGES, Reader, to_steady
 from chickenfoot.vision.reading import Reading, Reason
@@ -79,6 +79,14 @@ def test_a_plain_0_0_found_surely_among_the_hand_is_asked_about_as_the_0_0():
     for faint in (dict(a=4, b=0, halves=(0.9, 0.85), not_pips=(0.1, 0.2), detection=0.55),
                   dict(detection=0.5), dict(a=5, b=0, not_pips=(0.01, 0.99), detection=0.4)):
         assert last([*hand(), beside(**faint)]).verdict is Verdict.APART
+    # a 0-0 found surely at the hand's size is asked about wherever it lies: a tile put down
+    # apart from the rest; found less surely, or at another size, far off it is print
+    far = dict(a=0, b=0, halves=(0.96, 0.97), not_pips=(0.97, 0.18), box=OrientedBox(900, 900, 110, 55, 0.3))
+    d = last([*hand(), beside(**far)])
+    assert (d.verdict, d.reason, d.question) == (Verdict.ASK, Reason.BLANK_FACE, "Is this the 0-0 (50)?")
+    for unlike in (dict(detection=0.59), dict(box=OrientedBox(900, 900, 60, 30, 0.3))):
+        assert last([*hand(), beside(**(far | unlike))]).reason is Reason.PRINT
+    assert last([*hand(), beside(**(far | dict(a=5)))]).reason is Reason.PRINT  # a 0-5 far off: print
     # but a half read as a guess is no 0-x to ask about: print on a board reads as one
     assert last([*hand(), beside(a=4, b=0, halves=(0.5, 0.4), not_pips=(0.1, 0.2), detection=0.35)]).reason \
         is Reason.UNSURE
@@ -174,6 +182,9 @@ def test_a_tile_counted_twice_from_one_set_is_asked_about_once_the_surer_one_cou
 
 
 STEADY = dataclasses.replace(POLICY, steady_conf=0.8)
+#: A box astride where the tile after :func:`low` would lie: at the hand's length, 1.1 lengths
+#: from the low find, wider than a tile.
+ASTRIDE = OrientedBox(450, 200, 120, 90, math.pi / 2)
 
 
 def low(steady: tuple[float, float] | None, k: int = 4) -> Find:
@@ -197,21 +208,28 @@ def test_a_low_tile_read_alike_from_moved_boxes_counts_as_read_surely():
 
 
 def test_no_low_tile_counts_as_steady_while_a_tile_like_find_is_unexplained():
-    """A find found surely but set apart as print or unsure, lying mostly off the counted
-    tiles, is often a box astride touching tiles the reader missed: every low flag stays."""
-    astride = Find(9, 9, OrientedBox(500, 200, 200, 50, math.pi / 2), 0.8, (0.99, 0.99), (0.95, 0.99), False)
+    """A find found surely but set apart as print or unsure, near the counted tiles at their
+    length and lying mostly off them, is often a box astride touching tiles the reader missed,
+    or a missed tile itself: every low flag stays."""
+    astride = Find(9, 9, ASTRIDE, 0.8, (0.99, 0.99), (0.95, 0.99), False)
     finds = [*hand(), low((0.9, 0.7)), astride]
     out = decide(finds, STEADY)
     assert out[-1].reason is Reason.PRINT and out[-2].reason is Reason.LOW
-    # found less surely, or lying on the counted tiles, it explains nothing away
-    for explained in [dataclasses.replace(astride, detection=0.69),
-                      dataclasses.replace(astride, box=OrientedBox(130, 200, 100, 110, math.pi / 2))]:
+    assert decide([*hand(), low((0.9, 0.7)), dataclasses.replace(astride, detection=0.5)], STEADY)[-2].reason \
+        is Reason.LOW
+    # found less surely, lying on the counted tiles, away from the hand (a logo, a box across
+    # the room) or at another length, it explains nothing away
+    for explained in [dataclasses.replace(astride, detection=0.49),
+                      dataclasses.replace(astride, box=OrientedBox(130, 200, 100, 110, math.pi / 2)),
+                      dataclasses.replace(astride, box=OrientedBox(900, 900, 120, 90, math.pi / 2)),
+                      dataclasses.replace(astride, box=OrientedBox(450, 200, 250, 90, math.pi / 2)),
+                      dataclasses.replace(astride, box=OrientedBox(450, 200, 70, 90, math.pi / 2))]:
         out = decide([*hand(), low((0.9, 0.7)), explained], STEADY)
         assert out[-1].verdict is Verdict.APART and out[-2].reason is Reason.STEADY
 
 
 def test_the_steadiness_stage_reads_again_only_what_the_policy_would_flag_low():
-    astride = Find(9, 9, OrientedBox(500, 200, 200, 50, math.pi / 2), 0.8, (0.99, 0.99), (0.95, 0.99), False)
+    astride = Find(9, 9, ASTRIDE, 0.8, (0.99, 0.99), (0.95, 0.99), False)
     finds = [*hand(), low(None)]
     assert to_steady(finds, STEADY) == [4]
     assert to_steady([*finds, astride], STEADY) == []  # no low find would count while it is unexplained
@@ -227,6 +245,13 @@ def test_among_the_hand_means_at_its_size_and_near_one_of_its_tiles():
     assert among(OrientedBox(100, 310, 110, 55, 1.0), tiles)  # the next tile of a line
     assert not among(OrientedBox(100, 400, 100, 50, 1.0), tiles)  # two lengths off
     assert among(OrientedBox(5000, 5000, 10, 5, 0.0), [])  # no hand: nothing to be unlike
+    # near the hand, for a find that may explain a missed tile: at its length, two lengths off
+    assert near_hand(OrientedBox(100, 400, 100, 90, 1.0), tiles)
+    assert not near_hand(OrientedBox(100, 420, 100, 50, 1.0), tiles)
+    assert near_hand(OrientedBox(100, 300, 210, 50, 1.0), tiles)  # astride two tiles end to end
+    assert not near_hand(OrientedBox(100, 300, 250, 50, 1.0), tiles)
+    assert not near_hand(OrientedBox(100, 300, 70, 50, 1.0), tiles)
+    assert at_size(OrientedBox(5000, 5000, 110, 45, 0.0), tiles) and not at_size(OrientedBox(0, 0, 110, 80, 0), tiles)
 
 
 def test_the_reading_keeps_each_finds_reason_and_its_warnings_say_them():
@@ -260,8 +285,8 @@ def test_the_reader_is_one_line_of_named_stages():
 def _hand_photo(folder: Path) -> tuple[Path, Path, dict[str, OrientedBox]]:
     """A rendered photo (drawn flat colours, 800 x 600) of a hand laid side by side: 3-4 and
     3-3 with coloured pips, a 0-3 and a plain 0-0 whose white halves the half reader takes for
-    print, a half in a colour it cannot settle, a face-down tile, and a white blank with a
-    divider far from the hand; with models that find each where it is drawn."""
+    print, a half in a colour it cannot settle, a face-down tile, and a smaller white blank with
+    a divider far from the hand; with models that find each where it is drawn."""
     photo = Image.new("RGB", (800, 600), (60, 110, 60))
     up = math.pi / 2
     w = fake_models.WHITE
@@ -273,7 +298,7 @@ def _hand_photo(folder: Path) -> tuple[Path, Path, dict[str, OrientedBox]]:
         "0-0": (OrientedBox(250, 430, 160, 80, up), w, w, True, 0.83),
         "purple": (OrientedBox(150, 430, 160, 80, up), fake_models.RED, purple, True, 0.7),
         "back": (OrientedBox(450, 250, 160, 80, up), w, w, False, 0.8),
-        "far": (OrientedBox(700, 520, 160, 80, 0.0), w, w, True, 0.8),
+        "far": (OrientedBox(700, 520, 100, 50, 0.0), w, w, True, 0.8),
     }
     for box, a, b, divider, _ in laid.values():
         fake_models.draw_tile(photo, box, a, b, divider=divider)

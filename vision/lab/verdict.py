@@ -152,6 +152,7 @@ class VerdictTally:
             "outside_counted": sum(v.outside_counted for v in self.verdicts),
             "outside_open": sum(v.outside_open for v in self.verdicts),
             "wrong_photos": [v.describe() for v in self.verdicts if v.wrong],
+            "asked_photos": [v.describe() for v in self.verdicts if v.outcome == ASKED],
         }
 
 

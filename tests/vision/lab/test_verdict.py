@@ -103,7 +103,7 @@ def test_verdict_table_places_the_zero_zero_photos_and_questions():
     t = VerdictTally()
     t.add(judge(reading(tile(3, 4), tile(0, 0, 100)), [(3, 4), (0, 0)], RULES))
     t.add(judge(reading(tile(3, 4)), [(3, 4), (0, 0)], RULES, "s/b.jpg"))
-    t.add(judge(reading(tile(3, 4), tile(0, 0, 100, question=True)), [(3, 4), (0, 0)], RULES))
+    t.add(judge(reading(tile(3, 4), tile(0, 0, 100, question=True)), [(3, 4), (0, 0)], RULES, "s/c.jpg"))
     t.add(judge(reading(tile(1, 2)), [(1, 2)], RULES))
     f = t.figures()
     assert (f["photos"], f[RIGHT], f[ASKED], f[WRONG_SILENT], f[WRONG_ASKED]) == (4, 2, 1, 1, 0)
@@ -111,6 +111,7 @@ def test_verdict_table_places_the_zero_zero_photos_and_questions():
     assert f["to_check_per_photo"] == 0.25 and f["questions"] == 1
     assert f["wrong_photos"] == ['s/b.jpg [colour]: wrong, nothing asked; true penalty 57 (0-0 3-4); '
                                  'shown "penalty 7"']
+    assert [a.split(" [")[0] for a in f["asked_photos"]] == ["s/c.jpg"]
     line = verdict_table([("some source", t)]).splitlines()[2]
     assert line.split()[:6] == ["some", "source", "4", "2", "50.0%", "1"]
     assert "3  1/1/1/0" in line
