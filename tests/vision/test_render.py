@@ -150,6 +150,26 @@ def test_turned_option_turns_training_images_only(tmp_path: Path) -> None:
                 assert b.size == a.size[::-1]
 
 
+def test_tables_option_makes_its_share_of_images_tables_and_leaves_the_rest(tmp_path: Path) -> None:
+    """``tables``: the images its own stream picks show a laid-out table (lines of tiles that
+    touch end to end); every other image is the one the seed gives without the option."""
+    render_dataset(tmp_path / "plain", 10, seed=4, val_frac=0.2)
+    render_dataset(tmp_path / "tables", 10, seed=4, val_frac=0.2, tables=0.5)
+    picked = [np.random.default_rng([4, i, 2]).random() < 0.5 for i in range(10)]
+    assert 0 < sum(picked) < 10
+    for i, table in enumerate(picked):
+        split = "val" if i >= 8 else "train"
+        rel = Path("images") / split / f"4_{i:06d}.jpg"
+        same = (tmp_path / "plain" / rel).read_bytes() == (tmp_path / "tables" / rel).read_bytes()
+        assert same != table
+        if table:
+            tiles = json.loads((tmp_path / "tables" / "tiles" / split / f"4_{i:06d}.json").read_text())
+            boxes = [OrientedBox(*t["box"]) for t in tiles]
+            # in a line of play, some tile's end lies on the next tile's end
+            assert any(math.hypot(a.cx - b.cx, a.cy - b.cy) < 0.6 * (a.length + b.length)
+                       for k, a in enumerate(boxes) for b in boxes[k + 1:]), tiles
+
+
 def test_hard_cases_are_deterministic_and_leave_labelled_tiles_readable() -> None:
     """Boneyards, printed backs, stone tops and hands are drawn around the labelled tiles, never
     over them: blank halves stay plain beside full ones, as without the option."""

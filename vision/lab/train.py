@@ -484,7 +484,7 @@ def _fresh_det_data(fdir: Path, base: Path | None, count: int, seed: int, val_fr
                     metrics: dict[str, Any], name: str, hard_cases: bool = False,
                     pip_contrast: float = 0.0, printed: bool = False, gray_contrast: float = 0.0,
                     blanks: float = 0.0, faces: bool = False, extra: list[Path] | None = None,
-                    turned: float = 0.0) -> Path:
+                    turned: float = 0.0, tables: float = 0.0) -> Path:
     """Render ``count`` more detector photos into ``fdir``; its data.yaml trains on them plus every
     training folder of ``base`` (so earlier renders stay in the mix; None: a stage that starts
     from an ONNX file has none) and the ``extra`` training folders (real photos), and validates
@@ -495,7 +495,8 @@ def _fresh_det_data(fdir: Path, base: Path | None, count: int, seed: int, val_fr
         t0 = time.time()
         st = render_dataset(fdir / "new", count, seed, val_frac, top, long_side, log_every=max(1, count // 5),
                             hard_cases=hard_cases, pip_contrast=pip_contrast, printed=printed,
-                            gray_contrast=gray_contrast, blanks=blanks, faces=faces, resume=True, turned=turned)
+                            gray_contrast=gray_contrast, blanks=blanks, faces=faces, resume=True, turned=turned,
+                            tables=tables)
         metrics[f"{name}_data"] = {**st, "seconds": round(time.time() - t0, 1)}
         print(f"{name} data:", metrics[f"{name}_data"], flush=True)
         base_yaml = (base / "data.yaml").read_text() if base is not None else ""
@@ -600,7 +601,7 @@ def run(cfg: dict[str, Any], work: Path, out: Path, resume: bool = False, stages
                                        bool(ft.get("hard_cases", False)), float(ft.get("pip_contrast", 0.0)),
                                        bool(ft.get("printed", False)), float(ft.get("gray_contrast", 0.0)),
                                        float(ft.get("blanks", 0.0)), bool(ft.get("faces", False)), extra,
-                                       float(ft.get("turned", 0.0)))
+                                       float(ft.get("turned", 0.0)), float(ft.get("tables", 0.0)))
             fargs = args | {"epochs": ft.get("epochs", 20), "lr0": ft.get("lr0", 0.0005), "optimizer": "AdamW",
                             "warmup_epochs": 0, "name": name, "pretrained": True} | ft.get("hyp", {})
             if best is None:
