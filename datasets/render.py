@@ -1025,14 +1025,19 @@ def render_dataset(out: Path, count: int, seed: int, val_frac: float = 0.1, max_
                    long_side: int = 480, log_every: int = 0, hard_cases: bool = False,
                    pip_contrast: float = 0.0, printed: bool = False, set_top: int = 0,
                    gray_contrast: float = 0.0, blanks: float = 0.0, faces: bool = False,
-                   resume: bool = False, turned: float = 0.0, tables: float = 0.0) -> dict[str, int]:
+                   resume: bool = False, turned: float = 0.0, tables: float = 0.0,
+                   table_scene: Callable[[np.random.Generator, SceneConfig], tuple[object, list[TileLabel]]] | None = None,
+                   ) -> dict[str, int]:
     """Write ``count`` images (the last ``val_frac`` of them as the val split); ``set_top``:
     every photo shows one double-``set_top`` set; ``blanks``, ``faces``: see :class:`SceneConfig`;
     ``resume``: keep the images a stopped run of the same settings already wrote; ``turned``:
     the share of training images turned a quarter either way (:func:`turn_scene`; the val split
-    stays upright); ``tables``: the share of images that show a Chicken Foot table laid out as
-    :func:`chickenfoot.vision.lab.datasets.table.table_scene` lays one (0: none; the other
-    images are those of the same seed without tables)."""
+    stays upright); ``tables``: the share of images drawn by ``table_scene`` instead, a Chicken
+    Foot table laid out (:func:`chickenfoot.vision.lab.datasets.table.table_scene`, which draws
+    with this module and is passed in; 0: none; the other images are those of the same seed
+    without tables)."""
+    if tables > 0 and table_scene is None:
+        raise ValueError("tables needs table_scene (chickenfoot.vision.lab.datasets.table.table_scene)")
     out = Path(out)
     n_val = max(1, round(count * val_frac)) if count > 1 else 0
     stats = {"images": 0, "tiles": 0, "blank_halves": 0, "double_blank": 0}
@@ -1058,9 +1063,7 @@ def render_dataset(out: Path, count: int, seed: int, val_frac: float = 0.1, max_
         cfg = SceneConfig(width=int(w * k), height=int(h * k), max_value=max_value, hard_cases=hard_cases,
                           pip_contrast=pip_contrast, printed=printed, set_top=set_top,
                           gray_contrast=gray_contrast, blanks=blanks, faces=faces)
-        if tables > 0 and np.random.default_rng([seed, i, 2]).random() < tables:
-            from chickenfoot.vision.lab.datasets.table import table_scene  # it draws with this module
-
+        if table_scene is not None and tables > 0 and np.random.default_rng([seed, i, 2]).random() < tables:
             img, labels = table_scene(rng, cfg)
         else:
             img, labels = render_scene(rng, cfg)
@@ -1110,8 +1113,6 @@ def main(argv: list[str] | None = None) -> int:
                     help="share of face-up tiles given a blank half, a third of them 0-0 (default 0)")
     ap.add_argument("--turned", type=float, default=0.0, metavar="F",
                     help="share of training images turned a quarter either way (default 0)")
-    ap.add_argument("--tables", type=float, default=0.0, metavar="F",
-                    help="share of images showing a Chicken Foot table laid out (default 0)")
     ap.add_argument("--faces", action="store_true",
                     help="every divider style (line, groove, spinner pin), value-coloured retail palettes, "
                          "double-9 and double-12 sets (see SceneConfig.faces)")
@@ -1121,7 +1122,7 @@ def main(argv: list[str] | None = None) -> int:
                            log_every=max(1, args.count // 10), hard_cases=args.hard_cases,
                            pip_contrast=args.pip_contrast, printed=args.printed, set_top=args.set_top,
                            gray_contrast=args.gray_contrast, blanks=args.blanks, faces=args.faces,
-                           turned=args.turned, tables=args.tables)
+                           turned=args.turned)
     dt = time.time() - t0
     print(json.dumps({**stats, "seconds": round(dt, 1), "ms_per_image": round(1000 * dt / max(1, args.count))}))
     return 0

@@ -215,7 +215,8 @@ def render_table(seed: int, width: int = 1280, height: int = 960, rules: str | N
 
 
 def table_scene(rng: np.random.Generator, cfg: SceneConfig) -> tuple[object, list[TileLabel]]:
-    """A training photo of a table (``chickenfoot.vision.lab.datasets.render --tables F``): a round of a preset drawn
+    """A training photo of a table (``tables`` in a detector pass, ``render_dataset(tables=F,
+    table_scene=table_scene)``): a round of a preset drawn
     from ``rng`` stopped part way and laid out, with tiles as big as ``cfg`` makes them (a
     table bigger than the frame shows part of itself), the rest of ``cfg`` as for any scene."""
     rs, layout = part_played(rng)

@@ -152,9 +152,14 @@ def test_turned_option_turns_training_images_only(tmp_path: Path) -> None:
 
 def test_tables_option_makes_its_share_of_images_tables_and_leaves_the_rest(tmp_path: Path) -> None:
     """``tables``: the images its own stream picks show a laid-out table (lines of tiles that
-    touch end to end); every other image is the one the seed gives without the option."""
+    touch end to end); every other image is the one the seed gives without the option. The
+    table scene is passed in (the table module draws with the renderer)."""
     render_dataset(tmp_path / "plain", 10, seed=4, val_frac=0.2)
-    render_dataset(tmp_path / "tables", 10, seed=4, val_frac=0.2, tables=0.5)
+    from chickenfoot.vision.lab.datasets.table import table_scene
+
+    render_dataset(tmp_path / "tables", 10, seed=4, val_frac=0.2, tables=0.5, table_scene=table_scene)
+    with pytest.raises(ValueError, match="table_scene"):
+        render_dataset(tmp_path / "none", 2, seed=4, tables=0.5)
     picked = [np.random.default_rng([4, i, 2]).random() < 0.5 for i in range(10)]
     assert 0 < sum(picked) < 10
     for i, table in enumerate(picked):

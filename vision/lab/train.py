@@ -490,13 +490,14 @@ def _fresh_det_data(fdir: Path, base: Path | None, count: int, seed: int, val_fr
     from an ONNX file has none) and the ``extra`` training folders (real photos), and validates
     on the new renders."""
     from chickenfoot.vision.lab.datasets.render import render_dataset
+    from chickenfoot.vision.lab.datasets.table import table_scene
 
     if not (fdir / "data.yaml").exists():
         t0 = time.time()
         st = render_dataset(fdir / "new", count, seed, val_frac, top, long_side, log_every=max(1, count // 5),
                             hard_cases=hard_cases, pip_contrast=pip_contrast, printed=printed,
                             gray_contrast=gray_contrast, blanks=blanks, faces=faces, resume=True, turned=turned,
-                            tables=tables)
+                            tables=tables, table_scene=table_scene if tables > 0 else None)
         metrics[f"{name}_data"] = {**st, "seconds": round(time.time() - t0, 1)}
         print(f"{name} data:", metrics[f"{name}_data"], flush=True)
         base_yaml = (base / "data.yaml").read_text() if base is not None else ""
