@@ -301,15 +301,20 @@ def _unlike_or_asked(f: Find, p: Policy, hand: Sequence[OrientedBox]) -> Decisio
     return Decision(Verdict.APART, Reason.UNSURE, f.a, f.b)
 
 
+def _hand_size(hand: Sequence[OrientedBox]) -> tuple[float, float]:
+    """The median length and width of the ``hand``'s tiles."""
+    return float(np.median([b.length for b in hand])), float(np.median([b.width for b in hand]))
+
+
+def _fits(box: OrientedBox, length: float, width: float) -> bool:
+    return (length / SIZE_FACTOR <= box.length <= length * SIZE_FACTOR
+            and width / SIZE_FACTOR <= box.width <= width * SIZE_FACTOR)
+
+
 def at_size(box: OrientedBox, hand: Sequence[OrientedBox]) -> bool:
     """Whether ``box`` is at the size of the ``hand``'s tiles: their median length and width,
     within :data:`SIZE_FACTOR`. With no hand, any find is."""
-    if not hand:
-        return True
-    length = float(np.median([b.length for b in hand]))
-    width = float(np.median([b.width for b in hand]))
-    return (length / SIZE_FACTOR <= box.length <= length * SIZE_FACTOR
-            and width / SIZE_FACTOR <= box.width <= width * SIZE_FACTOR)
+    return not hand or _fits(box, *_hand_size(hand))
 
 
 def among(box: OrientedBox, hand: Sequence[OrientedBox]) -> bool:
@@ -317,10 +322,9 @@ def among(box: OrientedBox, hand: Sequence[OrientedBox]) -> bool:
     them (within :data:`AMONG_LENGTHS` median lengths of one). With no hand, any find is."""
     if not hand:
         return True
-    if not at_size(box, hand):
-        return False
-    length = float(np.median([b.length for b in hand]))
-    return any(np.hypot(box.cx - b.cx, box.cy - b.cy) <= AMONG_LENGTHS * length for b in hand)
+    length, width = _hand_size(hand)
+    return _fits(box, length, width) and any(
+        np.hypot(box.cx - b.cx, box.cy - b.cy) <= AMONG_LENGTHS * length for b in hand)
 
 
 def near_hand(box: OrientedBox, hand: Sequence[OrientedBox]) -> bool:

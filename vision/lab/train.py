@@ -497,7 +497,7 @@ def _fresh_det_data(fdir: Path, base: Path | None, count: int, seed: int, val_fr
         st = render_dataset(fdir / "new", count, seed, val_frac, top, long_side, log_every=max(1, count // 5),
                             hard_cases=hard_cases, pip_contrast=pip_contrast, printed=printed,
                             gray_contrast=gray_contrast, blanks=blanks, faces=faces, resume=True, turned=turned,
-                            tables=tables, table_scene=table_scene if tables > 0 else None)
+                            tables=tables, table_scene=table_scene)
         metrics[f"{name}_data"] = {**st, "seconds": round(time.time() - t0, 1)}
         print(f"{name} data:", metrics[f"{name}_data"], flush=True)
         base_yaml = (base / "data.yaml").read_text() if base is not None else ""
