@@ -24,7 +24,10 @@ size, is counted or asked about, never set apart in silence.**
   is one read as a 0-x too unsurely to count; found by the detector at :data:`TILE_DETECTION_MIN`
   or more, or read as a plain 0-0 however unsurely found. A find read too unsurely to count,
   with a divider, among the hand's tiles at their size and found surely as a tile
-  (:data:`TILE_DETECTION_MIN`), is asked about too (:data:`Reason.UNSURE_TILE`).
+  (:data:`TILE_DETECTION_MIN`), is asked about too (:data:`Reason.UNSURE_TILE`), and so is
+  one found only weakly (:data:`WEAK_TILE_DETECTION`) whose halves both read clearly
+  (:data:`CLEAR_HALVES`) and which lies where no counted tile is (:func:`in_a_gap`): a tile
+  on printed matter, or at the photo's edge, is often found no better than that.
   A find read 0-0 with a divider, found at :data:`TILE_DETECTION_MIN` at the hand's size, is
   asked about wherever it lies: a 0-0 put down apart from the hand is 50 points.
 * "Print" (:data:`Reason.PRINT`) and "unsure" (:data:`Reason.UNSURE`) are for finds unlike the
@@ -75,6 +78,13 @@ PIPS_HALF = 0.5
 #: A half of a 0-x asked about that is not blank is read at least this surely (and so are both
 #: halves of a 0-0 read as pips).
 HALF_SURE = 0.8
+#: A find found more weakly than :data:`TILE_DETECTION_MIN`, but not under this, is asked about
+#: among the hand at its size when both its halves read at least :data:`CLEAR_HALVES` ...
+WEAK_TILE_DETECTION = 0.3
+CLEAR_HALVES = 0.95
+#: ... and the counted tiles cover less than this share of it (where they lie, it is most often
+#: a box astride two of them).
+GAP_COVER = 0.3
 #: A find is at the hand's size when its length and width are within this factor of the
 #: median counted tile's.
 SIZE_FACTOR = 1.4
@@ -296,9 +306,18 @@ def _unlike_or_asked(f: Find, p: Policy, hand: Sequence[OrientedBox]) -> Decisio
     if any(printed):
         return Decision(Verdict.APART, Reason.PRINT, f.a, f.b)
     pips_like = f.not_pips is None or max(f.not_pips) < PIPS_HALF
-    if like and f.detection >= TILE_DETECTION_MIN and pips_like:
+    if like and pips_like and (f.detection >= TILE_DETECTION_MIN or in_a_gap(f, hand)):
         return Decision(Verdict.ASK, Reason.UNSURE_TILE, f.a, f.b, is_it(Tile(f.a, f.b), p.zero_points))
     return Decision(Verdict.APART, Reason.UNSURE, f.a, f.b)
+
+
+def in_a_gap(f: Find, hand: Sequence[OrientedBox]) -> bool:
+    """Whether ``f``, found at least :data:`WEAK_TILE_DETECTION`, reads clearly on both halves
+    (:data:`CLEAR_HALVES`) and lies mostly off the ``hand``'s tiles (under :data:`GAP_COVER`)."""
+    if f.detection < WEAK_TILE_DETECTION or min(f.halves) < CLEAR_HALVES:
+        return False
+    corners = f.box.corners()
+    return sum(covered_share(corners, b.corners()) for b in hand) < GAP_COVER
 
 
 def _hand_size(hand: Sequence[OrientedBox]) -> tuple[float, float]:

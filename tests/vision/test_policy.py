@@ -117,6 +117,21 @@ def test_a_find_read_too_unsurely_among_the_hand_is_asked_about_and_elsewhere_se
         assert (d.verdict, d.reason, d.question) == (Verdict.APART, Reason.UNSURE, "")
 
 
+def test_a_weakly_found_tile_read_clearly_where_no_counted_tile_lies_is_asked_about():
+    """A 6-4 on a board's printed logo (a real grey photo) was found at 0.38, its halves read at
+    0.99 and 1.00, and set apart in silence: 10 points short. Where no counted tile lies, such a
+    find is asked about."""
+    weak = beside(a=6, b=4, detection=0.38, halves=(0.99, 1.0), not_pips=(0.01, 0.0))
+    d = last([*hand(), weak])
+    assert (d.verdict, d.reason, d.a, d.b) == (Verdict.ASK, Reason.UNSURE_TILE, 6, 4) and d.open
+    # over two counted tiles (a box astride them), read less clearly, found more weakly still,
+    # without a divider, or away from the hand: set apart
+    for unlike in (dict(box=OrientedBox(130, 200, 100, 50, math.pi / 2)), dict(halves=(0.99, 0.9)),
+                   dict(detection=0.25), dict(divider=False), dict(box=OrientedBox(900, 200, 100, 50, math.pi / 2))):
+        d = last([*hand(), dataclasses.replace(weak, **unlike)])
+        assert (d.verdict, d.reason, d.question) == (Verdict.APART, Reason.UNSURE, ""), unlike
+
+
 def test_a_0_0_without_a_divider_is_asked_about_unless_its_halves_are_no_faces():
     blank = beside(a=0, b=0, halves=(0.99, 0.99), divider=False, not_pips=(0.5, 0.6))
     d = last([*hand(), blank])

@@ -43,8 +43,6 @@ KNOWN_WRONG: dict[tuple[str, str], str] = {
         'wrong, though asked: true penalty 200, shown "penalty at least 204, 1 to check"',
     ("Ruxi12__Double-Double-Domino/photos/2_06.jpg", "colour"):
         'wrong, nothing asked: true penalty 34, shown "penalty 31"',
-    ("Ruxi12__Double-Double-Domino/photos/3_09.jpg", "gray"):
-        'wrong, nothing asked: true penalty 55, shown "penalty 45"',
     ("Ruxi12__Double-Double-Domino/photos/5_10.jpg", "gray"):
         'wrong, nothing asked: true penalty 63, shown "penalty 57"',
     ("Ruxi12__Double-Double-Domino/photos/5_17.jpg", "gray"):
