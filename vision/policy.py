@@ -27,7 +27,7 @@ size, is counted or asked about, never set apart in silence.**
   (:data:`TILE_DETECTION_MIN`), is asked about too (:data:`Reason.UNSURE_TILE`), and so is
   one found only weakly (:data:`WEAK_TILE_DETECTION`) whose halves both read clearly
   (:data:`CLEAR_HALVES`) and which lies where no counted tile is (:func:`in_a_gap`): a tile
-  on printed matter, or at the photo's edge, is often found no better than that.
+  lying on printed matter (a board's logo) can be found no better than that.
   A find read 0-0 with a divider, found at :data:`TILE_DETECTION_MIN` at the hand's size, is
   asked about wherever it lies: a 0-0 put down apart from the hand is 50 points.
 * "Print" (:data:`Reason.PRINT`) and "unsure" (:data:`Reason.UNSURE`) are for finds unlike the
