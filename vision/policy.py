@@ -238,14 +238,9 @@ def unexplained(finds: Sequence[Find], out: Sequence[Decision]) -> bool:
     touching tiles, or a tile the reader missed, lies; a logo or a box across the room does
     not), lies mostly (:data:`UNEXPLAINED_COVER`) off the counted tiles."""
     hand = [finds[k].box for k, d in enumerate(out) if d.verdict is Verdict.COUNT]
-    counted = [b.corners() for b in hand]
-    for f, d in zip(finds, out, strict=True):
-        if d.verdict is Verdict.APART and d.reason in (Reason.UNSURE, Reason.PRINT) \
-                and f.detection >= UNEXPLAINED_DETECTION and near_hand(f.box, hand):
-            corners = f.box.corners()
-            if sum(covered_share(corners, c) for c in counted) < UNEXPLAINED_COVER:
-                return True
-    return False
+    return any(d.verdict is Verdict.APART and d.reason in (Reason.UNSURE, Reason.PRINT)
+               and f.detection >= UNEXPLAINED_DETECTION and near_hand(f.box, hand)
+               and covered(f.box, hand) < UNEXPLAINED_COVER for f, d in zip(finds, out, strict=True))
 
 
 def _asked_twice(finds: Sequence[Find], out: list[Decision], p: Policy) -> None:
@@ -314,10 +309,13 @@ def _unlike_or_asked(f: Find, p: Policy, hand: Sequence[OrientedBox]) -> Decisio
 def in_a_gap(f: Find, hand: Sequence[OrientedBox]) -> bool:
     """Whether ``f``, found at least :data:`WEAK_TILE_DETECTION`, reads clearly on both halves
     (:data:`CLEAR_HALVES`) and lies mostly off the ``hand``'s tiles (under :data:`GAP_COVER`)."""
-    if f.detection < WEAK_TILE_DETECTION or min(f.halves) < CLEAR_HALVES:
-        return False
-    corners = f.box.corners()
-    return sum(covered_share(corners, b.corners()) for b in hand) < GAP_COVER
+    return f.detection >= WEAK_TILE_DETECTION and min(f.halves) >= CLEAR_HALVES and covered(f.box, hand) < GAP_COVER
+
+
+def covered(box: OrientedBox, hand: Sequence[OrientedBox]) -> float:
+    """The share of ``box`` the ``hand``'s tiles cover (summed over them: tiles never overlap)."""
+    corners = box.corners()
+    return sum(covered_share(corners, b.corners()) for b in hand)
 
 
 def _hand_size(hand: Sequence[OrientedBox]) -> tuple[float, float]:
