@@ -119,18 +119,18 @@ def serve_web(args: argparse.Namespace, db: Path) -> int:
         port = sock.getsockname()[1]
         code = None if loopback_only else web.new_code()
         lan = web.lan_addresses() if web.is_wildcard(host) else ([] if loopback_only else [host])
-        invite = f"http://{lan[0]}:{port}/join?code={code}" if code and lan else None
+        invite = f"http://{web.url_host(lan[0])}:{port}/join?code={code}" if code and lan else None
         if code and not invite:
-            invite = f"http://{'127.0.0.1' if web.is_wildcard(host) else host}:{port}/join?code={code}"
+            invite = f"http://{'127.0.0.1' if web.is_wildcard(host) else web.url_host(host)}:{port}/join?code={code}"
         ctx = AppContext(db, args.models, web=True, invite_url=invite)
     except BaseException:
         sock.close()
         raise
-    shown = "127.0.0.1" if web.is_wildcard(host) else host
+    shown = "127.0.0.1" if web.is_wildcard(host) else web.url_host(host)
     print(f"Chicken Foot companion: serving at http://{shown}:{port}/ (offline; scorekeeper file {db})",
           flush=True)
     for ip in lan:
-        print(f"  phones on this network: http://{ip}:{port}/", flush=True)
+        print(f"  phones on this network: http://{web.url_host(ip)}:{port}/", flush=True)
     if code:
         print(f"  table code: {code}  (every device types it once, this computer's browser too)",
               flush=True)

@@ -81,6 +81,14 @@ def http_request(port: int, path: str, *, source: str = "127.0.0.1", method: str
         c.close()
 
 
+def send_code(port: int, code: str, *, source: str = "127.0.0.1") -> tuple[int, dict[str, str], bytes]:
+    """The join page's form sent with ``code``, as the page sends it (opened from the QR code's
+    address, it sends itself): a POST from the table's own origin."""
+    return http_request(port, "/join", source=source, method="POST", body=f"code={code}",
+                        headers={"Content-Type": "application/x-www-form-urlencoded",
+                                 "Origin": f"http://127.0.0.1:{port}"})
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

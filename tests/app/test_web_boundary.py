@@ -18,9 +18,10 @@ from typing import Any
 
 import msgpack
 import pytest
-from app_e2e_helpers import REGISTER, ROOT, Server, db_with_a_match, free_port, http_request
+from app_e2e_helpers import REGISTER, ROOT, Server, db_with_a_match, free_port, http_request, send_code
 from websockets.sync.client import connect
 
+from chickenfoot.app import web
 from chickenfoot.app.web import CRASH_MESSAGE, TableGate, split_host
 
 
@@ -94,7 +95,9 @@ def test_beyond_loopback_a_client_without_the_table_code_sees_no_match(table: Se
     assert _session(table, own) == "refused: server rejected WebSocket connection: HTTP 403"
     # a wrong code, a forged cookie
     wrong = "000000" if table.code != "000000" else "111111"
-    assert _get(table, f"/join?code={wrong}")[0] == 403
+    status, _, body = _get(table, f"/join?code={wrong}")  # the address fills the form in; the page sends it
+    assert status == 200 and f'value="{wrong}"'.encode() in body and b".submit()" in body
+    assert send_code(table.port, wrong)[0] == 403
     assert _get(table, "/join", {"Content-Type": "application/x-www-form-urlencoded"}, "POST",
                 f"code={wrong}")[0] == 403
     assert str(_session(table, own, "chickenfoot_table=" + "0" * 64)).startswith("refused")
@@ -109,32 +112,82 @@ def test_beyond_loopback_a_client_without_the_table_code_sees_no_match(table: Se
     assert isinstance(seen, bytes) and b"Zelda" in seen
     # the cookie does not let another site in
     assert str(_session(table, "http://evil.example", cookie)).startswith("refused")
-    # the QR code's address works the same way
-    status, headers, _ = _get(table, f"/join?code={table.code}")
-    assert status == 303 and headers["set-cookie"].split(";")[0] == cookie
+    # the QR code's address, opened by a phone that joined already: straight to the app
+    status, headers, _ = _get(table, f"/join?code={table.code}", {"Cookie": cookie})
+    assert status == 303 and headers["location"] == "/"
 
 
 def test_wrong_codes_are_rate_limited() -> None:
     gate = TableGate(None, port=8550, loopback_only=False, code="123456")  # type: ignore[arg-type]
 
-    async def try_code(code: str, client: str = "10.0.0.9") -> int:
-        sent: list[dict[str, Any]] = []
+    def try_code(code: str, client: str = "10.0.0.9") -> int:
+        return _gate_join(gate, "POST", "", _FORM, f"code={code}".encode(), client)[0]
 
-        async def receive() -> dict[str, Any]:
-            return {"type": "http.request", "body": b""}
-
-        async def send(message: dict[str, Any]) -> None:
-            sent.append(message)
-
-        scope = {"type": "http", "method": "GET", "path": "/join", "client": (client, 5000),
-                 "query_string": f"code={code}".encode(), "headers": [(b"host", b"10.0.0.1:8550")]}
-        await gate(scope, receive, send)
-        return int(sent[0]["status"])
-
-    statuses = [asyncio.run(try_code("000000")) for _ in range(10)]
+    statuses = [try_code("000000") for _ in range(10)]
     assert statuses[:8] == [403] * 8 and statuses[8:] == [429, 429]
-    assert asyncio.run(try_code("123456")) == 429  # even the right one, for a minute
-    assert asyncio.run(try_code("123456", "10.0.0.10")) == 303  # another phone is not blocked
+    assert try_code("123456") == 429  # even the right one, for a minute
+    assert try_code("123456", "10.0.0.10") == 303  # another phone is not blocked
+
+
+def _gate_join(gate: TableGate, method: str, query: str, headers: dict[str, str], body: bytes = b"",
+               client: str = "10.0.0.9") -> tuple[int, bytes]:
+    """One request to ``/join`` through ``gate`` in this process: its status and page."""
+    sent: list[dict[str, Any]] = []
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "http.request", "body": body}
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    scope = {"type": "http", "method": method, "path": "/join", "client": (client, 5000),
+             "query_string": query.encode(),
+             "headers": [(b"host", b"10.0.0.1:8550"), *((k.lower().encode(), v.encode()) for k, v in headers.items())]}
+    asyncio.run(gate(scope, receive, send))
+    return int(sent[0]["status"]), b"".join(m.get("body", b"") for m in sent[1:])
+
+
+#: The join form as the page sends it.
+_FORM = {"Origin": "http://10.0.0.1:8550", "Content-Type": "application/x-www-form-urlencoded"}
+
+
+def test_another_site_cannot_spend_a_phones_wrong_codes() -> None:
+    """Any page a phone opens can make its browser load /join?code=... (an image, a frame, a
+    script's fetch). Were those codes tried, a page left open would lock the phone out of its
+    own table: the address only fills the form in."""
+    gate = TableGate(None, port=8550, loopback_only=False, code="123456")  # type: ignore[arg-type]
+    for _ in range(3 * web.TRIES_PER_MINUTE):
+        status, page = _gate_join(gate, "GET", "code=000000", {"Accept": "image/png,*/*"})
+        assert status == 200 and b'value="000000"' in page and b".submit()" in page
+    # the page that sends itself cannot be framed by another site's page
+    assert (b"x-frame-options", b"DENY") in _gate_join_headers(gate, "GET", "code=000000")
+    # a form posted from another site's page: refused before its code is looked at
+    for headers in ({**_FORM, "Origin": "http://evil.example"}, {"Sec-Fetch-Site": "cross-site"},
+                    {**_FORM, "Sec-Fetch-Site": "same-site"}):
+        assert _gate_join(gate, "POST", "", headers, b"code=000000")[0] == 403
+    # what the address puts in the page is escaped
+    status, page = _gate_join(gate, "GET", "code=%22%3E%3Cscript%3Ealert(1)%3C/script%3E", {})
+    assert status == 200 and b"<script>alert" not in page
+    # none of it counted: the phone's form, sent with the right code, joins
+    assert _gate_join(gate, "POST", "", _FORM, b"code=123456")[0] == 303
+    # its own wrong codes still count
+    statuses = [_gate_join(gate, "POST", "", _FORM, b"code=000000")[0] for _ in range(web.TRIES_PER_MINUTE + 1)]
+    assert statuses[-1] == 429 and _gate_join(gate, "POST", "", _FORM, b"code=123456")[0] == 429
+
+
+def _gate_join_headers(gate: TableGate, method: str, query: str) -> list[tuple[bytes, bytes]]:
+    sent: list[dict[str, Any]] = []
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "http.request", "body": b""}
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    scope = {"type": "http", "method": method, "path": "/join", "client": ("10.0.0.9", 5000),
+             "query_string": query.encode(), "headers": [(b"host", b"10.0.0.1:8550")]}
+    asyncio.run(gate(scope, receive, send))
+    return list(sent[0]["headers"])
 
 
 def test_host_header_parsing() -> None:
@@ -146,6 +199,10 @@ def test_host_header_parsing() -> None:
     gate = TableGate(None, port=8550, loopback_only=False, code="1", names=("mybox",))  # type: ignore[arg-type]
     assert gate.host_ok("10.1.2.3:8550") and gate.host_ok("mybox:8550") and gate.host_ok("localhost:8550")
     assert not gate.host_ok("10.1.2.3:8551") and not gate.host_ok("attacker.example:8550")
+    # the addresses printed and put in the QR code: an IPv6 one in brackets, or it is no URL
+    assert [web.url_host(h) for h in ("fd00:9::1", "[::1]", "10.0.0.2", "mybox")] == [
+        "[fd00:9::1]", "[::1]", "10.0.0.2", "mybox"]
+    assert split_host(f"{web.url_host('fd00:9::1')}:8551") == ("fd00:9::1", 8551)
 
 
 def test_errors_reach_the_client_as_one_short_line_and_sigterm_stops_within_3_s(loopback: Server) -> None:
@@ -283,7 +340,7 @@ def test_an_upload_goes_only_to_a_token_the_server_made(table: Server) -> None:
     site, for a token nobody asked for; any other method stays refused."""
     own = {"Origin": f"http://127.0.0.1:{table.port}"}
     assert _get(table, "/upload/abc", own, "PUT", "x")[0] == 403  # no table code
-    status, headers, _ = _get(table, f"/join?code={table.code}")
+    status, headers, _ = send_code(table.port, table.code)
     cookie = headers.get("set-cookie", "").split(";")[0]
     assert status == 303 and cookie.startswith("chickenfoot_table=")
     joined = {**own, "Cookie": cookie}

@@ -8,7 +8,7 @@ import io
 import json
 from pathlib import Path
 
-from app_e2e_helpers import Server, http_request
+from app_e2e_helpers import Server, http_request, send_code
 from PIL import Image
 
 from chickenfoot.app.web import face
@@ -42,7 +42,7 @@ def test_the_manifest_icons_and_favicon_served_are_the_project_s(table: Server) 
             assert f"{size[0]}x{size[1]}" == declared, src
     assert Image.open(io.BytesIO(http_request(table.port, "/favicon.png")[2])).size == (32, 32)
     # the page itself (once joined) names the app and links these
-    status, headers, _ = http_request(table.port, f"/join?code={table.code}")
+    status, headers, _ = send_code(table.port, table.code)
     cookie = headers["set-cookie"].split(";")[0]
     status, _, page = http_request(table.port, "/", headers={"Cookie": cookie})
     assert status == 200

@@ -21,7 +21,7 @@ from typing import Any
 
 import msgpack
 import pytest
-from app_e2e_helpers import Server, db_with_a_match, http_request, open_home
+from app_e2e_helpers import Server, db_with_a_match, http_request, open_home, send_code
 from websockets.sync.client import connect
 
 from chickenfoot.app import web
@@ -83,7 +83,7 @@ def _closed_within(sock: socket.socket, seconds: float, trickle: bytes = b"") ->
 
 # --------------------------------------------------------------------------- connections
 def _joined_cookie(srv: Server, source: str = "127.0.0.1") -> str:
-    status, headers, _ = http_request(srv.port, f"/join?code={srv.code}", source=source)
+    status, headers, _ = send_code(srv.port, srv.code, source=source)
     assert status == 303
     return headers["set-cookie"].split(";")[0]
 
@@ -337,11 +337,11 @@ def test_wrong_codes_from_many_addresses_never_refuse_the_right_code_from_a_new_
     statuses = []
     for k in range(2, 42):  # 40 addresses x 8 wrong codes: 320, eight times the old limit for all
         for _ in range(web.TRIES_PER_MINUTE):
-            statuses.append(http_request(table.port, f"/join?code={wrong}", source=f"127.0.0.{k}")[0])
+            statuses.append(send_code(table.port, wrong, source=f"127.0.0.{k}")[0])
     assert set(statuses) == {403}
-    assert http_request(table.port, f"/join?code={wrong}", source="127.0.0.2")[0] == 429  # that one is blocked
-    assert http_request(table.port, f"/join?code={table.code}", source="127.0.0.2")[0] == 429
-    assert http_request(table.port, f"/join?code={table.code}", source="127.0.0.99")[0] == 303  # a new phone
+    assert send_code(table.port, wrong, source="127.0.0.2")[0] == 429  # that one is blocked
+    assert send_code(table.port, table.code, source="127.0.0.2")[0] == 429
+    assert send_code(table.port, table.code, source="127.0.0.99")[0] == 303  # a new phone
 
 
 def test_the_wrong_code_limiter_counts_per_address_and_remembers_a_bounded_number() -> None:

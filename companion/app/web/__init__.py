@@ -8,7 +8,8 @@ reaches a screen unchecked. The package's rooms, each read in a sitting:
 * :mod:`.addresses`: binding the port, the table code, and the names client addresses count
   under (a device by its full address, IPv4 or IPv6; an IPv6 /64 only for loose second caps).
 * :mod:`.gate`: ``Host`` and ``Origin`` (against DNS rebinding and other sites), the table code
-  (the join page, its form's deadline, a signed cookie, wrong codes limited per address), and
+  (the join page, which the QR code's address only fills in, its form's deadline, a signed
+  cookie, wrong codes limited per address), and
   the app's own face (:mod:`.face`: manifest, icons, favicon from the package's data).
 * :mod:`.uploads`: files a session asked a browser for, ``PUT /upload/<token>`` to a one-time
   name, bounded in number, bytes held and pace; nothing written to disk, no path from a client.
@@ -35,6 +36,7 @@ from .addresses import (
     qr_png,
     qr_text,
     split_host,
+    url_host,
 )
 from .bridge import (
     CRASH_MESSAGE,
@@ -91,5 +93,5 @@ __all__ = [
     "Joined", "Limits", "ServeError", "TableGate", "Tries", "UploadRefused", "Uploads",
     "address_key", "bind", "check_flet", "check_port", "flet_app", "is_gone", "is_loopback",
     "is_wildcard", "lan_addresses", "network_key", "new_code", "qr_png", "qr_text", "serve",
-    "server_config", "settle", "split_host",
+    "server_config", "settle", "split_host", "url_host",
 ]

@@ -29,6 +29,16 @@ def is_wildcard(host: str) -> bool:
     return host in ("", "*", "0.0.0.0", "::", "[::]")
 
 
+def url_host(host: str) -> str:
+    """``host`` as it is written in a URL: an IPv6 address in brackets (``http://[fd00::1]:8550/``),
+    anything else as it is."""
+    bare = host.strip("[]")
+    try:
+        return f"[{bare}]" if ipaddress.ip_address(bare).version == 6 else bare
+    except ValueError:
+        return host
+
+
 def check_port(port: int) -> int:
     if not 0 <= port <= 65535:
         raise ServeError(f"--port must be between 1 and 65535 (or 0 for a free one), not {port}")

@@ -131,6 +131,12 @@ def _note(windows: OrderedDict[str, _Window], key: str, now: float, most: int,
         windows.popitem(last=False)
 
 
+#: The script that sends the join form filled in from the QR code's address. It runs only in a
+#: page the player opened: every answer forbids framing (``X-Frame-Options``), and an image or a
+#: script's fetch of the address runs nothing.
+SEND_FORM = "<script>document.getElementById('join').submit()</script>"
+
+
 JOIN_PAGE = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -143,17 +149,19 @@ h1 {{ font-size: 1.6em; }}
 input {{ font-size: 2em; width: 7em; letter-spacing: .2em; padding: 6px; }}
 button {{ font-size: 1.3em; padding: 10px 22px; margin-top: 14px; }}
 .err {{ color: #b00020; font-weight: bold; }}
+.note {{ font-weight: bold; }}
 </style></head>
 <body>
 <h1>Join this table</h1>
 <p>Type the table code shown where the Chicken Foot companion was started (or scan its QR code).</p>
 {message}
-<form method="post" action="/join">
+<form id="join" method="post" action="/join">
 <label for="code">Table code</label><br>
 <input id="code" name="code" inputmode="numeric" autocomplete="one-time-code" maxlength="12"
- autofocus required><br>
+ value="{code}" autofocus required><br>
 <button type="submit">Join</button>
 </form>
+{send}
 </body></html>
 """
 
@@ -274,15 +282,21 @@ class TableGate:
                 return
             given = parse_qs(body.decode("latin-1")).get("code", [""])[0]
         elif scope.get("method") in ("GET", "HEAD"):
+            # Any page a phone opens can make its browser load /join?code=... (an image, a
+            # frame, a script's fetch): were such codes tried, a page left open would spend the
+            # phone's wrong codes and lock it out of its own table. So the address only fills
+            # the form in, and the page sends it: a POST, which carries its Origin.
             given = parse_qs(scope.get("query_string", b"").decode("latin-1")).get("code", [""])[0]
-            if not given:
-                if self.has_joined(scope, headers):
-                    await redirect(send, "/", None)
-                else:
-                    await self._join_page(send, 200, "")
-                return
+            if self.has_joined(scope, headers):
+                await redirect(send, "/", None)
+            else:
+                await self._join_page(send, 200, "Joining this table..." if given else "", given)
+            return
         else:
             await reply(send, 405, "Only GET and POST are served here.\n", close=True)
+            return
+        if headers.get("sec-fetch-site", "same-origin") != "same-origin":
+            await reply(send, 403, "Requests from other sites are refused.\n", close=True)
             return
         now = time.monotonic()
         if self.tries.blocked(client, now):
@@ -296,7 +310,11 @@ class TableGate:
         self._remember(scope)
         await redirect(send, "/", f"{COOKIE}={self.token}; Path=/; HttpOnly; SameSite=Strict")
 
-    async def _join_page(self, send: Send, status: int, message: str) -> None:
-        text = f'<p class="err" role="alert">{html.escape(message)}</p>' if message else ""
-        await reply(send, status, JOIN_PAGE.format(message=text, theme=face.THEME_COLOUR),
-                    "text/html; charset=utf-8")
+    async def _join_page(self, send: Send, status: int, message: str, code: str = "") -> None:
+        """The join page; ``code`` (from the QR code's address) filled in and sent at once."""
+        kind = "note" if status == 200 else "err"
+        text = f'<p class="{kind}" role="alert">{html.escape(message)}</p>' if message else ""
+        filled = html.escape("".join(code.split())[:12], quote=True)
+        page = JOIN_PAGE.format(message=text, theme=face.THEME_COLOUR, code=filled,
+                                send=SEND_FORM if filled and status == 200 else "")
+        await reply(send, status, page, "text/html; charset=utf-8")
