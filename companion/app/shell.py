@@ -11,6 +11,7 @@ phone opening the same address) lands on the same screen with the same data.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import threading
@@ -157,6 +158,9 @@ class App(Kit):
         #: What this session holds: drafts, the state of the screen shown, its message.
         self.session = Session(ctx)
         self._render_lock = threading.RLock()
+        #: The open note whose button takes a change back (Redo): it speaks of the screen it
+        #: was shown over, so the next redraw closes it.
+        self._undo_note: ft.SnackBar | None = None
         #: The scrolling part of the screen now drawn (see scroll_into_view).
         self.scroller: ft.Column | None = None
         page.title = "Chicken Foot companion"
@@ -336,8 +340,23 @@ class App(Kit):
         if action is not None:
             label, fn = action
             act = ft.SnackBarAction(label, on_click=self.guarded(lambda _: fn()))
-        self.page.show_dialog(ft.SnackBar(ft.Text(message, size=self.fs(15)), action=act,
-                                          duration=ft.Duration(seconds=6 if act else 3)))
+        # persist=False: since Flutter 3.29 a note with a button stays until it is pressed, and
+        # would cover the buttons of every screen after it
+        note = ft.SnackBar(ft.Text(message, size=self.fs(15)), action=act, persist=False,
+                           duration=ft.Duration(seconds=6 if act else 3))
+        self.page.show_dialog(note)
+        if act is not None:
+            self._undo_note = note
+
+    def _close_undo_note(self) -> None:
+        """Close the note that offers to take a change back: once the screen changed (another
+        change made, another screen shown) its button would take back something else, or
+        nothing."""
+        note, self._undo_note = self._undo_note, None
+        if note is not None and note.open:
+            note.open = False
+            with contextlib.suppress(Exception):  # already gone from the page
+                note.update()
 
     def show_error(self, message: str) -> None:
         """Say what went wrong on the screen where it happened, until the next action there or
@@ -411,6 +430,7 @@ class App(Kit):
         from .router import route_screen
 
         route = self.page.route or "/"
+        self._close_undo_note()
         self._drawn_width = self.page.width
         self.session.drawn(route)
         self.session.visit(route)

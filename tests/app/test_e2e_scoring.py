@@ -321,3 +321,30 @@ def test_eight_players_in_large_text_at_360px_nothing_is_cut_off(tmp_path: Path,
         print("named nodes checked per screen:", checked)
     finally:
         srv.stop()
+
+
+def test_a_note_offering_redo_goes_once_the_change_is_redone_and_never_covers_the_next_screen(
+        tmp_path: Path, browser) -> None:  # type: ignore[no-untyped-def]
+    db = tmp_path / "matches.json"
+    mid = make_match(db, ["Ann", "Bob", "Cy"], [({"Ann": 0, "Bob": 5, "Cy": 7}, "Ann"),
+                                                 ({"Ann": 3, "Bob": 0, "Cy": 4}, "Bob")])
+    srv = Server(db, tmp_path / "app.log")
+    try:
+        ui = Ui(browser.new_page(viewport=PHONE), _scoring_shots("redo-note"))
+        ui.open(f"{srv.url}match/{mid}")
+        ui.click("Undo: round 2 added")
+        ui.click("Undo it")
+        ui.see("Undone: round 2 added")
+        ui.shot("undone-note-360px")
+        ui.click("Redo: round 2 added")  # the scoreboard's own Redo, not the note's
+        ui.see("Undo: round 2 added")
+        ui.page.wait_for_timeout(1000)  # the note's exit
+        assert ui.page.get_by_text("Undone: round 2 added").count() == 0
+        ui.click("Edit round 1")
+        save = ui.button("Save round 1")
+        save.wait_for(state="visible", timeout=20_000)
+        ui.shot("edit-round-1-no-note-360px")
+        assert ui.page.get_by_role("button", name="Redo", exact=True).count() == 0
+        assert len(_stored(db, mid).rounds) == 2
+    finally:
+        srv.stop()

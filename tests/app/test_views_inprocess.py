@@ -43,6 +43,7 @@ class FakePage:
         self.updates += 1
 
     def show_dialog(self, d: Any) -> None:
+        d.open = True  # as Flet's own does
         self.dialogs.append(d)
 
     async def push_route(self, route: str) -> None:
@@ -205,9 +206,19 @@ def test_round_entry_handlers_save_a_round_and_the_match_ends(app: App) -> None:
     assert app.ctx.store.get(m.id).rounds == ()
     snack = app.page.dialogs[-1]
     assert isinstance(snack, ft.SnackBar) and snack.content.value == "Undone: round 1 added"
-    assert snack.action.label == "Redo"
+    assert snack.action.label == "Redo" and snack.persist is False  # it goes by itself
+    # redone from the scoreboard instead: the note's Redo would now take back nothing, and the
+    # note would lie over the next screen's buttons: the redraw closes it
+    _click(app, "Redo: round 1 added")
+    assert len(app.ctx.store.get(m.id).rounds) == 1 and not snack.open
+    _click(app, "Undo: round 1 added")
+    _click(app, "Undo it")
+    snack = app.page.dialogs[-1]
+    assert snack.open and snack.content.value == "Undone: round 1 added"
     snack.action.on_click(None)
     assert len(app.ctx.store.get(m.id).rounds) == 1
+    _go(app, f"/match/{m.id}/round/1")  # another screen: no note from the last one
+    assert not any(d.open for d in app.page.dialogs if isinstance(d, ft.SnackBar) and d.action)
 
 
 def test_settings_handlers_persist(app: App, tmp_path) -> None:
