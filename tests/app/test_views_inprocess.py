@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -826,6 +827,8 @@ def test_a_photo_correction_to_a_taken_tile_is_refused_and_can_move_it(app: App)
     _click(app, "1: 5-6")
     _click(app, "Remove tile 1")
     _click(app, "1: 1-2")
+    faces = [str(c).split(",")[0] for c in map(_caption, _buttons(app.page.controls)) if re.fullmatch(r"\d+-\d+(, .*)?", str(c))]
+    assert "1-2" in faces and all("1" in f.split("-") for f in faces), faces  # opened on a suit of the tile as read
     _click(app, "5")
     _click(app, "5-6, taken: Eve has it")  # correcting it to Eve's tile: refused, in words
     texts = _texts(app.page.controls)

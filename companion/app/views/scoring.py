@@ -779,6 +779,8 @@ def _review(app: App, s: _Screen, i: int, review: PhotoReview, ui: PhotoPanel, a
 
     def select(k: int) -> None:
         ui.selected, ui.adding, ui.taken, ui.asking = (None if ui.selected == k else k), False, None, False
+        if ui.selected is not None:  # the correction opens on a suit of the tile as read
+            ui.suit = review.items[k].tile.low
         app.render()
         if ui.selected is not None:
             app.scroll_into_view(check_key(i, k))
@@ -917,7 +919,7 @@ def _full_screen(app: App, s: _Screen, i: int, review: PhotoReview, ui: PhotoPan
             return
         hit = review.tile_at(pos.x * iw / width, pos.y * ih / height)
         if hit is not None and hit in shown:
-            ui.selected, ui.adding = hit, False
+            ui.selected, ui.adding, ui.suit = hit, False, review.items[hit].tile.low
             app.page.pop_dialog()
             app.render()
             app.scroll_into_view(check_key(i, hit))
