@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from chickenfoot.match import Commit, Match, Outcome, Round, RoundDraft, Standing
+from chickenfoot.match import Commit, Match, MatchStateError, Outcome, Round, RoundDraft, Standing
 from chickenfoot.rules import MissingDouble, Start, TieBreak
 
 from .brief import RoundBrief, round_brief
@@ -249,6 +249,24 @@ class MatchSession:
 
     def redo(self) -> None:
         self._apply(lambda m: m.redo())
+
+    def undo_last(self, label: str) -> None:
+        """Undo the last change if it is still ``label`` (another phone may have made one since);
+        else :class:`MatchStateError` and nothing is undone."""
+        def change(m: Match) -> Match:
+            if not m.undo_log or m.undo_log[-1]["label"] != label:
+                raise MatchStateError(f"{label} is no longer the last change (another was made since): "
+                                      "nothing was undone")
+            return m.undo()
+        self._apply(change)
+
+    def redo_last(self, label: str) -> None:
+        """Redo ``label`` if it is still the last change undone; else :class:`MatchStateError`."""
+        def change(m: Match) -> Match:
+            if not m.redo_log or m.redo_log[-1]["label"] != label:
+                raise MatchStateError(f"{label} is no longer the last change undone: nothing was redone")
+            return m.redo()
+        self._apply(change)
 
     def abandon(self) -> None:
         self._apply(lambda m: m.abandon())

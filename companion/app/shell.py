@@ -161,6 +161,8 @@ class App(Kit):
         #: The open note whose button takes a change back (Redo): it speaks of the screen it
         #: was shown over, so the next redraw closes it.
         self._undo_note: ft.SnackBar | None = None
+        #: A note to show once the screen of a route is drawn (a change made on the way to it).
+        self._note_on: tuple[str, str, tuple[str, Callable[[], Any]] | None] | None = None
         #: The scrolling part of the screen now drawn (see scroll_into_view).
         self.scroller: ft.Column | None = None
         page.title = "Chicken Foot companion"
@@ -348,6 +350,14 @@ class App(Kit):
         if act is not None:
             self._undo_note = note
 
+    def snack_on(self, route: str, message: str, action: tuple[str, Callable[[], Any]] | None = None) -> None:
+        """:meth:`snack` once the screen of ``route`` is drawn (now, if it is the one shown): a
+        change made on the way to another screen is told, and offered back, there."""
+        if (self.page.route or "/") == route:
+            self.snack(message, action=action)
+        else:
+            self._note_on = (route, message, action)
+
     def _close_undo_note(self) -> None:
         """Close the note that offers to take a change back: once the screen changed (another
         change made, another screen shown) its button would take back something else, or
@@ -480,6 +490,10 @@ class App(Kit):
             ], spacing=0, expand=True), expand=True, key=key)
         self.page.controls[:] = [root]
         self.page.update()
+        if self._note_on is not None and self._note_on[0] == route:
+            _, message, action = self._note_on
+            self._note_on = None
+            self.snack(message, action=action)
 
     def new_screen(self) -> None:
         """Show the current route as a screen opened afresh (its state emptied, at its top)."""

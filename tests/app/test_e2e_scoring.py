@@ -323,7 +323,7 @@ def test_eight_players_in_large_text_at_360px_nothing_is_cut_off(tmp_path: Path,
         srv.stop()
 
 
-def test_a_note_offering_redo_goes_once_the_change_is_redone_and_never_covers_the_next_screen(
+def test_a_save_is_offered_back_where_it_is_told_and_a_redo_note_never_covers_the_next_screen(
         tmp_path: Path, browser) -> None:  # type: ignore[no-untyped-def]
     db = tmp_path / "matches.json"
     mid = make_match(db, ["Ann", "Bob", "Cy"], [({"Ann": 0, "Bob": 5, "Cy": 7}, "Ann"),
@@ -331,7 +331,17 @@ def test_a_note_offering_redo_goes_once_the_change_is_redone_and_never_covers_th
     srv = Server(db, tmp_path / "app.log")
     try:
         ui = Ui(browser.new_page(viewport=PHONE), _scoring_shots("redo-note"))
-        ui.open(f"{srv.url}match/{mid}")
+        # a round saved is told on the scoreboard with its own Undo
+        ui.open(f"{srv.url}match/{mid}/round")
+        ui.click("Went out", nth=0)
+        for digits in ("5", "Next: Cy", "7"):
+            ui.click(digits)
+        ui.click("Save round 3")
+        ui.see("Round 3 saved")
+        ui.shot("saved-note-360px")
+        ui.click("Undo")
+        ui.see("Undone: round 3 added")
+        assert len(_stored(db, mid).rounds) == 2
         ui.click("Undo: round 2 added")
         ui.click("Undo it")
         ui.see("Undone: round 2 added")

@@ -80,6 +80,25 @@ def test_undo_redo_and_changes_from_elsewhere(store):
     assert store.get(m.id).totals() == [4, 9]
 
 
+def test_undo_of_a_named_change_takes_back_only_that_change(store):
+    """A note's Undo names the change it told of: a phone that saved round 1 must not take back
+    round 2, saved on another phone since."""
+    m = store.create(["Ann", "Bob"], "double-chicken-foot", {})
+    a, b = MatchSession(store, m.id), MatchSession(store, m.id)
+    a.save_round(_round(a, 0, {1: 9}, {}))
+    told = a.undo_label()
+    b.refresh()
+    b.save_round(_round(b, 1, {0: 4}, {}))
+    with pytest.raises(MatchError, match="round 1 added is no longer the last change"):
+        a.undo_last(told)
+    assert store.get(m.id).totals() == [4, 9]
+    b.undo_last("round 2 added")
+    with pytest.raises(MatchError, match="no longer the last change undone"):
+        a.redo_last(told)
+    a.redo_last("round 2 added")
+    assert store.get(m.id).totals() == [4, 9]
+
+
 def test_incomplete_or_impossible_rounds_are_refused_and_nothing_is_saved(store):
     m = store.create(["Ann", "Bob"], "double-chicken-foot", {})
     ms = MatchSession(store, m.id)

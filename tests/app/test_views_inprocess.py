@@ -196,6 +196,16 @@ def test_round_entry_handlers_save_a_round_and_the_match_ends(app: App) -> None:
     assert app.page.pushed[-1] == f"/match/{m.id}" and len(app.ctx.store.get(m.id).rounds) == 1
     texts = _go(app, f"/match/{m.id}")
     assert "Match over" in texts and "Winner: Ann with 0" in texts
+    # told on the scoreboard, with its Undo there (not only at the scoreboard's foot)
+    saved = [d for d in app.page.dialogs if isinstance(d, ft.SnackBar) and d.content.value == "Round 1 saved"]
+    assert len(saved) == 1 and saved[0].open and saved[0].action.label == "Undo"
+    saved[0].action.on_click(None)
+    assert app.ctx.store.get(m.id).rounds == ()
+    note = app.page.dialogs[-1]
+    assert note.content.value == "Undone: round 1 added" and not saved[0].open
+    note.action.on_click(None)  # Redo
+    assert len(app.ctx.store.get(m.id).rounds) == 1
+    texts = _go(app, f"/match/{m.id}")
     assert "Tie-break: lowest total wins; equal lowest totals are a draw." in texts
     # undo asks first ("Keep it" where Undo was: a double tap takes nothing back) ...
     _click(app, "Undo: round 1 added")

@@ -27,8 +27,8 @@ class HomeScreen(Screen):
 
     def view(self) -> tuple[str, list[Any], str | None]:
         app = self.app
-        body: list[Any] = [app.text("Keep the score of your Chicken Foot games, count a hand from a photo, "
-                                    "and settle arguments about a play.", 16)]
+        body: list[Any] = [app.text("Keep the score of your Chicken Foot games, counting the hands left at a "
+                                    "round's end by number, tile or photo, and settle arguments about a play.", 16)]
         unfinished = self.session.store.unfinished()
         # One clear first action (resume the match in progress, else start one); the rest is a list
         # of full-width rows, each a thumb's height. Settings is the app bar's gear, not repeated here.

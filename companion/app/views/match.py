@@ -30,6 +30,27 @@ def _changed(app: App, ms: MatchSession) -> None:
     app.notify_change(ms.id)
 
 
+def take_back(app: App, ms: MatchSession, label: str) -> None:
+    """Undo the change ``label`` (if it is still the last one) and offer it back in a note."""
+    ms.undo_last(label)
+    _changed(app, ms)
+    app.render()
+    app.snack(f"Undone: {label}", action=("Redo", lambda: _give_back(app, ms, label)))
+
+
+def _give_back(app: App, ms: MatchSession, label: str) -> None:
+    ms.redo_last(label)
+    _changed(app, ms)
+    app.render()
+
+
+def offer_undo(app: App, ms: MatchSession, message: str, route: str) -> None:
+    """Tell of the change just made (``message``) on the screen of ``route``, with its Undo:
+    the change is taken back in one tap where it is told, not only from the scoreboard's foot."""
+    label = ms.undo_label()
+    app.snack_on(route, message, ("Undo", lambda: take_back(app, ms, label)) if label else None)
+
+
 # ----------------------------------------------------------------- scoreboard
 class ScoreboardScreen(Screen):
     """The match: standings, the rounds, the chart, undo, and managing the match."""
@@ -119,10 +140,7 @@ class ScoreboardScreen(Screen):
 
             def undo(_: Any) -> None:
                 self.state.asking = None
-                ms.undo()
-                _changed(app, ms)
-                app.render()
-                app.snack(f"Undone: {label}", action=("Redo", self.redo))
+                take_back(app, ms, ms.undo_label() or label)
 
             return ft.Container(app.card(
                 ft.Semantics(live_region=True, content=app.text(f"Undo {label}?", 17, bold=True)),
@@ -135,10 +153,6 @@ class ScoreboardScreen(Screen):
             app.button("Redo" + (f": {ms.redo_label()}" if ms.can_redo else ""), bind(self.changed, ms.redo),
                        kind="outlined", icon=ft.Icons.REDO, disabled=not ms.can_redo),
         ], wrap=True, spacing=8, run_spacing=8), key=ft.ScrollKey("undo"))
-
-    def redo(self) -> None:
-        if self.ms.can_redo:
-            self.changed(self.ms.redo)
 
     def rename(self, seat: int, field: ft.TextField) -> None:
         ms, app = self.ms, self.app

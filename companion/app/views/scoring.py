@@ -25,7 +25,7 @@ from chickenfoot.app.screens import PhotoPanel, RoundState
 from chickenfoot.app.store import DraftNotFoundError
 from chickenfoot.app.views import Screen, bind
 from chickenfoot.app.views.faces import face_button, face_row, suit_row
-from chickenfoot.app.views.match import round_key
+from chickenfoot.app.views.match import offer_undo, round_key
 from chickenfoot.match import DraftState, RoundDraft, Saved
 from chickenfoot.rules import Tile
 from chickenfoot.rules.words import count
@@ -299,7 +299,7 @@ class _Screen:
         if result.stored or (result.outcome is Saved.ALREADY and result.draft.saved_by == app.device):
             if result.stored:
                 app.notify_change(ms.id)
-                app.snack(f"Round {n} saved")
+                offer_undo(app, ms, f"Round {n} saved", f"/match/{ms.id}")
             if self.d.edit:  # the scoreboard shows the round edited, not its top
                 app.session.reveal_next(round_key(n))
             if app.page.route != f"/match/{ms.id}":
