@@ -27,6 +27,8 @@ class DisputeState:
     suit: int | None = None
     #: Whether the picker's faces are shown (the player may fold them away for more board).
     picking: bool = True
+    #: Whether "New table" is being asked about (the table has tiles that would be lost).
+    clearing: bool = False
 
     def end_chosen(self) -> None:
         """An open end was chosen: the faces it needs are shown, the picker opened for them."""

@@ -677,8 +677,16 @@ def test_dispute_reads_the_table_from_a_photo(app: App) -> None:
     _go(app, "/rules")  # another screen: the message belongs to the dispute checker
     assert not any(t.startswith("Could not read the photo") for t in _go(app, "/dispute"))
 
-    # a named hub the photo does not show: the guess is taken and the screen says so
+    # a table with tiles is not thrown away by one tap
     _click(app, "New table")
+    assert b.layout is before and any(t.startswith("Start a new table? The 14 tiles laid on this one are not kept")
+                                      for t in _texts(app.page.controls))
+    _click(app, "Keep this table")
+    assert b.layout is before and not any(t.startswith("Start a new table?") for t in _texts(app.page.controls))
+    _click(app, "New table")
+    _click(app, "Start a new table")
+    assert b.layout is None
+    # a named hub the photo does not show: the guess is taken and the screen says so
     _click(app, "9-9")
     _picks(app, ("table.jpg", photo))
     _aclick(app, "Read the table from a photo")

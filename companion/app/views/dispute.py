@@ -48,6 +48,24 @@ class DisputeScreen(Screen):
         fn(*args)
         self.app.render()
 
+    def new_table(self, _: Any = None) -> None:
+        """A table with tiles on it is not thrown away by one tap: it asks first."""
+        b = self.table
+        if b.layout is not None and b.layout.plays:
+            self.ask_clear(True)
+        else:
+            self.clear()
+
+    def ask_clear(self, asking: bool) -> None:
+        self.state.clearing = asking
+        self.app.render()
+        if asking:
+            self.app.scroll_into_view("clear-table")
+
+    def clear(self, _: Any = None) -> None:
+        self.state.clearing = False
+        self.act(self.table.clear)
+
     def pick_suit(self, v: int) -> None:
         self.state.suit = v
         self.app.render()
@@ -244,8 +262,19 @@ class DisputeScreen(Screen):
             app.button(f"Take back {back}" if back else "Take back last tile", bind(self.act, b.undo), kind="outlined",
                        icon=ft.Icons.UNDO, disabled=back is None),
             app.button("Save layout", self.save, kind="outlined", icon=ft.Icons.SAVE),
-            app.button("New table", bind(self.act, b.clear), kind="text"),
+            app.button("New table", self.new_table, kind="text"),
         ], wrap=True, spacing=8, run_spacing=8))
+        if self.state.clearing:
+            tiles = len(b.layout.plays) + 1  # and the hub
+            body.append(app.card(
+                ft.Semantics(live_region=True, content=app.text(
+                    f"Start a new table? The {count(tiles, 'tile')} laid on this one "
+                    f"{'is' if tiles == 1 else 'are'} not kept (Save layout keeps a table in a file).",
+                    16, bold=True)),
+                ft.Row([app.button("Keep this table", bind(self.ask_clear, False), kind="outlined"),
+                        app.button("Start a new table", self.clear, icon=ft.Icons.DELETE_OUTLINE)],
+                       wrap=True, spacing=8, run_spacing=8),
+                color=ft.Colors.TERTIARY_CONTAINER, key="clear-table"))
         body.append(app.text("Another table", 18, bold=True))
         body.extend(another)
         return "Dispute checker", body, "/", sheet
