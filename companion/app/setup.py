@@ -84,6 +84,8 @@ class MatchSetup:
     def __init__(self, preset: str = "double-chicken-foot", options: dict[str, Any] | None = None,
                  players: list[str] | None = None) -> None:
         self.players: list[str] = []
+        #: A name typed and not added yet (refused: a name taken, too long), kept for fixing.
+        self.name_typed = ""
         self.preset = preset
         self.options: dict[str, Any] = {}
         self.set_preset(preset)

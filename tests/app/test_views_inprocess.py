@@ -441,6 +441,17 @@ def test_new_match_screen_handlers(app: App) -> None:
         field = _find(app.page.controls, ft.TextField, lambda c: c.label == "Player name")[0]
         field.value = name
         field.on_submit(None)
+    # a name refused (taken) is said, and stays in the field to be fixed
+    field = _find(app.page.controls, ft.TextField, lambda c: c.label == "Player name")[0]
+    field.value = "bob"
+    field.on_submit(None)
+    assert "There is already a player called Bob" in _texts(app.page.controls)
+    assert _find(app.page.controls, ft.TextField, lambda c: c.label == "Player name")[0].value == "bob"
+    field = _find(app.page.controls, ft.TextField, lambda c: c.label == "Player name")[0]
+    field.value = "Bob B"
+    field.on_submit(None)
+    assert _find(app.page.controls, ft.TextField, lambda c: c.label == "Player name")[0].value == ""
+    _find(app.page.controls, ft.IconButton, lambda c: c.tooltip == "Remove Bob B")[0].on_click(None)
     preset = _find(app.page.controls, ft.Dropdown, lambda c: c.label == "Rules preset")[0]
     preset.on_select(_event("pagat"))
     texts = _texts(app.page.controls)

@@ -75,11 +75,16 @@ class NewMatchScreen(Screen):
     def view(self) -> tuple[str, list[Any], str | None]:
         app = self.app
         self.form = s = self.session.setup_form()
-        name = ft.TextField(label="Player name", autofocus=True, text_size=app.fs(16),
+        name = ft.TextField(label="Player name", value=s.name_typed, autofocus=True, text_size=app.fs(16),
                             expand=True, max_length=24)
 
+        def add_it(typed: str) -> None:
+            s.name_typed = typed  # kept on the redrawn form if it is refused, for fixing
+            s.add_player(typed)
+            s.name_typed = ""
+
         def add(_: Any = None) -> None:
-            self.changed(s.add_player, name.value or "")
+            self.changed(add_it, name.value or "")
 
         name.on_submit = app.guarded(add)
         rows: list[Any] = []
