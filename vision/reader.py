@@ -137,10 +137,11 @@ class Reader:
         paths = [self.models_dir / f for f in self.config.model_files]
         return sum(p.stat().st_size for p in paths if p.exists())
 
-    def load(self, source: Source | LoadedImage) -> LoadedImage:
+    def load(self, source: Source | LoadedImage, name: str | None = None) -> LoadedImage:
+        """``source`` decoded for reading; ``name`` (a file's name) is what its errors call it."""
         if isinstance(source, LoadedImage):
             return source
-        return load_image(source, self.config.decode_max_side)
+        return load_image(source, self.config.decode_max_side, name=name)
 
     def detect(self, image: Image.Image) -> Detections:
         return detect(image, self.detector, self.config)

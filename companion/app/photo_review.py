@@ -423,12 +423,13 @@ def _resample() -> Any:
 
 
 def read_photo(reader: Reader, data: bytes, rules: RuleSet, top: int, preview: Preview, shown_width: float,
-               *, as_match_set: bool = False) -> tuple[PhotoReview, dict[str, float]]:
+               *, as_match_set: bool = False, name: str | None = None) -> tuple[PhotoReview, dict[str, float]]:
     """Read a photo of a hand for a double-``top`` match and draw its preview, decoding the
     photo once: the review and the time each step took (ms). Read for the widest set the reader
-    knows unless ``as_match_set``. Raises the reader's errors (a bad file, missing models)."""
+    knows unless ``as_match_set``. Raises the reader's errors (a bad file, missing models), which
+    call the file ``name``."""
     t0 = time.perf_counter()
-    loaded = reader.load(data)
+    loaded = reader.load(data, name)
     t1 = time.perf_counter()
     read_as = top if as_match_set else read_top(top, reader.readable_top(None))
     reading = reader.read(loaded, rules, read_as)

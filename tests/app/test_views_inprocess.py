@@ -985,3 +985,15 @@ def test_back_from_check_the_table_goes_to_the_scoreboard(app: App) -> None:
     assert app.page.route == "/dispute"
     app.page.appbar.leading.on_click(None)  # Back
     assert app.page.pushed[-1] == f"/match/{m.id}"
+
+
+def test_a_hand_photo_that_is_no_image_is_named_and_nothing_is_entered(app: App) -> None:
+    m = app.ctx.store.create(["Ann", "Bob"], "pagat", {"match_length": "single"})
+    _go(app, f"/match/{m.id}/round")
+    _picks(app, ("notes.jpg", b"these are my notes, not a photo"), ("empty.jpg", b""))
+    _aclick(app, "Photo")
+    texts = _texts(app.page.controls)
+    assert any(t.startswith("Could not read the photo: notes.jpg: not an image") for t in texts), texts
+    assert texts.count("not entered") == 2
+    _aclick(app, "Photo")
+    assert "Could not read the photo: empty.jpg: the file is empty" in _texts(app.page.controls)

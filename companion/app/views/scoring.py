@@ -592,12 +592,12 @@ def _photo_panel(app: App, s: _Screen, i: int) -> ft.Control:
     review = s.content.reviews.get(i)
     app.ctx.warm_reader()
 
-    async def read(data: bytes, as_match_set: bool) -> None:
+    async def read(data: bytes, as_match_set: bool, name: str | None = None) -> None:
         width, preview = _shown_width(app), Preview()
 
         def work() -> tuple[PhotoReview, dict[str, float]]:
             out = read_photo(app.ctx.reader(), data, ms.match.rules, ms.match.set_top, preview, width,
-                             as_match_set=as_match_set)
+                             as_match_set=as_match_set, name=name)
             app.ctx.store.put_photo(data)
             return out
 
@@ -632,12 +632,12 @@ def _photo_panel(app: App, s: _Screen, i: int) -> ft.Control:
         if picked is None:
             app.render()
             return
-        _, data = picked
+        name, data = picked
         if not data:
-            ui.error = "the photo could not be read"
+            ui.error = f"{name}: the file is empty"
             app.render()
             return
-        await read(data, as_match_set=False)
+        await read(data, as_match_set=False, name=name)
 
     async def as_match_set(_: Any) -> None:
         if review is not None and review.image is not None:
