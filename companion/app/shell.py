@@ -43,6 +43,8 @@ WARM_DELAY_S = 2.0
 REMOTE_REDRAW_DELAY_S = 0.15
 #: Seconds between a redraw and scrolling a card into view (see App.scroll_into_view).
 SCROLL_DELAY_S = 0.12
+#: Seconds a note asked for on the way to another screen waits for that screen (App.snack_on).
+NOTE_ON_S = 10.0
 #: What screen readers call the part fixed at the bottom of a screen (the number pad, Save).
 FOOTER_LABEL = "Number pad and Save"
 
@@ -161,8 +163,9 @@ class App(Kit):
         #: The open note whose button takes a change back (Redo): it speaks of the screen it
         #: was shown over, so the next redraw closes it.
         self._undo_note: ft.SnackBar | None = None
-        #: A note to show once the screen of a route is drawn (a change made on the way to it).
-        self._note_on: tuple[str, str, tuple[str, Callable[[], Any]] | None] | None = None
+        #: A note to show once the screen of a route is drawn (a change made on the way to it),
+        #: and when it was asked for.
+        self._note_on: tuple[str, str, tuple[str, Callable[[], Any]] | None, float] | None = None
         #: The scrolling part of the screen now drawn (see scroll_into_view).
         self.scroller: ft.Column | None = None
         page.title = "Chicken Foot companion"
@@ -356,7 +359,7 @@ class App(Kit):
         if (self.page.route or "/") == route:
             self.snack(message, action=action)
         else:
-            self._note_on = (route, message, action)
+            self._note_on = (route, message, action, time.monotonic())
 
     def _close_undo_note(self) -> None:
         """Close the note that offers to take a change back: once the screen changed (another
@@ -490,10 +493,13 @@ class App(Kit):
             ], spacing=0, expand=True), expand=True, key=key)
         self.page.controls[:] = [root]
         self.page.update()
-        if self._note_on is not None and self._note_on[0] == route:
-            _, message, action = self._note_on
-            self._note_on = None
-            self.snack(message, action=action)
+        if self._note_on is not None:
+            to, message, action, asked = self._note_on
+            if time.monotonic() - asked > NOTE_ON_S:  # the way there was left: the news is old
+                self._note_on = None
+            elif to == route:
+                self._note_on = None
+                self.snack(message, action=action)
 
     def new_screen(self) -> None:
         """Show the current route as a screen opened afresh (its state emptied, at its top)."""

@@ -140,7 +140,7 @@ class ScoreboardScreen(Screen):
 
             def undo(_: Any) -> None:
                 self.state.asking = None
-                take_back(app, ms, ms.undo_label() or label)
+                take_back(app, ms, label)  # the change asked about, not one made since elsewhere
 
             return ft.Container(app.card(
                 ft.Semantics(live_region=True, content=app.text(f"Undo {label}?", 17, bold=True)),
