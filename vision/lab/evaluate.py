@@ -693,7 +693,9 @@ def _report_real(ev: Evaluator) -> dict[str, Any]:
         print()
         print(f"Photos judged by their headline, {mode} (chickenfoot.vision.lab.verdict):")
         print(verdict_table(verdicts))
-        print("   right: nothing to check, penalty right (the only right); asked: something to check and the\n"
+        print("   right: nothing to check, penalty right (the only right); (95%): where the share right lies\n"
+              "   for photos like these (Wilson interval): two photos more or fewer of 36 are within it;\n"
+              "   asked: something to check and the\n"
               "   counted part not over the truth (ptd: the tiles asked about are all that is wrong);\n"
               "   wrong,asked: the counted part already over the truth. 0-0: photos with a face-up 0-0 and\n"
               "   where they fall (right/asked/wrong,silent/wrong,asked). check/photo: tiles left to check per\n"

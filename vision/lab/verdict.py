@@ -29,6 +29,7 @@ counted apart (:attr:`Verdict.outside_counted`), never against the photo.
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -156,12 +157,24 @@ class VerdictTally:
         }
 
 
+def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The 95% (Wilson score) interval of a share seen as ``k`` of ``n``: where the share for
+    photos like these lies. On 36 photos, 30 right is 68-92%: a change of two or three photos
+    is within it."""
+    if n <= 0:
+        return 0.0, 1.0
+    p, q = k / n, z * z / n
+    centre, half = (p + q / 2) / (1 + q), z * math.sqrt(p * (1 - p) / n + q / (4 * n)) / (1 + q)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
 def verdict_table(rows: list[tuple[str, VerdictTally]]) -> str:
-    """Per source: photos right with nothing to check, asked (of them, pointed at what is
-    wrong), wrong with nothing asked, wrong though asked; the same for the photos with a
-    face-up 0-0; tiles to check per photo (0-0-or-back questions among them); and finds
-    outside the labelled part counted as sure tiles, per photo (in how many photos)."""
-    head = (f"{'source':<34} {'photos':>6} {'right':>11} {'asked (ptd)':>11} {'wrong,silent':>12} "
+    """Per source: photos right with nothing to check (and the 95% interval of that share,
+    :func:`wilson`), asked (of them, pointed at what is wrong), wrong with nothing asked, wrong
+    though asked; the same for the photos with a face-up 0-0; tiles to check per photo
+    (0-0-or-back questions among them); and finds outside the labelled part counted as sure
+    tiles, per photo (in how many photos)."""
+    head = (f"{'source':<34} {'photos':>6} {'right':>11} {'(95%)':>9} {'asked (ptd)':>11} {'wrong,silent':>12} "
             f"{'wrong,asked':>11} {'0-0: n  R/A/W/WA':>18} {'check/photo':>11} {'(0-0?)':>6} {'outside/photo':>13}")
     lines = [head, "-" * len(head)]
     for label, t in rows:
@@ -172,8 +185,9 @@ def verdict_table(rows: list[tuple[str, VerdictTally]]) -> str:
         z = f["blank_double"]
         zeros = f"{f['blank_double_photos']:>3}  {z[RIGHT]}/{z[ASKED]}/{z[WRONG_SILENT]}/{z[WRONG_ASKED]}"
         out = f"{f['outside_counted'] / n:.1f} ({f['outside_photos']})" if f["outside_counted"] else "-"
+        lo, hi = wilson(f[RIGHT], n)
         lines.append(
-            f"{label[:34]:<34} {n:>6} {f[RIGHT]:>4} {100 * f[RIGHT] / n:>5.1f}% "
+            f"{label[:34]:<34} {n:>6} {f[RIGHT]:>4} {100 * f[RIGHT] / n:>5.1f}% {f'{100 * lo:.0f}-{100 * hi:.0f}%':>9} "
             f"{f[ASKED]:>4} ({f['asked_pointed']:>2})  {f[WRONG_SILENT]:>12} {f[WRONG_ASKED]:>11} "
             f"{zeros:>18} {f['to_check_per_photo']:>11.2f} {f['questions']:>6} {out:>13}"
         )

@@ -25,6 +25,7 @@ from chickenfoot.vision.lab.verdict import (
     judge,
     scoped,
     verdict_table,
+    wilson,
 )
 from chickenfoot.vision.reading import Reading, TileReading, zero_or_back
 
@@ -113,8 +114,16 @@ def test_verdict_table_places_the_zero_zero_photos_and_questions():
                                  'shown "penalty 7"']
     assert [a.split(" [")[0] for a in f["asked_photos"]] == ["s/c.jpg"]
     line = verdict_table([("some source", t)]).splitlines()[2]
-    assert line.split()[:6] == ["some", "source", "4", "2", "50.0%", "1"]
+    assert line.split()[:7] == ["some", "source", "4", "2", "50.0%", "15-85%", "1"]
     assert "3  1/1/1/0" in line
+
+
+def test_the_share_right_comes_with_its_95_percent_interval():
+    lo, hi = wilson(30, 36)  # the four held-out sources: 30 of 36 right
+    assert (round(lo, 3), round(hi, 3)) == (0.681, 0.921)  # 95% right lies outside it; 32 of 36 inside
+    assert wilson(0, 10)[0] == 0.0 and wilson(10, 10)[1] == 1.0 and wilson(0, 0) == (0.0, 1.0)
+    a, b = wilson(300, 360)
+    assert b - a < hi - lo  # ten times the photos: a narrower interval
 
 
 # ----------------------------------------------------------------- Ruxi12's format
