@@ -290,7 +290,8 @@ class TableGate:
             if self.has_joined(scope, headers):
                 await redirect(send, "/", None)
             else:
-                await self._join_page(send, 200, "Joining this table..." if given else "", given)
+                said = "Joining this table (press Join if nothing happens)." if given else ""
+                await self._join_page(send, 200, said, given)
             return
         else:
             await reply(send, 405, "Only GET and POST are served here.\n", close=True)
