@@ -130,7 +130,7 @@ def test_wrong_codes_are_rate_limited() -> None:
 
 
 def _gate_join(gate: TableGate, method: str, query: str, headers: dict[str, str], body: bytes = b"",
-               client: str = "10.0.0.9") -> tuple[int, bytes]:
+               client: str = "10.0.0.9", host: str = "10.0.0.1:8550") -> tuple[int, bytes]:
     """One request to ``/join`` through ``gate`` in this process: its status and page."""
     sent: list[dict[str, Any]] = []
 
@@ -142,7 +142,7 @@ def _gate_join(gate: TableGate, method: str, query: str, headers: dict[str, str]
 
     scope = {"type": "http", "method": method, "path": "/join", "client": (client, 5000),
              "query_string": query.encode(),
-             "headers": [(b"host", b"10.0.0.1:8550"), *((k.lower().encode(), v.encode()) for k, v in headers.items())]}
+             "headers": [(b"host", host.encode()), *((k.lower().encode(), v.encode()) for k, v in headers.items())]}
     asyncio.run(gate(scope, receive, send))
     return int(sent[0]["status"]), b"".join(m.get("body", b"") for m in sent[1:])
 
@@ -173,6 +173,19 @@ def test_another_site_cannot_spend_a_phones_wrong_codes() -> None:
     # its own wrong codes still count
     statuses = [_gate_join(gate, "POST", "", _FORM, b"code=000000")[0] for _ in range(web.TRIES_PER_MINUTE + 1)]
     assert statuses[-1] == 429 and _gate_join(gate, "POST", "", _FORM, b"code=123456")[0] == 429
+
+
+def test_a_phone_kept_out_by_its_networks_wrong_codes_is_told_why() -> None:
+    """Past the loose cap on an IPv6 /64, a phone that sent no wrong code is refused too: it is
+    told that another device of its network was guessing, and what the table can do."""
+    gate = TableGate(None, port=8550, loopback_only=False, code="123456")  # type: ignore[arg-type]
+    form = {**_FORM, "Origin": "http://[fd00::1]:8550"}
+    for k in range(web.TRIES_PER_MINUTE_NETWORK):  # one wrong code from each of many addresses
+        _gate_join(gate, "POST", "", form, b"code=000000", client=f"fd00::{k + 2:x}", host="[fd00::1]:8550")
+    status, page = _gate_join(gate, "POST", "", form, b"code=123456", client="fd00::ffff", host="[fd00::1]:8550")
+    assert status == 429 and b"came from this network" in page and b"restarted for a new code" in page
+    status, page = _gate_join(gate, "POST", "", _FORM, b"code=123456", client="10.0.0.7")
+    assert status == 303  # an IPv4 phone is not held by it
 
 
 def _gate_join_headers(gate: TableGate, method: str, query: str) -> list[tuple[bytes, bytes]]:

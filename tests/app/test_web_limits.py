@@ -372,6 +372,7 @@ def test_a_64_of_many_addresses_meets_the_loose_second_cap() -> None:
         assert not tries.blocked(f"2001:db8::{k + 1:x}", now)
         tries.failed(f"2001:db8::{k + 1:x}", now + k * 0.01)
     assert tries.blocked("2001:db8::ffff", now + 30)  # a fresh address of that /64
+    assert tries.blocked_by("2001:db8::ffff", now + 30) == "network"  # told apart from its own codes
     assert not tries.blocked("2001:db8:0:1::1", now + 30)  # another /64
     assert not tries.blocked("2001:db8::ffff", now + 30 + 61)
     (window,) = tries.networks.values()

@@ -110,9 +110,18 @@ class Tries:
     most_networks: int = TRIES_NETWORKS
 
     def blocked(self, client: str, now: float) -> bool:
+        return self.blocked_by(client, now) is not None
+
+    def blocked_by(self, client: str, now: float) -> str | None:
+        """Why ``client`` may not try a code now: ``"address"`` (its own wrong codes),
+        ``"network"`` (its IPv6 /64's, the loose second cap), or None."""
         own, wide = address_key(client), network_key(client)
         window, net = self.keys.get(own), self.networks.get(wide)
-        return bool((window and window.blocked(now)) or (net and net.blocked(now)))
+        if window and window.blocked(now):
+            return "address"
+        if net and net.blocked(now):
+            return "network"
+        return None
 
     def failed(self, client: str, now: float) -> None:
         own, wide = address_key(client), network_key(client)
@@ -300,8 +309,13 @@ class TableGate:
             await reply(send, 403, "Requests from other sites are refused.\n", close=True)
             return
         now = time.monotonic()
-        if self.tries.blocked(client, now):
+        why = self.tries.blocked_by(client, now)
+        if why == "address":
             await self._join_page(send, 429, "Too many wrong codes: wait a minute, then try again.")
+            return
+        if why == "network":  # another device of this network, guessing: this phone did nothing wrong
+            await self._join_page(send, 429, "Too many wrong codes came from this network (another device "
+                                  "guessing the code): wait, or have the companion restarted for a new code.")
             return
         assert self.code is not None
         if not hmac.compare_digest("".join(given.split()).encode(), self.code.encode()):
