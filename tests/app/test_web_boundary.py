@@ -129,22 +129,32 @@ def test_wrong_codes_are_rate_limited() -> None:
     assert try_code("123456", "10.0.0.10") == 303  # another phone is not blocked
 
 
-def _gate_join(gate: TableGate, method: str, query: str, headers: dict[str, str], body: bytes = b"",
-               client: str = "10.0.0.9", host: str = "10.0.0.1:8550") -> tuple[int, bytes]:
-    """One request to ``/join`` through ``gate`` in this process: its status and page."""
+def _through_gate(gate: TableGate, method: str, path: str, headers: dict[str, str], chunks: list[bytes],
+                  client: str = "10.0.0.9", host: str = "10.0.0.1:8550", query: str = ""
+                  ) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
+    """One request through ``gate`` in this process, its body in ``chunks``: the status, the
+    headers and the body of the answer."""
     sent: list[dict[str, Any]] = []
+    queue = [{"type": "http.request", "body": c, "more_body": k < len(chunks) - 1} for k, c in enumerate(chunks)]
 
     async def receive() -> dict[str, Any]:
-        return {"type": "http.request", "body": body}
+        return queue.pop(0) if queue else {"type": "http.disconnect"}
 
     async def send(message: dict[str, Any]) -> None:
         sent.append(message)
 
-    scope = {"type": "http", "method": method, "path": "/join", "client": (client, 5000),
+    scope = {"type": "http", "method": method, "path": path, "client": (client, 5000),
              "query_string": query.encode(),
              "headers": [(b"host", host.encode()), *((k.lower().encode(), v.encode()) for k, v in headers.items())]}
     asyncio.run(gate(scope, receive, send))
-    return int(sent[0]["status"]), b"".join(m.get("body", b"") for m in sent[1:])
+    return int(sent[0]["status"]), list(sent[0]["headers"]), b"".join(m.get("body", b"") for m in sent[1:])
+
+
+def _gate_join(gate: TableGate, method: str, query: str, headers: dict[str, str], body: bytes = b"",
+               client: str = "10.0.0.9", host: str = "10.0.0.1:8550") -> tuple[int, bytes]:
+    """One request to ``/join`` through ``gate``: its status and page."""
+    status, _, page = _through_gate(gate, method, "/join", headers, [body], client, host, query)
+    return status, page
 
 
 #: The join form as the page sends it.
@@ -160,7 +170,7 @@ def test_another_site_cannot_spend_a_phones_wrong_codes() -> None:
         status, page = _gate_join(gate, "GET", "code=000000", {"Accept": "image/png,*/*"})
         assert status == 200 and b'value="000000"' in page and b".submit()" in page
     # the page that sends itself cannot be framed by another site's page
-    assert (b"x-frame-options", b"DENY") in _gate_join_headers(gate, "GET", "code=000000")
+    assert (b"x-frame-options", b"DENY") in _through_gate(gate, "GET", "/join", {}, [b""], query="code=000000")[1]
     # a form posted from another site's page: refused before its code is looked at
     for headers in ({**_FORM, "Origin": "http://evil.example"}, {"Sec-Fetch-Site": "cross-site"},
                     {**_FORM, "Sec-Fetch-Site": "same-site"}):
@@ -186,21 +196,6 @@ def test_a_phone_kept_out_by_its_networks_wrong_codes_is_told_why() -> None:
     assert status == 429 and b"came from this network" in page and b"restarted for a new code" in page
     status, page = _gate_join(gate, "POST", "", _FORM, b"code=123456", client="10.0.0.7")
     assert status == 303  # an IPv4 phone is not held by it
-
-
-def _gate_join_headers(gate: TableGate, method: str, query: str) -> list[tuple[bytes, bytes]]:
-    sent: list[dict[str, Any]] = []
-
-    async def receive() -> dict[str, Any]:
-        return {"type": "http.request", "body": b""}
-
-    async def send(message: dict[str, Any]) -> None:
-        sent.append(message)
-
-    scope = {"type": "http", "method": method, "path": "/join", "client": ("10.0.0.9", 5000),
-             "query_string": query.encode(), "headers": [(b"host", b"10.0.0.1:8550")]}
-    asyncio.run(gate(scope, receive, send))
-    return list(sent[0]["headers"])
 
 
 def test_host_header_parsing() -> None:
@@ -365,20 +360,9 @@ def test_an_upload_goes_only_to_a_token_the_server_made(table: Server) -> None:
 
 def _asgi_put(gate: TableGate, path: str, chunks: list[bytes], port: int) -> tuple[int, bytes]:
     """One PUT through ``gate`` in this process, its body in ``chunks``."""
-    sent: list[dict] = []
-    queue = [{"type": "http.request", "body": c, "more_body": k < len(chunks) - 1} for k, c in enumerate(chunks)]
-
-    async def receive() -> dict:
-        return queue.pop(0) if queue else {"type": "http.disconnect"}
-
-    async def send(message: dict) -> None:
-        sent.append(message)
-
     host = f"127.0.0.1:{port}"
-    scope = {"type": "http", "method": "PUT", "path": path,
-             "headers": [(b"host", host.encode()), (b"origin", f"http://{host}".encode())]}
-    asyncio.run(gate(scope, receive, send))
-    return sent[0]["status"], b"".join(m.get("body", b"") for m in sent[1:])
+    status, _, body = _through_gate(gate, "PUT", path, {"Origin": f"http://{host}"}, chunks, "127.0.0.1", host)
+    return status, body
 
 
 def test_an_upload_is_delivered_once_whole_and_never_over_the_limit() -> None:
