@@ -368,7 +368,7 @@ class App(Kit):
         note, self._undo_note = self._undo_note, None
         if note is not None and note.open:
             note.open = False
-            with contextlib.suppress(Exception):  # already gone from the page
+            with contextlib.suppress(RuntimeError):  # not on a page (any more): nothing to close
                 note.update()
 
     def show_error(self, message: str) -> None:
