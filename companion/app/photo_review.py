@@ -272,8 +272,10 @@ class PhotoReview:
         """The set the counted tiles fit when some are outside the match's set."""
         return fitting_set([it.tile for it in self.items if it.counted]) if self.outside else None
 
-    def set_note(self) -> str:
-        """Why the tiles cannot be used as read, and what set they fit ("" when they can)."""
+    def set_note(self, match: bool = True) -> str:
+        """Why the tiles cannot be used as read, and what set they fit ("" when they can).
+        ``match``: the set is a match's; else the one chosen for a hand counted on its own,
+        which the player may change."""
         out = self.outside
         if not out:
             return ""
@@ -282,10 +284,14 @@ class PhotoReview:
         fits = self.fits
         where = f"the tiles read fit a double-{fits} set" if fits else "no set holds the tiles read"
         these = "it" if one else "them"
-        return (f"{'Tile' if one else 'Tiles'} {which} {'is' if one else 'are'} not in the double-{self.top} "
-                f"set this match plays; {where}. If your tiles are double-{self.top}, read the photo as "
-                f"double-{self.top}; if they are double-{fits or 18}, correct or remove {these} (this match "
-                f"was set up for double-{self.top}).")
+        head = (f"{'Tile' if one else 'Tiles'} {which} {'is' if one else 'are'} not in the double-{self.top} "
+                f"set {'this match plays' if match else 'chosen'}; {where}. If your tiles are double-{self.top}, "
+                f"read the photo as double-{self.top}; ")
+        if not match:
+            return head + (f"if they are double-{fits}, count it as double-{fits}." if fits
+                           else f"else correct or remove {these}.")
+        return head + (f"if they are double-{fits or 18}, correct or remove {these} (this match "
+                       f"was set up for double-{self.top}).")
 
     @property
     def reading(self) -> Reading:

@@ -18,7 +18,7 @@ SCREENS: dict[str, str] = {
     "home": "home:HomeScreen", "new": "setup:NewMatchScreen", "history": "home:HistoryScreen",
     "stats": "home:StatsScreen", "rules": "home:RulesScreen", "settings": "home:SettingsScreen",
     "dispute": "dispute:DisputeScreen", "practice": "practice:PracticeScreen",
-    "invite": "home:InviteScreen", "scoreboard": "match:ScoreboardScreen", "brief": "match:BriefScreen",
+    "invite": "home:InviteScreen", "count": "count:CountScreen", "scoreboard": "match:ScoreboardScreen", "brief": "match:BriefScreen",
     "round": "scoring:RoundScreen",
 }
 

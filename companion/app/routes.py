@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 #: Screens whose address is a single word (``/history``), by that word.
-PLAIN = ("new", "history", "stats", "rules", "settings", "dispute", "practice", "invite")
+PLAIN = ("new", "history", "stats", "rules", "settings", "dispute", "practice", "invite", "count")
 #: Screens that list matches: redrawn when any match changes.
 MATCH_LISTS = ("home", "history", "stats")
 

@@ -17,6 +17,7 @@ from typing import Any, Protocol, TypeVar
 from chickenfoot.rules.errors import ChickenFootError
 
 from .dispute import DisputeBuilder
+from .hand_count import HandCount
 from .match_session import MatchSession
 from .practice_session import PracticeSession, PracticeSetup
 from .routes import parse
@@ -68,6 +69,8 @@ class Drafts:
     #: The practice form, and the practice round being played.
     practice_setup: PracticeSetup | None = None
     practice: PracticeSession | None = None
+    #: A hand being counted from a photo, outside any match.
+    hand_count: HandCount | None = None
 
 
 @dataclass
@@ -122,6 +125,13 @@ class Session:
         if self.drafts.dispute is None:
             self.drafts.dispute = DisputeBuilder(self.settings.default_preset, 9)
         return self.drafts.dispute
+
+    def hand_count(self) -> HandCount:
+        """The hand being counted from a photo (under the default rules at first)."""
+        if self.drafts.hand_count is None:
+            st = self.settings
+            self.drafts.hand_count = HandCount(st.default_preset, dict(st.default_options))
+        return self.drafts.hand_count
 
     def practice_form(self) -> PracticeSetup:
         """The practice choices (the default rules at first)."""

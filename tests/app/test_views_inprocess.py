@@ -997,3 +997,43 @@ def test_a_hand_photo_that_is_no_image_is_named_and_nothing_is_entered(app: App)
     assert texts.count("not entered") == 2
     _aclick(app, "Photo")
     assert "Could not read the photo: empty.jpg: the file is empty" in _texts(app.page.controls)
+
+
+# ------------------------------------------------------------ counting a hand on its own
+def test_a_hand_is_counted_from_a_photo_outside_any_match(app: App) -> None:
+    """Home's "Count a hand from a photo": the rendered hand photo (tests/data/hand.jpg) read by
+    the shipped reader, reviewed as on the round screen, its points the headline; a tile
+    corrected changes them; nothing is stored; another hand starts afresh; a file that is no
+    image is said so by name."""
+    from pathlib import Path
+
+    from chickenfoot.vision.config import MODELS_DIR
+
+    if not (MODELS_DIR / "reader.json").exists():
+        pytest.skip("no shipped reader models (models/reader.json)")
+    assert "Count a hand from a photo" in _go(app, "/")
+    _click(app, "Count a hand from a photo")
+    texts = _go(app, "/count")
+    assert "Choose photo" in texts and not any(t.startswith("Penalty from this photo") for t in texts)
+    assert any("the 0-0 counts 50" in t for t in texts)
+    photo = (Path(__file__).parents[1] / "data" / "hand.jpg").read_bytes()
+    _picks(app, ("hand.jpg", photo), ("notes.jpg", b"not an image at all"))
+    _aclick(app, "Choose photo")
+    texts = _texts(app.page.controls)
+    # 13 tiles with the 0-0 (50): 102 pips, 152 under the default rules
+    assert "Penalty from this photo: 152 points" in texts
+    assert "Counted (13 tiles): tap one to correct it." in texts
+    assert not any(t.startswith("Use ") for t in texts)  # nothing to use it for: the headline is the result
+    assert app.ctx.store.all() == []
+    # correct the 5-5 to a 5-6: one more point
+    _click(app, next(t for t in texts if t.endswith(": 5-5")))
+    _click(app, "5-6")
+    assert "Penalty from this photo: 153 points" in _texts(app.page.controls)
+    # the reading stays while another screen is shown
+    _go(app, "/rules")
+    assert "Penalty from this photo: 153 points" in _go(app, "/count")
+    _click(app, "Count another hand")
+    texts = _texts(app.page.controls)
+    assert "Choose photo" in texts and not any(t.startswith("Penalty from this photo") for t in texts)
+    _aclick(app, "Choose photo")
+    assert "Could not read the photo: notes.jpg: not an image" in " ".join(_texts(app.page.controls))

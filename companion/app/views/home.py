@@ -44,6 +44,7 @@ class HomeScreen(Screen):
                                           kind="tonal" if unfinished else "filled")],
                               horizontal_alignment=ft.CrossAxisAlignment.STRETCH))
         items = [
+            ("Count a hand from a photo", "/count", ft.Icons.PHOTO_CAMERA),
             ("Dispute checker", "/dispute", ft.Icons.GAVEL),
             ("Practise a round", "/practice", ft.Icons.SPORTS_ESPORTS),
             ("History", "/history", ft.Icons.HISTORY),

@@ -126,6 +126,10 @@ def _saved_elsewhere(app: App, ms: MatchSession, d: RoundDraft) -> tuple[str, li
 class _Screen:
     """The controls of one drawing of the round screen, and the handlers that change them."""
 
+    #: The photo panel (:func:`photo_panel`) serves a hand of this round, not a hand counted on
+    #: its own (``views.count``): its reading is used for the hand, its photo kept with the draft.
+    standalone = False
+
     def __init__(self, app: App, st: RoundState, ms: MatchSession, d: RoundDraft, content: DraftContent) -> None:
         self.app, self.st, self.ms, self.d, self.content = app, st, ms, d, content
         self.number = d.number if d.edit else None
@@ -179,6 +183,13 @@ class _Screen:
         """Say what was just done, on the screen above Save (a toast would cover Save for
         seconds); it stays until the next thing said or another screen."""
         self.st.said = message
+
+    def keep_photo(self, data: bytes) -> None:
+        """Keep a hand's photo beside the scorekeeper file: its reading lives in the draft."""
+        self.app.ctx.store.put_photo(data)
+
+    def photo_title(self, i: int) -> str:
+        return f"Photo of {self.entry.hands[i].player}'s hand"
 
     def use_photo(self, i: int, answer: str | None) -> None:
         """Use seat ``i``'s reading (``answer``: to the question it asked; see
@@ -497,7 +508,7 @@ def _entry_screen(app: App, st: RoundState, ms: MatchSession, d: RoundDraft) -> 
         if panel == (i, "tiles"):
             parts.append(s.tile_picker(i))
         elif panel == (i, "photo"):
-            parts.append(_photo_panel(app, s, i))
+            parts.append(photo_panel(app, s, i))
         body.append(app.card(*parts, color=ft.Colors.SECONDARY_CONTAINER if active else None, key=seat_key(i)))
 
     choices = ms.opening_choices(n if d.edit else None)
@@ -583,22 +594,22 @@ def _shown_width(app: App) -> float:
     return max(260, min((app.page.width or 400) - 80, 640))
 
 
-def _photo_panel(app: App, s: _Screen, i: int) -> ft.Control:
+def photo_panel(app: App, s: _Screen, i: int) -> ft.Control:
     """Choose a photo of the hand, read it in the background, review it; the reading is kept in
-    the draft until it is used, so a reload or a restart does not lose it."""
-    ms = s.ms
+    the draft until it is used, so a reload or a restart does not lose it. ``s`` is the round
+    screen, or a hand counted on its own (``views.count``) that answers the same calls."""
     ui = s.st.photo(i)
-    h = s.entry.hands[i]
     review = s.content.reviews.get(i)
+    rules, top = s.entry.rules, s.entry.top
     app.ctx.warm_reader()
 
     async def read(data: bytes, as_match_set: bool, name: str | None = None) -> None:
         width, preview = _shown_width(app), Preview()
 
         def work() -> tuple[PhotoReview, dict[str, float]]:
-            out = read_photo(app.ctx.reader(), data, ms.match.rules, ms.match.set_top, preview, width,
+            out = read_photo(app.ctx.reader(), data, rules, top, preview, width,
                              as_match_set=as_match_set, name=name)
-            app.ctx.store.put_photo(data)
+            s.keep_photo(data)
             return out
 
         # Reading, drawing and keeping the photo run in a worker thread, started before the
@@ -626,7 +637,7 @@ def _photo_panel(app: App, s: _Screen, i: int) -> ft.Control:
         ui.busy, ui.error = "Waiting for the photo…", None
         app.render()
         try:
-            picked = await app.pick_one(f"Photo of {h.player}'s hand")
+            picked = await app.pick_one(s.photo_title(i))
         finally:
             ui.busy = ""
         if picked is None:
@@ -692,12 +703,15 @@ def _review(app: App, s: _Screen, i: int, review: PhotoReview, ui: PhotoPanel, a
                           spacing=10, vertical_alignment=ft.CrossAxisAlignment.START))
     for w in review.notes:
         out.append(app.text(w, 15, italic=True))
-    set_note = review.set_note()
+    set_note = review.set_note(match=not s.standalone)
     if set_note:
         out.append(app.warning(set_note))
         if review.image is not None:  # the photo is kept: it can be read again
             out.append(app.button(f"Read it as double-{review.top}", as_match_set, kind="outlined",
                                   icon=ft.Icons.REFRESH))
+        if s.standalone and review.fits:
+            out.append(app.button(f"Count it as double-{review.fits}", bind(s.set_top, review.fits),
+                                  kind="outlined", icon=ft.Icons.SWAP_HORIZ))
     on_table = s.content.on_table_in_review(i)
     for k in on_table:
         out.append(app.warning(f"Tile {k} reads {s.entry.on_table}, the double on the table: it cannot be in "
@@ -741,7 +755,7 @@ def _review(app: App, s: _Screen, i: int, review: PhotoReview, ui: PhotoPanel, a
             ft.Row([app.button(text, _answer(answer, k), kind="filled" if n == 0 else "outlined")
                     for n, (k, text) in enumerate(question.answers)], wrap=True, spacing=8, run_spacing=8),
             color=ft.Colors.TERTIARY_CONTAINER), key=ft.ScrollKey(use_key(i))))
-    else:
+    elif not s.standalone:  # a hand counted on its own is not used for anything: its headline is all
         out.append(ft.Container(app.button(review.use_label(), use, icon=ft.Icons.CHECK, disabled=blocked),
                                 key=ft.ScrollKey(use_key(i))))
 
@@ -897,7 +911,7 @@ def _thumbnail(app: App, s: _Screen, i: int, review: PhotoReview, ui: PhotoPanel
     def full(_: Any) -> None:
         _full_screen(app, s, i, review, ui, src)
 
-    return ft.Semantics(button=True, label=f"Photo of {s.entry.hands[i].player}'s hand: open it full screen",
+    return ft.Semantics(button=True, label=f"{s.photo_title(i)}: open it full screen",
                         content=ft.Container(ft.Image(src=src, width=tw, height=th, fit=ft.BoxFit.CONTAIN,
                                                       gapless_playback=True),
                                              on_click=app.guarded(full), border_radius=6,
