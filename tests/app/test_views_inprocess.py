@@ -1037,3 +1037,29 @@ def test_a_hand_is_counted_from_a_photo_outside_any_match(app: App) -> None:
     assert "Choose photo" in texts and not any(t.startswith("Penalty from this photo") for t in texts)
     _aclick(app, "Choose photo")
     assert "Could not read the photo: notes.jpg: not an image" in " ".join(_texts(app.page.controls))
+
+
+def test_a_hand_counted_on_its_own_asks_its_tiles_to_check_and_counts_them_on_request(app: App) -> None:
+    """A reading with a tile the reader asks about, in the hand counter: the headline leaves it
+    out until the player counts it, as on the round screen."""
+    from chickenfoot.app.hand_count import SEAT
+    from chickenfoot.app.photo_review import PhotoReview
+    from chickenfoot.vision.geometry import OrientedBox
+    from chickenfoot.vision.reading import TileReading
+
+    _go(app, "/count")
+    hc = app.session.hand_count()
+    hc.content.reviews[SEAT] = PhotoReview(hc.rules, hc.top, [
+        TileReading(3, 4, 0.95, OrientedBox(50, 30, 80, 40, 0.0), False, 0.95, (1.0, 0.95)),
+        TileReading(5, 6, 0.2, OrientedBox(200, 30, 80, 40, 0.0), False, 0.7, (0.5, 0.8),
+                    question="Is this the 5-6?", reason="unsure tile"),
+    ], (300, 100))
+    texts = _go(app, "/count")
+    assert "Penalty from this photo: 7 points so far, 1 tile to check" in texts
+    assert "Check this tile: it is not counted until you say." in texts
+    _click(app, "Count it as 5-6")
+    assert "Penalty from this photo: 18 points" in _texts(app.page.controls)
+    _click(app, "Add a missed tile")
+    _click(app, "0")
+    _click(app, "0-0 = 50")
+    assert "Penalty from this photo: 68 points" in _texts(app.page.controls)
