@@ -235,11 +235,14 @@ class Session:
             return True
 
     def concerns(self, route: str, message: Any) -> bool:
-        """Whether another device's word (a match id that changed, or ``{"entry": match id}``:
-        someone typed into that match's round) calls for redrawing the screen at ``route``."""
+        """Whether another device's word (a match id that changed, ``{"entry": match id}``:
+        someone typed into that match's round, or ``{"code": True}``: a new table code) calls
+        for redrawing the screen at ``route``."""
         r = parse(route)
         if r is None:
             return False
         if isinstance(message, dict):
+            if message.get("code"):
+                return r.screen == "invite"
             return r.screen == "round" and r.match_id == message.get("entry")
         return r.about(str(message))

@@ -65,6 +65,8 @@ class AppContext:
         self.web = web
         #: The address with the table code (``/join?code=...``) when the table needs one.
         self.invite_url = invite_url
+        #: Makes a new table code and returns it (set where the table's gate is made).
+        self.renew_code: Callable[[], str] | None = None
         self.settings_store = SettingsStore(self.db_path.with_name(self.db_path.stem + "-settings.json"))
         self.settings: Settings = self.settings_store.load()
         self.models_dir = models_dir
@@ -115,6 +117,14 @@ class AppContext:
             except Exception:  # a closed browser tab: nothing to redraw
                 self.sessions.discard(app)
         return True
+
+    def new_table_code(self) -> str:
+        """Replace the table code (see ``TableGate.new_code``); the invite address follows."""
+        if self.renew_code is None or self.invite_url is None:
+            raise InputError("this table is served without a code")
+        code = self.renew_code()
+        self.invite_url = self.invite_url.rsplit("code=", 1)[0] + "code=" + code
+        return code
 
     def save_settings(self, settings: Settings) -> None:
         self.settings_store.save(settings)
@@ -230,6 +240,10 @@ class App(Kit):
 
     async def _render_async(self) -> None:
         self.render()
+
+    def notify_invite(self) -> None:
+        """Tell the other devices that the table code changed (an invite shown is redrawn)."""
+        self.page.pubsub.send_others_on_topic(TOPIC, {"code": True})
 
     def notify_entry(self, match_id: str) -> None:
         """Tell the other devices that the shared round entry of a match changed."""
@@ -579,5 +593,14 @@ def web_app(ctx: AppContext, *, port: int, loopback_only: bool, code: str | None
     from .web import TableGate, flet_app
 
     names = (_socket.gethostname(), _socket.gethostname() + ".local")
-    return TableGate(flet_app(make_main(ctx)), port=port, loopback_only=loopback_only, code=code,
+    gate = TableGate(flet_app(make_main(ctx)), port=port, loopback_only=loopback_only, code=code,
                      names=names, uploads=ctx.uploads)
+    if code is not None:
+        def renew() -> str:
+            new = gate.new_code()
+            # whoever reads the terminal is told too: the code and QR code printed there are old
+            print(f"  new table code: {new} (the one printed above no longer works)", flush=True)
+            return new
+
+        ctx.renew_code = renew
+    return gate

@@ -4,6 +4,7 @@ address in the QR code the first one shows."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -87,5 +88,69 @@ def test_a_second_device_joins_the_table_with_its_code(table: Server) -> None:
             stranger.goto(table.url + "match/anything")
             assert stranger.get_by_role("heading", name="Join this table").is_visible()
             assert "Zelda" not in stranger.content()
+        finally:
+            browser.close()
+
+
+def test_a_phone_kept_out_by_wrong_codes_joins_with_a_new_code(table: Server) -> None:
+    """A phone that typed the code wrong until it was kept out (429) is let in by a new code
+    made on a device already at the table (Invite a phone, New code), at once; the device that
+    made it stays joined, and the old code no longer joins."""
+    from playwright.sync_api import sync_playwright
+
+    from chickenfoot.app.web import TRIES_PER_MINUTE
+
+    assert table.code
+    shots = ARTIFACTS / "table-code-new"
+    shots.mkdir(parents=True, exist_ok=True)
+    for old in shots.glob("*.png"):
+        old.unlink()
+    wrong = "000000" if table.code != "000000" else "111111"
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            host = Ui(browser.new_context(viewport={"width": 360, "height": 780}).new_page(), shots)
+            host.open(table.join_url)
+            host.see("Resume match")
+
+            # a phone on another address of the machine (its own wrong codes are its own)
+            phone = browser.new_context(viewport={"width": 360, "height": 780}).new_page()
+            other = table.url.replace("127.0.0.1", "127.0.0.2")
+            phone.goto(other)
+            for _ in range(TRIES_PER_MINUTE):
+                phone.fill("#code", wrong)
+                phone.get_by_role("button", name="Join").click()
+                phone.get_by_text("That is not this table's code.").wait_for(timeout=10_000)
+            phone.fill("#code", table.code)
+            phone.get_by_role("button", name="Join").click()
+            phone.get_by_text(re.compile(r"^Too many wrong codes: wait a minute, then try again, or ask someone "
+                                         r"at the table for a new code")).wait_for(timeout=10_000)
+            phone.screenshot(path=str(shots / "00-phone-kept-out-360px.png"))
+
+            host.click("Invite a phone")
+            host.see(f"Table code: {table.code}")
+            host.click("New code")
+            found = re.compile(r"^New table code: (\d{6})\. The old code and its QR code no longer work\.$")
+            note = host.page.get_by_text(found).first
+            note.wait_for(timeout=10_000)
+            code = found.match(note.inner_text().strip())
+            new = code.group(1) if code else None
+            assert new and new != table.code
+            host.see(f"Table code: {new}")
+            host.shot("host-new-code-360px")
+
+            phone.fill("#code", table.code)
+            phone.get_by_role("button", name="Join").click()
+            phone.get_by_text("That is not this table's code.").wait_for(timeout=10_000)
+            phone.fill("#code", new)
+            phone.get_by_role("button", name="Join").click()
+            ui = Ui(phone, shots)
+            ui.ready()
+            ui.see("Resume match")
+            ui.shot("phone-joined-with-new-code-360px")
+
+            host.page.goto(table.url)
+            host.ready()
+            host.see("Resume match")  # the host's cookie still holds
         finally:
             browser.close()

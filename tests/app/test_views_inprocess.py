@@ -1063,3 +1063,27 @@ def test_a_hand_counted_on_its_own_asks_its_tiles_to_check_and_counts_them_on_re
     _click(app, "0")
     _click(app, "0-0 = 50")
     assert "Penalty from this photo: 68 points" in _texts(app.page.controls)
+
+
+def test_the_invite_screen_makes_a_new_table_code(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    """New code on the invite screen: the gate's code changes (a phone kept out by wrong codes
+    can join), the screen and the address follow, the other devices are told to redraw an
+    invite they show, and the terminal that printed the old code prints the new one."""
+    from chickenfoot.app.shell import TOPIC, web_app
+
+    ctx = AppContext(tmp_path / "matches.json", web=True, invite_url="http://10.0.0.1:8550/join?code=123456")
+    gate = web_app(ctx, port=8550, loopback_only=False, code="123456")
+    app = App(FakePage(), ctx)  # type: ignore[arg-type]
+    try:
+        assert "Table code: 123456" in _go(app, "/invite")
+        _click(app, "New code")
+        code = gate.code
+        assert code != "123456" and ctx.invite_url == f"http://10.0.0.1:8550/join?code={code}"
+        assert f"Table code: {code}" in _texts(app.page.controls)
+        snack = app.page.dialogs[-1]
+        assert snack.content.value == f"New table code: {code}. The old code and its QR code no longer work."
+        assert app.page.pubsub.sent[-1] == (TOPIC, {"code": True})
+        assert app.session.concerns("/invite", {"code": True}) and not app.session.concerns("/", {"code": True})
+        assert f"new table code: {code} (the one printed above no longer works)" in capsys.readouterr().out
+    finally:
+        ctx.store.close()

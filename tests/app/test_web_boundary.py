@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -22,7 +23,7 @@ from app_e2e_helpers import REGISTER, ROOT, Server, db_with_a_match, free_port, 
 from websockets.sync.client import connect
 
 from chickenfoot.app import web
-from chickenfoot.app.web import CRASH_MESSAGE, TableGate, split_host
+from chickenfoot.app.web import COOKIE, CRASH_MESSAGE, TableGate, split_host
 
 
 @pytest.fixture
@@ -193,9 +194,37 @@ def test_a_phone_kept_out_by_its_networks_wrong_codes_is_told_why() -> None:
     for k in range(web.TRIES_PER_MINUTE_NETWORK):  # one wrong code from each of many addresses
         _gate_join(gate, "POST", "", form, b"code=000000", client=f"fd00::{k + 2:x}", host="[fd00::1]:8550")
     status, page = _gate_join(gate, "POST", "", form, b"code=123456", client="fd00::ffff", host="[fd00::1]:8550")
-    assert status == 429 and b"came from this network" in page and b"restarted for a new code" in page
+    assert status == 429 and b"came from this network" in page and b"ask someone at the table for a new code" in page
     status, page = _gate_join(gate, "POST", "", _FORM, b"code=123456", client="10.0.0.7")
     assert status == 303  # an IPv4 phone is not held by it
+
+
+def test_a_new_code_lets_in_the_phones_kept_out_and_keeps_the_joined_ones() -> None:
+    """A device at the table makes a new code (the invite screen's New code): the old code no
+    longer joins, the wrong codes counted by address and by network are forgotten, and a
+    device that joined before stays joined."""
+    gate = TableGate(None, port=8550, loopback_only=False, code="123456")  # type: ignore[arg-type]
+    status, _ = _gate_join(gate, "POST", "", _FORM, b"code=123456", client="10.0.0.2")
+    assert status == 303
+    cookie = f"{COOKIE}={gate.token}"
+    for _ in range(web.TRIES_PER_MINUTE):  # a phone mistyping until it is kept out
+        _gate_join(gate, "POST", "", _FORM, b"code=000000", client="10.0.0.3")
+    v6 = {**_FORM, "Origin": "http://[fd00::1]:8550"}
+    for k in range(web.TRIES_PER_MINUTE_NETWORK):  # a device guessing from many addresses of its /64
+        _gate_join(gate, "POST", "", v6, b"code=000000", client=f"fd00::{k + 2:x}", host="[fd00::1]:8550")
+    status, page = _gate_join(gate, "POST", "", _FORM, b"code=123456", client="10.0.0.3")
+    assert status == 429 and b"ask someone at the table for a new code (Invite a phone, New code)" in page
+    code = gate.new_code()
+    assert code != "123456" and re.fullmatch(r"\d{6}", code)
+    status, _ = _gate_join(gate, "POST", "", _FORM, b"code=123456", client="10.0.0.4")
+    assert status == 403  # the old code is wrong now
+    status, _ = _gate_join(gate, "POST", "", _FORM, f"code={code}".encode(), client="10.0.0.3")
+    assert status == 303
+    status, _ = _gate_join(gate, "POST", "", v6, f"code={code}".encode(), client="fd00::ffff", host="[fd00::1]:8550")
+    assert status == 303
+    assert gate.has_joined({"client": ("10.0.0.2", 5000)}, {"cookie": cookie})
+    with pytest.raises(ValueError, match="without a code"):
+        TableGate(None, port=8550, loopback_only=True, code=None).new_code()  # type: ignore[arg-type]
 
 
 def test_host_header_parsing() -> None:

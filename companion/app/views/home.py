@@ -66,6 +66,13 @@ class HomeScreen(Screen):
 class InviteScreen(Screen):
     """The table code and its QR code, for the next phone to join with."""
 
+    def new_code(self, _: Any) -> None:
+        app = self.app
+        code = app.ctx.new_table_code()
+        app.notify_invite()
+        app.snack(f"New table code: {code}. The old code and its QR code no longer work.")
+        app.render()
+
     def view(self) -> tuple[str, list[Any], str | None]:
         app = self.app
         from chickenfoot.app.web import qr_png
@@ -81,6 +88,9 @@ class InviteScreen(Screen):
             app.text(f"Table code: {code}", 26, bold=True),
             app.text(url.split("/join", 1)[0] + "/", 16, selectable=True),
             app.text("The code changes each time the app is started.", 14, italic=True),
+            app.text("A phone told it typed too many wrong codes (or that another device of its network "
+                     "did) can join with a new code. Phones already at the table stay joined.", 14),
+            app.button("New code", self.new_code, kind="outlined", icon=ft.Icons.REFRESH),
         ], "/"
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from urllib.parse import parse_qs
 
 from . import face
-from .addresses import address_key, is_loopback, network_key, split_host
+from .addresses import address_key, is_loopback, network_key, new_code, split_host
 from .answers import (
     ASGIApp,
     BodyTooSlow,
@@ -195,6 +195,19 @@ class TableGate:
         self.tries = Tries()
         self.joined = Joined()
 
+    def new_code(self) -> str:
+        """A new table code, made from a device already at the table (the invite screen's New
+        code): the old code and its QR code stop working, and every wrong code counted so far,
+        by address or by network, is forgotten, so phones kept out by someone's guessing (or
+        their own mistyping) can join at once. Joined devices stay: their cookie does not
+        depend on the code."""
+        if self.code is None:
+            raise ValueError("this table is served without a code")
+        self.code = new_code()
+        self.tries = Tries()
+        log.info("a new table code was made; wrong codes so far forgotten")
+        return self.code
+
     # ---------------------------------------------------------------- checks
     def host_ok(self, value: str | None) -> bool:
         parsed = split_host(value or "")
@@ -311,11 +324,13 @@ class TableGate:
         now = time.monotonic()
         why = self.tries.blocked_by(client, now)
         if why == "address":
-            await self._join_page(send, 429, "Too many wrong codes: wait a minute, then try again.")
+            await self._join_page(send, 429, "Too many wrong codes: wait a minute, then try again, or ask "
+                                  "someone at the table for a new code (Invite a phone, New code).")
             return
         if why == "network":  # another device of this network, guessing: this phone did nothing wrong
             await self._join_page(send, 429, "Too many wrong codes came from this network (another device "
-                                  "guessing the code): wait, or have the companion restarted for a new code.")
+                                  "guessing the code): ask someone at the table for a new code (Invite a "
+                                  "phone, New code), or wait.")
             return
         assert self.code is not None
         if not hmac.compare_digest("".join(given.split()).encode(), self.code.encode()):
