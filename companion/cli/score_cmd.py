@@ -13,7 +13,7 @@ import contextlib
 import hashlib
 import os
 import sys
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -152,16 +152,28 @@ def short_names(paths: list[str]) -> list[str]:
     return [p if n in clash else n for p, n in zip(paths, names, strict=True)]
 
 
+def counted_twice(readings: list[Reading]) -> list[Tile]:
+    """Tiles counted in more than one photo of the round. A set has one of each, so one of
+    those reads is wrong, or a photo was given twice: the total counts it twice."""
+    seen = Counter(tile for r in readings for tile in {t.tile for t in r.tiles if t.sure})
+    return sorted(t for t, n in seen.items() if n > 1)
+
+
 def total_headline(readings: list[Reading]) -> str:
     """The round's penalty over several photos: "penalty N", or "penalty at least N, M to
     check" while tiles are open (flagged or asked about, and so not counted); a photo where
     nothing was read makes it "at least" too (an unread photo is never 0 points), and "nothing
-    read" when none was read."""
+    read" when none was read. A tile counted in two photos makes it "N as counted, not sure":
+    the total may be too high as well as too low, so it is never said plainly."""
     penalty, open_ = sum(r.penalty for r in readings), sum(r.to_check for r in readings)
     unread = sum(not r.tiles for r in readings)
     if unread == len(readings):
         return "nothing read"
     rest = ([f"{open_} to check"] if open_ else []) + ([count(unread, "photo") + " with nothing read"] if unread else [])
+    twice = counted_twice(readings)
+    if twice:
+        return (f"penalty {penalty} as counted, not sure: {count(len(twice), 'tile')} counted in more than one "
+                "photo" + "".join(f", {x}" for x in rest))
     return f"penalty {penalty}" if not rest else f"penalty at least {penalty}, " + ", ".join(rest)
 
 
@@ -280,6 +292,7 @@ def run(args: argparse.Namespace) -> int:
             "pips": sum(r.pips for r in readings),
             "penalty": sum(r.penalty for r in readings),
             "to_check": sum(r.to_check for r in readings),
+            "counted_twice": [str(t) for t in counted_twice(readings)],
             "headline": total_headline(readings),
         },
         "warnings": warnings,

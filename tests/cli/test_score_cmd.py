@@ -134,8 +134,10 @@ def test_score_text_json_annotate_and_round_warnings(tmp_path: Path, capsys):
     assert first["pips"] == 10 and first["penalty"] == 10 and first["to_check"] == 2
     assert first["headline"] == "penalty at least 10, 2 to check"
     assert {"confidence", "box", "needs_review", "halves"} <= set(first["tiles"][0])
-    assert data["total"] == {"tiles": 4, "pips": 20, "penalty": 20, "to_check": 4,
-                             "headline": "penalty at least 20, 4 to check"}
+    # the same hand twice: its tiles counted twice, so the total is never said plainly
+    assert data["total"] == {"tiles": 4, "pips": 20, "penalty": 20, "to_check": 4, "counted_twice": ["0-3", "3-4"],
+                             "headline": "penalty 20 as counted, not sure: 2 tiles counted in more than one photo, "
+                                         "4 to check"}
     # once for the round, each photo by its file name
     assert data["warnings"][1:] == ["0-0, 0-3, 3-4 read in 2 photos (hand.png and same-hand.png): a set has one of each"]
     assert data["warnings"][0] == f"{copy} is the same picture as {photo}: its tiles are counted twice"

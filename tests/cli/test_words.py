@@ -150,6 +150,20 @@ def test_tiles_seen_in_two_photos_are_warned_once_by_file_name() -> None:
     assert not any("/" in w for w in warnings)
 
 
+def test_a_round_total_with_a_tile_counted_in_two_photos_is_never_said_plainly() -> None:
+    from chickenfoot.cli.score_cmd import total_headline
+
+    rules = get_rules()
+    left = Reading.scored([_tile(4, 0, 0), _tile(3, 1, 100)], [], rules, (1000, 800))
+    right = Reading.scored([_tile(6, 2, 0)], [], rules, (1000, 800))
+    again = Reading.scored([_tile(3, 1, 300), _tile(5, 5, 400)], [], rules, (1000, 800))
+    assert total_headline([left, right]) == "penalty 16"
+    assert total_headline([left, right, again]) == ("penalty 30 as counted, not sure: 1 tile counted in more "
+                                                    "than one photo")
+    assert total_headline([left, Reading.scored([], [], rules, (1000, 800))]) == (
+        "penalty at least 8, 1 photo with nothing read")
+
+
 def test_photos_sharing_a_file_name_keep_their_paths() -> None:
     assert short_names(["a/hand.jpg", "b/hand.jpg", "c/other.jpg", "c/other.jpg"]) == [
         "a/hand.jpg", "b/hand.jpg", "other.jpg", "other.jpg"]
