@@ -16,7 +16,7 @@ from typing import Any
 from chickenfoot.match import Commit, Match, RoundDraft, loads_json
 from chickenfoot.match.stats import PlayerStats
 from chickenfoot.storage.errors import DraftNotFoundError
-from chickenfoot.storage.repository import Repository, resolve_db_path
+from chickenfoot.storage.repository import ImportReport, Repository, resolve_db_path
 
 __all__ = ["DraftNotFoundError", "MatchStore"]
 
@@ -121,7 +121,6 @@ class MatchStore:
     def export_csv(self, ids: Iterable[str] | None = None) -> str:
         return self.repo.export_csv(ids)
 
-    def import_json(self, text: str) -> tuple[int, int, int]:
-        """Merge an export file; returns (added, updated, unchanged). All checked first."""
-        report = self.repo.import_matches(loads_json(text))
-        return len(report.added), len(report.updated), len(report.unchanged)
+    def import_json(self, text: str) -> ImportReport:
+        """Merge an export file (see ``Repository.import_matches``). All checked first."""
+        return self.repo.import_matches(loads_json(text))

@@ -339,9 +339,7 @@ def cmd_import(args: argparse.Namespace) -> int:
         raise InputError(f"{path}: {exc}") from None
     with _open(args) as repo:
         report = repo.import_matches(matches)
-    emit(report.to_dict(), args.json,
-         f"imported {path}: {len(report.added)} added, {len(report.updated)} updated, "
-         f"{len(report.unchanged)} already there")
+    emit(report.to_dict(), args.json, f"imported {path}: {report.summary()}")
     return 0
 
 

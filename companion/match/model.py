@@ -546,6 +546,32 @@ class Match:
             undo_log=(*self.undo_log, {"label": entry["label"], "patches": inverse}),
             revision=self.revision + 1, updated_at=now or utc_now())
 
+    # ------------------------------------------------------------ copies of it
+    def same_play(self, other: Match) -> bool:
+        """Whether the two hold the match as played alike: its rules, seats, rounds, who holds
+        the double and whether it is abandoned (names and revisions aside)."""
+        return (self.rules, len(self.players), self.rounds, self.pending_holder, self.abandoned) == (
+            other.rules, len(other.players), other.rounds, other.pending_holder, other.abandoned)
+
+    def in_line_with(self, other: Match) -> bool:
+        """Whether one of two copies of a match is the other with some of its last changes
+        undone: the shorter undo history begins the longer one, and undoing the rest of the
+        longer gives the other's play. Two copies changed apart (each device adding a round of
+        its own) are not, so neither may replace the other without losing a change."""
+        if self.id != other.id:
+            return False
+        longer, shorter = (self, other) if len(self.undo_log) >= len(other.undo_log) else (other, self)
+        n = len(shorter.undo_log)
+        if longer.undo_log[:n] != shorter.undo_log:
+            return False
+        earlier = longer
+        try:
+            for _ in range(len(longer.undo_log) - n):
+                earlier = earlier.undo(now=longer.updated_at)
+        except (MatchStateError, MatchDataError):
+            return False
+        return earlier.same_play(shorter)
+
     def _check_open(self) -> None:
         if self.abandoned:
             raise MatchStateError("the match is abandoned; resume it first")

@@ -31,6 +31,7 @@ default ``platformdirs.user_data_dir("chickenfoot")/matches.json``.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import json
 import os
@@ -55,6 +56,7 @@ from chickenfoot.match import (
     commit,
     export_csv,
     export_json,
+    new_match_id,
     player_stats,
 )
 from chickenfoot.rules import RuleSet, get_rules
@@ -154,10 +156,22 @@ class ImportReport:
     added: tuple[str, ...]
     updated: tuple[str, ...]  # the imported copy had more changes than the stored one
     unchanged: tuple[str, ...]  # already stored as is, or the stored copy is newer
+    #: (id, id of the copy): changed apart from the stored match since the two parted (two
+    #: devices each adding a round), so the imported one was added beside it as a new match.
+    kept_apart: tuple[tuple[str, str], ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {"added": list(self.added), "updated": list(self.updated),
-                "unchanged": list(self.unchanged)}
+                "unchanged": list(self.unchanged),
+                "kept_apart": [{"id": mid, "copy": copy} for mid, copy in self.kept_apart]}
+
+    def summary(self, place: str = "there") -> str:
+        """The import in words: "2 added, 1 updated, 3 already there[, 1 kept as a copy ...]"."""
+        words = f"{len(self.added)} added, {len(self.updated)} updated, {len(self.unchanged)} already {place}"
+        if self.kept_apart:
+            words += (f", {len(self.kept_apart)} kept as a copy beside the stored one (changed on both sides "
+                      f"since they parted: {', '.join(f'{a[:8]} -> {b[:8]}' for a, b in self.kept_apart)})")
+        return words
 
 
 class Repository:
@@ -470,9 +484,13 @@ class Repository:
         return self.update(match_id, lambda m: m.rename_player(name, new_name))
 
     def import_matches(self, matches: Iterable[Match]) -> ImportReport:
-        """Merge matches by id: new ones are added, a copy with more changes replaces the
-        stored one, anything else is left as stored. One write for the whole import."""
+        """Merge matches by id: new ones are added; a copy that is the stored one with more
+        changes (or with some undone, :meth:`Match.in_line_with`) replaces it when it has more
+        revisions, else the stored one stays; a copy changed apart from the stored one since
+        they parted is added beside it as a new match, so neither's rounds are lost. One write
+        for the whole import."""
         added, updated, unchanged = [], [], []
+        apart: list[tuple[str, str]] = []
         fresh: list[Document] = []
         with self._writing():
             self._refresh_index()
@@ -487,14 +505,22 @@ class Repository:
                     added.append(m.id)
                     continue
                 stored = self.get(m.id)
-                if stored != m and m.revision > stored.revision:
-                    self._put(m)
-                    updated.append(m.id)
-                else:
+                if stored == m or (m.same_play(stored) and m.revision <= stored.revision):
                     unchanged.append(m.id)
+                elif m.same_play(stored) or m.in_line_with(stored):
+                    if m.revision > stored.revision:
+                        self._put(m)
+                        updated.append(m.id)
+                    else:
+                        unchanged.append(m.id)
+                else:
+                    copy = dataclasses.replace(m, id=new_match_id())
+                    fresh.append(Document(match_doc(copy), doc_id=next_id))
+                    next_id += 1
+                    apart.append((m.id, copy.id))
             if fresh:
                 self._matches.insert_multiple(fresh)  # one table rewrite for all new matches
-        return ImportReport(tuple(added), tuple(updated), tuple(unchanged))
+        return ImportReport(tuple(added), tuple(updated), tuple(unchanged), tuple(apart))
 
     # ------------------------------------------------------------ round drafts
     def _draft_docs(self) -> dict[str, tuple[int, RoundDraft]]:

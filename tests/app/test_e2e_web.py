@@ -313,7 +313,7 @@ def test_dispute_rules_settings_history_at_phone_and_desktop_width(server: Serve
     export.write_text(other.export_json(), encoding="utf-8")
     other.close()
     ui.choose_file("Import JSON", export)
-    ui.see("Imported export.json: 1 new, 0 updated, 0 already here")
+    ui.see("Imported export.json: 1 added, 0 updated, 0 already here")
     ui.see(re.compile(r"^Zoe, Yan · Chicken Foot \(pagat-style\)"))
     ui.shot("history-imported-desktop")
     assert m.id

@@ -140,8 +140,8 @@ def test_export_import_round_trip_between_files(store, tmp_path):
     assert "Ann" in store.export_csv()
     other = MatchStore.open(tmp_path / "other.json")
     try:
-        assert other.import_json(text) == (1, 0, 0)
-        assert other.import_json(text) == (0, 0, 1)
+        assert other.import_json(text).summary() == "1 added, 0 updated, 0 already there"
+        assert other.import_json(text).summary("here") == "0 added, 0 updated, 1 already here"
         assert other.get(m.id).totals() == [0, 3]
         assert [x.id for x in other.unfinished()] == [m.id]
     finally:

@@ -172,6 +172,45 @@ def test_import_merges_without_duplicating(tmp_path: Path) -> None:
     assert dst.export_csv().count("\n") == 1 + 2 * 2
 
 
+def test_import_keeps_both_copies_of_a_match_changed_on_two_devices(tmp_path: Path) -> None:
+    """Two devices each add their own round 1 to the same match: importing one's export into the
+    other replaces nothing, in either direction; the copy comes in beside the stored match as a
+    new one, and the report says so. A copy that only undid changes, or added some, still
+    replaces the stored one."""
+    from chickenfoot.match import read_export
+
+    one = Repository.open(tmp_path / "one.json")
+    m = one.create_match(["Ann", "Bob", "Cy"])
+    two = Repository.open(tmp_path / "two.json")
+    two.import_matches(read_export(one.export_json()))
+    mine = one.add_round(m.id, penalties={"Ann": 3, "Cy": 5}, out="Bob")
+    theirs = two.add_round(m.id, penalties={"Ann": 3, "Cy": 40}, out="Bob")
+    theirs = two.add_round(m.id, penalties={"Ann": 9, "Bob": 2}, out="Cy")  # more changes than mine
+    assert not theirs.in_line_with(mine) and not mine.in_line_with(theirs)
+
+    rep = one.import_matches(read_export(two.export_json()))
+    assert rep.updated == rep.unchanged == () and [mid for mid, _ in rep.kept_apart] == [m.id]
+    copy_id = rep.kept_apart[0][1]
+    assert one.get(m.id) == mine  # this device's round stays
+    assert one.get(copy_id).rounds == theirs.rounds and one.get(copy_id).players == theirs.players
+    assert rep.summary() == (f"0 added, 0 updated, 0 already there, 1 kept as a copy beside the stored one "
+                             f"(changed on both sides since they parted: {m.id[:8]} -> {copy_id[:8]})")
+    assert rep.to_dict()["kept_apart"] == [{"id": m.id, "copy": copy_id}]
+    rep = two.import_matches([mine])  # the other way: fewer changes, still not thrown away
+    assert rep.unchanged == () and len(rep.kept_apart) == 1 and two.get(m.id) == theirs
+
+    # the same match with more changes, or with its last change undone, replaces the stored one
+    later = one.add_round(m.id, penalties={"Ann": 1, "Cy": 1}, out="Bob")
+    assert later.in_line_with(mine)
+    three = Repository.open(tmp_path / "three.json")
+    three.import_matches([mine])
+    assert three.import_matches([later]).updated == (m.id,)
+    undone = one.undo(m.id)
+    assert undone.in_line_with(later) and undone.revision > later.revision
+    assert three.import_matches([undone]).updated == (m.id,) and three.get(m.id).rounds == mine.rounds
+    assert three.import_matches([later]).unchanged == (m.id,)  # an older copy does not come back
+
+
 def test_delete_match(repo: Repository) -> None:
     a = repo.create_match(["Ann", "Bob"])
     b = repo.create_match(["Ann", "Bob"])

@@ -124,8 +124,8 @@ class HistoryScreen(Screen):
             app.snack(f"{name} is not a text (JSON) file", error=True)
             app.page.update()
             return
-        added, updated, same = self.session.store.import_json(text)
-        app.snack(f"Imported {name}: {added} new, {updated} updated, {same} already here")
+        report = self.session.store.import_json(text)
+        app.snack(f"Imported {name}: {report.summary('here')}")
         app.render()
 
     def view(self) -> tuple[str, list[Any], str | None]:
