@@ -145,7 +145,10 @@ def register(subparsers: Any) -> None:
     p = dsub.add_parser("restore", parents=[common],
                         help="put the last good backup (FILE.bak) back in place",
                         description="Put the last good backup (FILE.bak) back as FILE; the file "
-                        "it replaces is kept as FILE.damaged-TIME.")
+                        "it replaces is kept as FILE.damaged-TIME. A file that reads back fine is "
+                        "left as it is (its backup is one save older) unless --force.")
+    p.add_argument("--force", action="store_true",
+                   help="restore the backup even though the file reads back fine (undoes its last save)")
     p.set_defaults(func=cmd_db_restore)
 
 
@@ -383,9 +386,19 @@ def cmd_db_check(args: argparse.Namespace) -> int:
 
 
 def cmd_db_restore(args: argparse.Namespace) -> int:
-    from chickenfoot.storage import Repository, resolve_db_path
+    from chickenfoot.storage import Repository, StorageError, resolve_db_path
 
     path = resolve_db_path(args.db)
+    if not args.force and path.is_file():
+        try:
+            with Repository.open(path) as repo:
+                healthy, n = not repo.check(), len(repo)
+        except StorageError:
+            healthy = False  # damaged: what restore is for
+        if healthy:
+            raise InputError(f"{path} reads back fine ({count(n, 'match', 'matches')}): its backup is one save "
+                             "older, so restoring it would undo the last save. Nothing was changed; pass "
+                             "--force to restore it anyway")
     kept = Repository.restore_backup(path)
     with Repository.open(path) as repo:
         n = len(repo)

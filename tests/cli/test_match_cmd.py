@@ -182,6 +182,20 @@ def test_damaged_file_then_db_restore(cli: CLI) -> None:
     assert cli.json("db", "info")["matches"] == 1
 
 
+def test_db_restore_leaves_a_file_that_reads_fine_unless_forced(cli: CLI) -> None:
+    """The backup is one save older: restoring it over a healthy file would undo that save, so
+    it is refused (nothing changed) unless --force."""
+    a = cli.new("Ann,Bob")
+    cli.json("match", "round", a, "--penalty", "Bob=5", "--out", "Ann")
+    before = cli.db.read_bytes()
+    code, _, err = cli("db", "restore")
+    assert code == 2 and "reads back fine (1 match)" in err and "pass --force" in err
+    assert cli.db.read_bytes() == before
+    rest = cli.json("db", "restore", "--force")
+    assert Path(rest["damaged_copy"]).read_bytes() == before
+    assert cli.json("match", "show", a)["rounds_played"] == 0  # the backup: one save older
+
+
 def test_env_variable_and_db_flag(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                   monkeypatch: pytest.MonkeyPatch) -> None:
     env_db = tmp_path / "env.json"
