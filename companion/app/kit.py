@@ -7,6 +7,7 @@ A mixin of :class:`chickenfoot.app.shell.App`: it needs the session's ``page``, 
 
 from __future__ import annotations
 
+import base64
 import inspect
 from collections.abc import Callable
 from types import SimpleNamespace
@@ -18,6 +19,22 @@ import flet as ft
 #: letters' heights (generous: a cut word costs more than a list).
 DROPDOWN_CHROME = 60.0
 LETTER_WIDTH = 0.56
+
+
+def image(data: bytes, **kw: Any) -> ft.Image:
+    """A picture (PNG or JPEG bytes) as ``ft.Image``, its bytes sent as base64 text.
+
+    Sent as raw bytes, a picture reaches the browser as a view into the larger message that
+    carried it. Where the browser has no ``ImageDecoder`` (Chrome on any plain-HTTP address
+    other than localhost: every phone joined over the Wi-Fi), Flutter's web engine decodes
+    that view's whole buffer instead, fails, and draws nothing: every face, photo and QR
+    code was blank on the phones. Decoded from text, the picture owns its buffer."""
+    return ft.Image(src=base64.b64encode(data).decode("ascii"), **kw)
+
+
+def image_bytes(img: ft.Image) -> bytes:
+    """The picture an :func:`image` shows (tests and screens reading one back)."""
+    return base64.b64decode(img.src)
 
 
 def fits_dropdown(texts: list[str], width: float, size: float) -> bool:

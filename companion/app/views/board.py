@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 import flet as ft
 
+from chickenfoot.app.kit import image
+
 if TYPE_CHECKING:
     from chickenfoot.app.shell import App
     from chickenfoot.board import Picture
@@ -149,7 +151,7 @@ def board_view(app: App, pic: Picture, png: bytes, *, label: str,
     k = f.k
     pw, ph = pic.size
     dw, dh = round(pw * k), round(ph * k)
-    layers: list[ft.Control] = [ft.Image(src=png, width=dw, height=dh, fit=ft.BoxFit.FILL,
+    layers: list[ft.Control] = [image(png, width=dw, height=dh, fit=ft.BoxFit.FILL,
                                          gapless_playback=True)]
     if selected is not None and pic.board is not None:
         for m in pic.board.ends:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import flet as ft
 
 from chickenfoot.app.dispute import DisputeBuilder
+from chickenfoot.app.kit import image
 from chickenfoot.app.screens import DisputeState
 from chickenfoot.app.views import Screen, bind
 from chickenfoot.app.views.board import MAX_HEIGHT, available_width, board_view, end_label
@@ -423,7 +424,7 @@ def _photo(app: App, b: DisputeBuilder, width: float) -> ft.Control:
         label=f"Photo of the table with the layout read from it: hub {ph.table.layout.hub} ringed, "
               "joints in blue, tiles with a problem in red",
         content=ft.InteractiveViewer(
-            content=ft.Image(src=jpeg, width=width, height=height, fit=ft.BoxFit.CONTAIN),
+            content=image(jpeg, width=width, height=height, fit=ft.BoxFit.CONTAIN),
             min_scale=1.0, max_scale=6.0, width=width, height=height, clip_behavior=ft.ClipBehavior.HARD_EDGE))
 
 

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import flet as ft
 
+from chickenfoot.app.kit import image
 from chickenfoot.app.views import bind
 from chickenfoot.board import face_png
 from chickenfoot.rules import Tile
@@ -54,7 +55,7 @@ def face_button(app: App, tile: Tile, label: str, on_click: Callable[[Any], Any]
     node of its own inside a nameless button). ``width``: the face's width (default
     :data:`FACE_WIDTH` at the text scale)."""
     w = width or app.fs(FACE_WIDTH)
-    img = ft.Image(src=face_bytes(tile, zero_zero, taken), width=w, height=round(w * _ASPECT, 1),
+    img = image(face_bytes(tile, zero_zero, taken), width=w, height=round(w * _ASPECT, 1),
                    fit=ft.BoxFit.CONTAIN, exclude_from_semantics=True)
     numbers = ft.Text(str(tile), size=app.fs(NUMBERS_SIZE), weight=ft.FontWeight.BOLD, no_wrap=True,
                       semantics_label=label, color=ft.Colors.OUTLINE if taken else None,

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 import flet as ft
 
 from chickenfoot.app.brief import rules_sections
+from chickenfoot.app.kit import image
 from chickenfoot.app.settings import THEMES
 from chickenfoot.app.views import Screen, bind
 from chickenfoot.rules import PRESETS
@@ -83,8 +84,8 @@ class InviteScreen(Screen):
         return "Invite a phone", [
             app.text("Scan this code with the phone's camera, or open the address below on it and "
                      "type the table code.", 16),
-            ft.Semantics(label=f"QR code of {url}", content=ft.Image(
-                src=qr_png(url), width=side, height=side, fit=ft.BoxFit.CONTAIN)),
+            ft.Semantics(label=f"QR code of {url}", content=image(
+                qr_png(url), width=side, height=side, fit=ft.BoxFit.CONTAIN)),
             app.text(f"Table code: {code}", 26, bold=True),
             app.text(url.split("/join", 1)[0] + "/", 16, selectable=True),
             app.text("The code changes each time the app is started.", 14, italic=True),

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import flet as ft
 
+from chickenfoot.app.kit import image
 from chickenfoot.app.practice_session import BOT_WORDS, MAX_SEATS, MIN_SEATS, PracticeSession
 from chickenfoot.app.views import Screen, bind, bind_event
 from chickenfoot.app.views.board import available_width, board_view, end_label
@@ -35,7 +36,7 @@ def _face(tile: str, zero_zero: int) -> bytes:
 
 def _tile_button(app: App, tile: Tile, zero_zero: int, selected: bool, on_click: Any,
                  disabled: bool = False) -> ft.Control:
-    face = ft.Image(src=_face(str(tile), zero_zero), width=FACE_W, height=FACE_H, fit=ft.BoxFit.CONTAIN)
+    face = image(_face(str(tile), zero_zero), width=FACE_W, height=FACE_H, fit=ft.BoxFit.CONTAIN)
     content = ft.Column([face, ft.Text(str(tile), size=app.fs(14), weight=ft.FontWeight.BOLD if selected else None)],
                         spacing=2, horizontal_alignment=ft.CrossAxisAlignment.CENTER, tight=True)
     cls = ft.FilledButton if selected else ft.OutlinedButton

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 import flet as ft
 
 from chickenfoot.app.drafts import DraftContent
+from chickenfoot.app.kit import image
 from chickenfoot.app.match_session import MatchSession
 from chickenfoot.app.photo_review import CHECK, RETAKE, PhotoReview, Preview, ReviewError, read_photo
 from chickenfoot.app.round_entry import Mode, RoundEntry, TakenError
@@ -868,7 +869,7 @@ def _check_row(app: App, review: PhotoReview, preview: Preview, k: int, open_: b
     it = review.items[k]
     ui_crop: ft.Control
     try:
-        ui_crop = ft.Image(src=preview.crop(review, k), width=64, height=64, fit=ft.BoxFit.CONTAIN,
+        ui_crop = image(preview.crop(review, k), width=64, height=64, fit=ft.BoxFit.CONTAIN,
                            semantics_label=f"Tile {k + 1} as the photo shows it")
     except ReviewError:
         ui_crop = ft.Container(width=64, height=64)
@@ -912,7 +913,7 @@ def _thumbnail(app: App, s: _Screen, i: int, review: PhotoReview, ui: PhotoPanel
         _full_screen(app, s, i, review, ui, src)
 
     return ft.Semantics(button=True, label=f"{s.photo_title(i)}: open it full screen",
-                        content=ft.Container(ft.Image(src=src, width=tw, height=th, fit=ft.BoxFit.CONTAIN,
+                        content=ft.Container(image(src, width=tw, height=th, fit=ft.BoxFit.CONTAIN,
                                                       gapless_playback=True),
                                              on_click=app.guarded(full), border_radius=6,
                                              border=ft.Border.all(1, ft.Colors.OUTLINE)))
@@ -941,7 +942,7 @@ def _full_screen(app: App, s: _Screen, i: int, review: PhotoReview, ui: PhotoPan
     viewer = ft.InteractiveViewer(
         content=ft.GestureDetector(content=ft.Semantics(
             label=f"Photo with {count(len(shown), 'tile')} outlined and numbered",
-            content=ft.Image(src=src, width=width, height=height, fit=ft.BoxFit.CONTAIN, gapless_playback=True)),
+            content=image(src, width=width, height=height, fit=ft.BoxFit.CONTAIN, gapless_playback=True)),
             on_tap_down=tap),
         min_scale=1.0, max_scale=6.0, width=width, height=height)
 
