@@ -89,6 +89,9 @@ class RoundState:
     reveal: int | None = None
     #: (seat, tile) of a taken tile tapped in the picker, refused.
     refused: tuple[int, str] | None = None
+    #: The hand the pad or the tile picker works on, as this device last drew it (see
+    #: :meth:`moved_elsewhere`).
+    working: tuple[int, Any] | None = None
     photos: dict[int, PhotoPanel] = field(default_factory=dict)
 
     def open_pad(self, i: int | None) -> None:
@@ -115,6 +118,31 @@ class RoundState:
         """Whether hand ``i`` is the one being worked on (the pad or a panel is its)."""
         return self.pad == i or (self.panel is not None and self.panel[0] == i)
 
+    def moved_elsewhere(self, entry: Any, elsewhere: bool) -> str | None:
+        """Another device changed the hand this one's pad (or tile picker) works on: the pad
+        moves to the next hand still to enter (the picker closes), so the next key tapped here
+        never types over what was entered there. Returns that player's name, else None.
+        ``entry``: the round's entry now; ``elsewhere``: its draft changed on another device
+        since this one drew it."""
+        hands = entry.hands
+        seat = self.pad if self.pad is not None else (self.panel[0] if self.panel and self.panel[1] == "tiles"
+                                                      else None)
+        now = None if seat is None else (seat, _shape(hands[seat]))
+        moved = (elsewhere and seat is not None and self.working is not None and self.working[0] == seat
+                 and self.working != now)
+        self.working = now
+        if not moved or seat is None:
+            return None
+        nxt = entry.next_open(seat)
+        self.open_pad(nxt)
+        self.working = None if nxt is None else (nxt, _shape(hands[nxt]))
+        return str(hands[seat].player)
+
     def photo(self, i: int) -> PhotoPanel:
         """Hand ``i``'s photo panel (a new one the first time)."""
         return self.photos.setdefault(i, PhotoPanel())
+
+
+def _shape(hand: Any) -> tuple[Any, ...]:
+    """What a hand holds, to tell whether it changed: its way of entry, number and tiles."""
+    return (getattr(hand.mode, "value", hand.mode), hand.pips, tuple(str(t) for t in hand.tiles))

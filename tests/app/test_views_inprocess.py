@@ -290,6 +290,34 @@ def test_two_devices_share_one_round_entry_and_a_save_elsewhere_is_said(app: App
     assert "Round 2 · 8-8 · Bob starts" in _texts(phone.page.controls)
 
 
+def test_a_pad_left_open_on_a_hand_entered_on_another_device_moves_on_and_types_over_nothing(app: App) -> None:
+    """Phone A's pad is open on Ann while phone B picks Ann's tiles: A's next key must not
+    replace them. A's pad moves to the next hand still to enter and says why."""
+    phone = App(FakePage(), app.ctx)  # type: ignore[arg-type]
+    m = app.ctx.store.create(["Ann", "Bob", "Cy"], "double-chicken-foot", {})
+    _go(app, f"/match/{m.id}/round")
+    assert "Ann: … points" in _texts(app.page.controls)  # A's pad opens on Ann
+    _go(phone, f"/match/{m.id}/round")
+    _click(phone, "Tiles", 0)
+    _click(phone, "3")
+    _click(phone, "3-4")
+    app._on_remote_change("chickenfoot-match", {"entry": m.id})
+    texts = _texts(app.page.controls)
+    assert "7 points (3-4)" in texts
+    assert "Ann's hand was entered on another device: this pad moved on, so it types over nothing." in texts
+    assert "Bob: … points" in texts
+    _click(app, "2")
+    from chickenfoot.app.match_session import MatchSession
+
+    ms = MatchSession(app.ctx.store, m.id)
+    entry = ms.content(ms.draft(app.session.state.draft)).entry
+    assert entry.penalty(0) == 7 and [str(t) for t in entry.hands[0].tiles] == ["3-4"] and entry.penalty(1) == 2
+    # a change elsewhere to another hand leaves this pad where it is
+    _click(phone, "Went out", 2)
+    app._on_remote_change("chickenfoot-match", {"entry": m.id})
+    assert "Bob: 2 points" in _texts(app.page.controls)
+
+
 def test_a_restart_keeps_the_round_being_entered_and_an_unconfirmed_photo(tmp_path) -> None:
 
 
@@ -1088,3 +1116,27 @@ def test_the_invite_screen_makes_a_new_table_code(tmp_path, capsys) -> None:  # 
         assert f"new table code: {code} (the one printed above no longer works)" in capsys.readouterr().out
     finally:
         ctx.store.close()
+
+
+def test_a_second_copy_of_a_tile_is_offered_as_another_tile_first(app: App) -> None:
+    """"Is this a second 1-3?": one set has one of each, so the likely answers come first (it is
+    another tile, or no tile); counting a second 1-3 stays possible (two sets mixed), last."""
+    from chickenfoot.app.hand_count import SEAT
+    from chickenfoot.app.photo_review import PhotoReview
+    from chickenfoot.vision.geometry import OrientedBox
+    from chickenfoot.vision.reading import TileReading
+
+    _go(app, "/count")
+    hc = app.session.hand_count()
+    hc.content.reviews[SEAT] = PhotoReview(hc.rules, hc.top, [
+        TileReading(1, 3, 0.95, OrientedBox(50, 30, 80, 40, 0.0), False, 0.95, (1.0, 0.95)),
+        TileReading(1, 3, 0.9, OrientedBox(200, 30, 80, 40, 0.0), False, 0.9, (0.9, 0.9),
+                    question="Is this a second 1-3?", reason="read twice"),
+    ], (300, 100))
+    _go(app, "/count")
+    captions = [_caption(b) for b in _buttons(app.page.controls)]
+    first = captions.index("Another tile")
+    assert captions[first:first + 3] == ["Another tile", "Not a tile", "Count a second 1-3"]
+    assert "Count it as 1-3" not in captions
+    _click(app, "Not a tile")
+    assert "Penalty from this photo: 4 points" in _texts(app.page.controls)

@@ -80,10 +80,11 @@ def _round(app: App, st: RoundState, mid: str, number: int | None) -> tuple[str,
         except DraftNotFoundError:
             return "Round", [app.text("This round is no longer being entered."),
                              app.button("Scoreboard", lambda _: app.go(back))], back, None
+    elsewhere = st.seen is not None and st.seen != d.revision  # this device's changes set st.seen
     st.seen = d.revision
     if not d.open or d.stale(m):
         return _saved_elsewhere(app, ms, d)
-    return _entry_screen(app, st, ms, d)
+    return _entry_screen(app, st, ms, d, elsewhere)
 
 
 # ------------------------------------------------------------ saved elsewhere
@@ -453,13 +454,17 @@ class _Screen:
         return ft.Column([self.pad_display, *rows], spacing=6)
 
 
-def _entry_screen(app: App, st: RoundState, ms: MatchSession, d: RoundDraft) -> tuple[str, list[Any], str | None, Any]:
+def _entry_screen(app: App, st: RoundState, ms: MatchSession, d: RoundDraft,
+                  elsewhere: bool = False) -> tuple[str, list[Any], str | None, Any]:
     content = ms.content(d)
     s = _Screen(app, st, ms, d, content)
     entry = content.entry
     mid, n = ms.id, d.number
     if not st.placed:  # just arrived: the pad opens on the first hand still to enter, in view
         st.place(entry.next_open())
+    moved = st.moved_elsewhere(entry, elsewhere)
+    if moved is not None:
+        st.said = f"{moved}'s hand was entered on another device: this pad moved on, so it types over nothing."
     reveal = st.take_reveal()
     if reveal is not None:
         app.scroll_into_view(seat_key(reveal))
@@ -891,6 +896,10 @@ def _check_row(app: App, review: PhotoReview, preview: Preview, k: int, open_: b
         buttons = [app.button(f"Count it as {it.tile}", bind(accept, k), kind="tonal", compact=True),
                    app.button("Not a tile", bind(remove, k), kind="outlined", compact=True),
                    app.button("Another tile", bind(select, k), kind="filled" if open_ else "text", compact=True)]
+        if it.reason == "read twice":  # one set has one of each: most likely misread, or no tile
+            buttons = [app.button("Another tile", bind(select, k), kind="filled" if open_ else "tonal", compact=True),
+                       app.button("Not a tile", bind(remove, k), kind="outlined", compact=True),
+                       app.button(f"Count a second {it.tile}", bind(accept, k), kind="text", compact=True)]
     parts: list[Any] = [ft.Row([ui_crop, ft.Container(app.text(what, 16), expand=True)], spacing=10,
                                vertical_alignment=ft.CrossAxisAlignment.CENTER),
                         ft.Row(buttons, wrap=True, spacing=6, run_spacing=6)]

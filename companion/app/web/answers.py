@@ -21,6 +21,12 @@ ADDED = [
     # Flutter's web engine wants cross-origin isolation (as Flet's own server sets it).
     (b"cross-origin-opener-policy", b"same-origin"),
     (b"cross-origin-embedder-policy", b"require-corp"),
+    # Scripts and fetches only from the table itself: Flet's client asks a CDN for a script on
+    # every load (rive_native.js from jsdelivr), and nothing is to be downloaded at run time. Offline that
+    # request already failed; the browser now never makes it. Inline scripts (Flet's settings,
+    # the join form) and WebAssembly (the renderer) stay allowed.
+    (b"content-security-policy", b"script-src 'self' 'unsafe-inline' 'unsafe-eval' 'wasm-unsafe-eval' blob:; "
+                                 b"connect-src 'self' data: blob:"),
 ]
 DROPPED = {b"access-control-allow-origin", b"access-control-allow-credentials", b"server"}
 

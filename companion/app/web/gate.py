@@ -162,7 +162,9 @@ button {{ font-size: 1.3em; padding: 10px 22px; margin-top: 14px; }}
 </style></head>
 <body>
 <h1>Join this table</h1>
-<p>Type the table code shown where the Chicken Foot companion was started (or scan its QR code).</p>
+<p>Type the table code shown where the Chicken Foot companion was started (or scan its QR code).
+The code is new each time the companion starts: a phone that was in before a restart joins again
+with the new one.</p>
 {message}
 <form id="join" method="post" action="/join">
 <label for="code">Table code</label><br>
@@ -335,7 +337,8 @@ class TableGate:
         assert self.code is not None
         if not hmac.compare_digest("".join(given.split()).encode(), self.code.encode()):
             self.tries.failed(client, now)
-            await self._join_page(send, 403, "That is not this table's code.")
+            await self._join_page(send, 403, "That is not this table's code (it is new each time the companion "
+                                  "starts: ask for the one it shows now).")
             return
         self._remember(scope)
         await redirect(send, "/", f"{COOKIE}={self.token}; Path=/; HttpOnly; SameSite=Strict")
