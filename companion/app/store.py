@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from chickenfoot.match import Commit, Match, RoundDraft, loads_json
-from chickenfoot.match.stats import PlayerStats
+from chickenfoot.match.stats import PlayerStats, player_stats
 from chickenfoot.storage.errors import DraftNotFoundError
 from chickenfoot.storage.repository import ImportReport, Repository, resolve_db_path
 
@@ -29,6 +29,8 @@ class MatchStore:
 
     def __init__(self, repo: Repository) -> None:
         self.repo = repo
+        #: Ids of the matches the file holds that did not read back at the last listing.
+        self.unreadable: list[str] = []
         self._photos: OrderedDict[str, bytes] = OrderedDict()
         self._photos_lock = threading.Lock()
 
@@ -53,14 +55,16 @@ class MatchStore:
         return self.repo.get(match_id)
 
     def all(self) -> list[Match]:
-        """Every match, most recently changed first."""
-        return sorted(self.repo.all_matches(), key=lambda m: (m.updated_at, m.created_at), reverse=True)
+        """Every match that reads back, most recently changed first (those that do not are in
+        :attr:`unreadable`, so one hand-edited entry never hides the rest)."""
+        good, self.unreadable = self.repo.readable_matches()
+        return sorted(good, key=lambda m: (m.updated_at, m.created_at), reverse=True)
 
     def unfinished(self) -> list[Match]:
         return [m for m in self.all() if not m.is_over and not m.abandoned]
 
     def stats(self) -> list[PlayerStats]:
-        return self.repo.stats()
+        return player_stats(self.all())
 
     # -------------------------------------------------------------- writing
     def create(self, players: Iterable[str], preset: str, options: dict[str, Any]) -> Match:

@@ -356,14 +356,28 @@ class Repository:
                 except (KeyError, TypeError):
                     row = MatchSummary.from_doc(match_doc(self._decode(doc)))
                 if status is None or row.status == status:
-                    rows.append(row)
-            rows.sort(key=lambda r: (r.created_at, r.id), reverse=True)
-            return rows
+                    rows.append((row.created_at, doc.doc_id, row))
+            # created in the same second (stamps keep seconds): the one stored later is newer
+            rows.sort(key=lambda r: (r[0], r[1]), reverse=True)
+            return [row for _, _, row in rows]
 
     def all_matches(self) -> list[Match]:
         with self._lock:
             self._refresh_index()
             return [self.get(mid) for mid in self._index]
+
+    def readable_matches(self) -> tuple[list[Match], list[str]]:
+        """Every match that reads back, and the ids of those that do not (a hand-edited
+        entry): one damaged entry does not hide the others (:meth:`check` says what is wrong)."""
+        with self._lock:
+            self._refresh_index()
+            good, bad = [], []
+            for mid in self._index:
+                try:
+                    good.append(self.get(mid))
+                except DamagedFileError:
+                    bad.append(mid)
+            return good, bad
 
     def __len__(self) -> int:
         with self._lock:

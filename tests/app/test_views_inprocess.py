@@ -1140,3 +1140,37 @@ def test_a_second_copy_of_a_tile_is_offered_as_another_tile_first(app: App) -> N
     assert "Count it as 1-3" not in captions
     _click(app, "Not a tile")
     assert "Penalty from this photo: 4 points" in _texts(app.page.controls)
+
+
+def test_one_hand_edited_match_never_hides_the_others(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A scorekeeper file whose one match entry was spoilt by hand (valid JSON, a match that
+    does not read back): home, history and statistics show the other match and say that one is
+    left out, naming no path on the server."""
+    import json
+
+    db = tmp_path / "matches.json"
+    ctx = AppContext(db)
+    bad = ctx.store.create(["Ann", "Bob"], "double-chicken-foot", {})
+    good = ctx.store.create(["Cy", "Di"], "double-chicken-foot", {})
+    ctx.store.update(good.id, lambda m: m.add_round(penalties={"Di": 5}, out="Cy"))
+    ctx.store.close()
+    data = json.loads(db.read_text())
+    for doc in data["matches"].values():
+        if doc["id"] == bad.id:
+            doc["match"] = doc["match"].replace('"players":["Ann","Bob"]', '"players":"Ann"')
+    db.write_text(json.dumps(data))
+
+    ctx = AppContext(db)
+    app = App(FakePage(), ctx)  # type: ignore[arg-type]
+    try:
+        note = ("1 match in the scorekeeper file cannot be read (changed by hand?) and is left out here. On the "
+                "computer the companion runs on, `chickenfoot db check` says what is wrong.")
+        texts = _go(app, "/")
+        assert note in " ".join(texts) and "Resume match" in texts
+        assert any(t.startswith("Cy, Di") for t in texts) and str(tmp_path) not in " ".join(texts)
+        texts = _go(app, "/history")
+        assert note in " ".join(texts) and any(t.startswith("Cy, Di") for t in texts)
+        assert not any(t.startswith("Ann, Bob") for t in texts)
+        assert "Di" in _go(app, "/stats")
+    finally:
+        ctx.store.close()

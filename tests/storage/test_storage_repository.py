@@ -259,3 +259,10 @@ def test_storage_reads_the_file_only_when_it_changed(tmp_path: Path) -> None:
     assert second is not first and len(second["matches"]) == 2
     os.utime(db)  # a touch (new mtime) is also noticed
     assert st.read() is not second
+
+
+def test_matches_are_listed_newest_first_even_within_one_second(repo: Repository) -> None:
+    """Creation stamps keep whole seconds: matches made in the same second are listed in the
+    order they were stored, newest first (a script's `match list | head -1` is the last one)."""
+    made = [repo.create_match([f"P{k}", "Q"]).id for k in range(6)]
+    assert [row.id for row in repo.list_matches()] == made[::-1]

@@ -31,6 +31,7 @@ class HomeScreen(Screen):
         body: list[Any] = [app.text("Keep the score of your Chicken Foot games, counting the hands left at a "
                                     "round's end by number, tile or photo, and settle arguments about a play.", 16)]
         unfinished = self.session.store.unfinished()
+        body.extend(unreadable_note(app))
         # One clear first action (resume the match in progress, else start one); the rest is a list
         # of full-width rows, each a thumb's height. Settings is the app bar's gear, not repeated here.
         if unfinished:
@@ -62,6 +63,18 @@ class HomeScreen(Screen):
             for m in unfinished[1:]:
                 body.append(app.button(_match_line(app, m), bind(app.go, f"/match/{m.id}"), kind="text"))
         return "Chicken Foot", body, None
+
+
+def unreadable_note(app: App) -> list[Any]:
+    """A warning when the scorekeeper file holds matches that cannot be read (hand-edited): the
+    rest are shown, and the computer the companion runs on is told what to do (never a path on
+    it: the screen may be a phone's)."""
+    n = len(app.session.store.unreadable)
+    if not n:
+        return []
+    return [app.warning(f"{count(n, 'match', 'matches')} in the scorekeeper file cannot be read (changed by "
+                        f"hand?) and {'is' if n == 1 else 'are'} left out here. On the computer the companion "
+                        "runs on, `chickenfoot db check` says what is wrong.")]
 
 
 class InviteScreen(Screen):
@@ -133,6 +146,7 @@ class HistoryScreen(Screen):
         app, store = self.app, self.session.store
         body: list[Any] = []
         matches = store.all()
+        body.extend(unreadable_note(app))
         if not matches:
             body.append(app.text("No matches yet."))
         for m in matches:
