@@ -81,6 +81,9 @@ class RoundState:
     suit: int | None = None
     #: Something to say at the top (an edit that crossed another device's).
     notice: str | None = None
+    #: Save met a round changed on another device: it is replaced only by the notice's own
+    #: button (Save is off meanwhile, so a double tap on Save never replaces it unseen).
+    conflict: bool = False
     #: What was just done, said above Save (never a toast over it): "Dee: 0 points, so Dee went out".
     said: str | None = None
     #: The seat whose typed penalty Save asks about (more than a hand can count), if any.

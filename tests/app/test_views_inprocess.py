@@ -1174,3 +1174,24 @@ def test_one_hand_edited_match_never_hides_the_others(tmp_path) -> None:  # type
         assert "Di" in _go(app, "/stats")
     finally:
         ctx.store.close()
+
+
+def test_an_edit_that_meets_another_phones_change_replaces_it_only_when_asked(app: App) -> None:
+    """Phone A edits round 1 while round 1 is changed elsewhere: A's Save stores nothing and
+    says so with its own answers; Save is off meanwhile (a double tap replaces nothing unseen);
+    the notice's button replaces the round with A's edit."""
+    m = app.ctx.store.create(["Ann", "Bob"], "double-chicken-foot", {})
+    app.ctx.store.update(m.id, lambda x: x.add_round(penalties={"Bob": 5}, out="Ann"))
+    _go(app, f"/match/{m.id}/round/1")
+    _click(app, "Number", 1)
+    _click(app, "7")
+    # meanwhile round 1 is changed elsewhere (another phone's scoreboard, the command line)
+    app.ctx.store.update(m.id, lambda x: x.edit_round(1, penalties={"Bob": 9}, out="Ann"))
+    _click(app, "Save round 1")
+    texts = _texts(app.page.controls)
+    assert any(t.startswith("Round 1 was changed on another device since this edit began") for t in texts)
+    assert app.ctx.store.get(m.id).rounds[0].penalties == (0, 9)
+    (save,) = [b for b in _buttons(app.page.controls) if _caption(b) == "Save round 1"]
+    assert save.disabled  # a second tap on Save replaces nothing
+    _click(app, "Replace round 1 with this edit")
+    assert app.ctx.store.get(m.id).rounds[0].penalties == (0, 7)

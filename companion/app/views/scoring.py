@@ -43,6 +43,8 @@ PAD_KEY = 48
 MODES = ("Went out", "Number", "Tiles", "Photo")
 #: Side padding of those buttons and the space between them (px).
 MODE_PAD, MODE_SPACING = 8, 4
+#: The scroll key of the notice a Save that met another device's change shows.
+CONFLICT_KEY = "round-conflict"
 #: Height of the photo's thumbnail in a reading (px): the reading's rows stay in view under it.
 THUMB_PX = 104
 
@@ -177,7 +179,7 @@ class _Screen:
             self.pad_display.value = f"{h.player}: {shown or '…'} {'point' if shown == '1' else 'points'}"
         self.summary.value = self.entry.summary()
         self.errors.controls = [self.app.warning(w) for w in self.entry.errors()]
-        self.save_button.content.disabled = bool(self.entry.problems())
+        self.save_button.content.disabled = bool(self.entry.problems()) or self.st.conflict
         if self.st.panel is not None and self.st.panel[1] == "tiles":
             self._refresh_picker()
 
@@ -320,9 +322,18 @@ class _Screen:
             return
         if result.outcome is Saved.CHANGED:
             self.st.notice = (f"Round {n} was changed on another device since this edit began "
-                                  "(shown below as it is now saved). Save again to replace it "
-                                  "with what is entered here, or cancel the edit.")
+                              "(shown below as it is now saved). Replace it with what is entered "
+                              "here, or cancel the edit.")
+            self.st.conflict = True
+            app.render()
+            app.scroll_into_view(CONFLICT_KEY)
+            return
         app.render()
+
+    def replace_saved(self, _: Any = None) -> None:
+        """The notice's answer to a round changed elsewhere: this edit replaces it."""
+        self.st.conflict = False
+        self.save()
 
     def cancel(self, _: Any = None) -> None:
         # A new round's entry stays for the other devices (and after a restart); an edit that
@@ -479,8 +490,11 @@ def _entry_screen(app: App, st: RoundState, ms: MatchSession, d: RoundDraft,
         body.append(_on_table(app, entry))
     notice = st.notice
     if notice:
+        answers = [app.button(f"Replace round {n} with this edit", s.replace_saved, kind="filled"),
+                   app.button("Cancel edit" if d.edit else "Back to scoreboard", s.cancel, kind="outlined")]
         body.append(app.card(ft.Semantics(live_region=True, content=app.text(notice, 16)),
-                             color=ft.Colors.TERTIARY_CONTAINER))
+                             *([ft.Row(answers, wrap=True, spacing=8, run_spacing=8)] if st.conflict else []),
+                             color=ft.Colors.TERTIARY_CONTAINER, key=CONFLICT_KEY))
         rnd = ms.round_at(n)
         if rnd is not None:
             body.append(app.text("Saved now: " + ", ".join(
