@@ -586,7 +586,8 @@ def run_desktop(ctx: AppContext) -> None:
     ft.run(make_main(ctx), view=ft.AppView.FLET_APP, no_cdn=True)
 
 
-def web_app(ctx: AppContext, *, port: int, loopback_only: bool, code: str | None) -> Any:
+def web_app(ctx: AppContext, *, port: int, loopback_only: bool, code: str | None,
+            key: bytes | None = None) -> Any:
     """The ASGI app browsers get: Flet's web app behind the table's gate (see :mod:`.web`)."""
     import socket as _socket
 
@@ -594,7 +595,7 @@ def web_app(ctx: AppContext, *, port: int, loopback_only: bool, code: str | None
 
     names = (_socket.gethostname(), _socket.gethostname() + ".local")
     gate = TableGate(flet_app(make_main(ctx)), port=port, loopback_only=loopback_only, code=code,
-                     names=names, uploads=ctx.uploads)
+                     names=names, uploads=ctx.uploads, key=key)
     if code is not None:
         def renew() -> str:
             new = gate.new_code()

@@ -38,6 +38,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="address to listen on (default 127.0.0.1, this computer only; 0.0.0.0 lets "
                    "phones on the network in, with the table code)")
     p.add_argument("--db", default=None, help="scorekeeper file (default: $CHICKENFOOT_DB or the user data folder)")
+    p.add_argument("--forget-devices", action="store_true",
+                   help="make every device join again with the table code (devices that joined once "
+                   "otherwise stay joined when the app is started again)")
     p.add_argument("--models", default=None,
                    help="folder with the tile reader's models, reader.json and its ONNX files "
                    "(default: $CHICKENFOOT_MODELS, else the shipped ones)")
@@ -138,6 +141,13 @@ def serve_web(args: argparse.Namespace, db: Path) -> int:
         print(f"  or scan this QR code to join ({invite}):", flush=True)
         print(web.qr_text(invite), end="", flush=True)
     print("Press Ctrl+C to stop.", flush=True)
-    app = web_app(ctx, port=port, loopback_only=loopback_only, code=code)
+    key = None
+    if code:  # phones that joined stay joined across a restart (see web.table_key)
+        try:
+            key = web.table_key(ctx.db_path.with_name(ctx.db_path.stem + "-table.key"), args.forget_devices)
+        except OSError as exc:
+            print(f"  (joined devices will join again after a restart: the key file cannot be kept: "
+                  f"{exc.strerror or exc})", flush=True)
+    app = web_app(ctx, port=port, loopback_only=loopback_only, code=code, key=key)
     web.serve(app, sock, on_stop=ctx.store.close)
     return 0

@@ -101,8 +101,8 @@ class Server:
     Served beyond loopback (``host="0.0.0.0"``), ``code`` is the table code it printed."""
 
     def __init__(self, db: Path, log: Path, env: dict[str, str] | None = None,
-                 host: str = "127.0.0.1") -> None:
-        self.port = free_port()
+                 host: str = "127.0.0.1", port: int | None = None, extra: list[str] | None = None) -> None:
+        self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}/"
         self.log = log
         self.code: str | None = None
@@ -110,7 +110,7 @@ class Server:
         full_env = {**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})}
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "chickenfoot", "app", "--web", "--port", str(self.port),
-             "--host", host, "--db", str(db)],
+             "--host", host, "--db", str(db), *(extra or [])],
             cwd=ROOT, stdout=self._fh, stderr=subprocess.STDOUT, env=full_env)
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:

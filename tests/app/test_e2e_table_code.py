@@ -200,3 +200,58 @@ def test_pictures_show_on_a_phone_joined_over_the_network(table: Server) -> None
             assert [u for u in elsewhere if u not in refused] == []
         finally:
             browser.close()
+
+
+def test_a_phone_left_open_carries_on_after_the_companion_is_killed_and_started_again(tmp_path: Path) -> None:
+    """The companion is killed (SIGKILL) and started again on the same file and port: a phone
+    left open on the scoreboard reconnects by itself, joined as before (its cookie's key is
+    kept beside the file), and shows the match; the new code is only for new phones. With
+    --forget-devices every device joins again."""
+    import os
+    import signal
+
+    from playwright.sync_api import sync_playwright
+
+    require_browser()
+    db = tmp_path / "matches.json"
+    with Repository.open(db) as repo:
+        m = repo.create_match(["Zelda", "Yann"], "double-chicken-foot")
+        repo.add_round(m.id, penalties={"Yann": 12}, out="Zelda")
+    first = Server(db, tmp_path / "app1.log", host="0.0.0.0")
+    key = db.with_name("matches-table.key")
+    assert key.stat().st_mode & 0o777 == 0o600 and len(key.read_bytes()) == 32
+    shots = ARTIFACTS / "table-code-restart"
+    shots.mkdir(parents=True, exist_ok=True)
+    for old in shots.glob("*.png"):
+        old.unlink()
+    second = None
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            ui = Ui(browser.new_context(viewport={"width": 360, "height": 780}).new_page(), shots)
+            ui.open(first.join_url)
+            ui.click("Resume match")
+            ui.see("Standings")
+            os.kill(first.proc.pid, signal.SIGKILL)
+            first.proc.wait(10)
+            first.stop()
+            with Repository.open(db) as repo:  # changed while the companion was down
+                repo.rename_player(m.id, "Yann", "Yvonne")
+            second = Server(db, tmp_path / "app2.log", host="0.0.0.0", port=first.port)
+            assert second.code
+            ui.see("Yvonne", timeout=60_000)  # the page reconnected by itself, joined as before
+            ui.see("Standings")
+            ui.shot("phone-after-restart-360px")
+            second.stop()
+            third = Server(db, tmp_path / "app3.log", host="0.0.0.0", port=first.port, extra=["--forget-devices"])
+            try:
+                page = browser.new_context().new_page()
+                page.context.add_cookies(ui.page.context.cookies())  # the phone's old cookie
+                page.goto(third.url)
+                assert page.get_by_role("heading", name="Join this table").is_visible()
+            finally:
+                third.stop()
+        finally:
+            browser.close()
+            if second is not None:
+                second.stop()

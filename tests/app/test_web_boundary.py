@@ -467,3 +467,18 @@ def test_a_file_sized_websocket_message_closes_that_connection_only(loopback: Se
     assert closed.value.rcvd is not None and closed.value.rcvd.code == 1009
     seen = _session(loopback, own)
     assert isinstance(seen, bytes) and b"Zelda" in seen
+
+
+def test_the_joined_devices_key_is_kept_for_the_next_start_and_made_afresh_when_asked(tmp_path: Path) -> None:
+    path = tmp_path / "matches-table.key"
+    key = web.table_key(path)
+    assert len(key) == 32 and path.read_bytes() == key and path.stat().st_mode & 0o777 == 0o600
+    assert web.table_key(path) == key  # the next start: the same key, the phones stay joined
+    one = TableGate(None, port=8550, loopback_only=False, code="123456", key=key)  # type: ignore[arg-type]
+    two = TableGate(None, port=8550, loopback_only=False, code="654321", key=web.table_key(path))  # type: ignore[arg-type]
+    assert one.token == two.token
+    fresh = web.table_key(path, forget=True)
+    assert fresh != key and path.read_bytes() == fresh
+    path.write_bytes(b"not a key")  # damaged: a new one, never a short key
+    assert len(web.table_key(path)) == 32 and web.table_key(path) != b"not a key"
+    assert not list(tmp_path.glob(".*.tmp"))

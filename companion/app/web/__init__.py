@@ -60,6 +60,7 @@ from .gate import (
     TRIES_PER_MINUTE_NETWORK,
     TableGate,
     Tries,
+    table_key,
 )
 from .limits import (
     CONNECTIONS_IN_ALL,
@@ -93,5 +94,5 @@ __all__ = [
     "Joined", "Limits", "ServeError", "TableGate", "Tries", "UploadRefused", "Uploads",
     "address_key", "bind", "check_flet", "check_port", "flet_app", "is_gone", "is_loopback",
     "is_wildcard", "lan_addresses", "network_key", "new_code", "qr_png", "qr_text", "serve",
-    "server_config", "settle", "split_host", "url_host",
+    "server_config", "settle", "split_host", "table_key", "url_host",
 ]

@@ -12,6 +12,7 @@ import time
 from collections import OrderedDict, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from urllib.parse import parse_qs
 
 from . import face
@@ -163,8 +164,7 @@ button {{ font-size: 1.3em; padding: 10px 22px; margin-top: 14px; }}
 <body>
 <h1>Join this table</h1>
 <p>Type the table code shown where the Chicken Foot companion was started (or scan its QR code).
-The code is new each time the companion starts: a phone that was in before a restart joins again
-with the new one.</p>
+The code is new each time the companion starts.</p>
 {message}
 <form id="join" method="post" action="/join">
 <label for="code">Table code</label><br>
@@ -183,7 +183,7 @@ class TableGate:
     connection counting (:func:`~.limits.server_config` finds it here)."""
 
     def __init__(self, app: ASGIApp, *, port: int, loopback_only: bool, code: str | None,
-                 names: tuple[str, ...] = (), uploads: Uploads | None = None) -> None:
+                 names: tuple[str, ...] = (), uploads: Uploads | None = None, key: bytes | None = None) -> None:
         import secrets
 
         self.app = app
@@ -191,7 +191,8 @@ class TableGate:
         self.port = port
         self.loopback_only = loopback_only
         self.code = code
-        self._key = secrets.token_bytes(32)
+        # the joined devices' cookie: kept across restarts when ``key`` is (see table_key)
+        self._key = key or secrets.token_bytes(32)
         self.token = hmac.new(self._key, b"joined this table", hashlib.sha256).hexdigest()
         self.names = {n.lower() for n in names if n} | {"localhost"}
         self.tries = Tries()
@@ -351,3 +352,34 @@ class TableGate:
         page = JOIN_PAGE.format(message=text, theme=face.THEME_COLOUR, code=filled,
                                 send=SEND_FORM if filled and status == 200 else "")
         await reply(send, status, page, "text/html; charset=utf-8")
+
+
+#: Bytes of the key the joined devices' cookie is made with.
+KEY_BYTES = 32
+
+
+def table_key(path: Path, forget: bool = False) -> bytes:
+    """The key of the joined devices' cookie, kept in ``path`` (readable by its owner only), so
+    a restart of the companion keeps the table's phones joined: a phone left open reconnects by
+    itself instead of waiting on a server that refuses it. Made afresh when ``forget`` (every
+    device then joins again with the code), or when the file is missing or not a key."""
+    import os
+    import secrets
+
+    if not forget:
+        try:
+            kept = path.read_bytes()
+        except OSError:
+            kept = b""
+        if len(kept) == KEY_BYTES:
+            return kept
+    key = secrets.token_bytes(KEY_BYTES)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        os.write(fd, key)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    os.replace(tmp, path)
+    return key
