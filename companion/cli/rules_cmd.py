@@ -104,7 +104,8 @@ def cmd_rules(args: argparse.Namespace) -> int:
     lines = [f"{rules.title}, preset {rules.name}", f"Source: {rules.source}" if rules.source else ""]
     changed = changed_options(rules)
     if changed:
-        lines.append("Options changed: " + ", ".join(f"{k}={v}" for k, v in changed.items()))
+        lines.append("Options changed: " + ", ".join(
+            f"{k.replace('_', '-')}={str(v).lower() if isinstance(v, bool) else v}" for k, v in changed.items()))
     lines = [x for x in lines if x] + [f"- {s}" for s in rules.describe()]
     lines += ["", "Options (change one with -o KEY=VALUE; these are this preset's values):"]
     values = _options_as_typed(rules)

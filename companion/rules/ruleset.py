@@ -152,9 +152,9 @@ class RuleSet:
     # --------------------------------------------------------- player count
     def check_players(self, players: int) -> None:
         if not isinstance(players, int) or players < self.min_players or players > self.max_players:
-            raise PlayerCountError(
-                f"{self.title} is for {self.min_players}-{self.max_players} players, not {players}"
-            )
+            allowed = (f"{self.min_players}" if self.min_players == self.max_players
+                       else f"{self.min_players}-{self.max_players}")
+            raise PlayerCountError(f"{self.title} is for {allowed} players, not {players}")
         top = self.set_for(players)
         need = players * self.deal_size(players) + (1 if self.start is Start.CENTRE else 0)
         if need > set_size(top):

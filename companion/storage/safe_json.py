@@ -191,7 +191,7 @@ def decode(raw: bytes, path: Path) -> dict[str, Any]:
     except UnicodeDecodeError:
         raise damaged(path, "the file is not text") from None
     except json.JSONDecodeError as exc:
-        raise damaged(path, f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+        raise damaged(path, f"not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})") from None
     except jsontext.JSONLimitError as exc:
         raise damaged(path, str(exc)) from None
     if not isinstance(data, dict):

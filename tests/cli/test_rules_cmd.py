@@ -213,7 +213,7 @@ def test_simulate_text(capsys: pytest.CaptureFixture[str]):
 
 
 @pytest.mark.parametrize("args, fragment", [
-    (["--rules", "chickie-sixes", "--players", "3"], "is for 2-2 players, not 3"),
+    (["--rules", "chickie-sixes", "--players", "3"], "Chickie Sixes is for 2 players, not 3"),
     (["--option", "spokes=5"], "option 'spokes'"),
     (["--option", "nonsense"], "must be written KEY=VALUE"),
     (["--matches", "0"], "--matches must be 1 or more"),
@@ -235,3 +235,10 @@ def test_rules_name_each_source_as_a_player_knows_it(capsys: pytest.CaptureFixtu
     assert "Source: “Chickie Sixes”, EngravedDominoes.com." in out and "seed 0" not in out
     assert main(["rules", "gameweave"]) == 0
     assert "Source: “Chickenfoot”, Gameweave edition" in capsys.readouterr().out
+
+
+def test_options_changed_are_written_as_they_are_typed(capsys) -> None:  # type: ignore[no-untyped-def]
+    from chickenfoot.cli.main import main
+
+    assert main(["rules", "pagat", "-o", "end_when_foot_dead=true"]) == 0
+    assert "Options changed: end-when-foot-dead=true" in capsys.readouterr().out.splitlines()
