@@ -154,8 +154,9 @@ def _open(source: Source, name: str) -> tuple[Image.Image, bytes]:
     except UnidentifiedImageError:
         if _is_heif(head) and not HEIF_SUPPORT:
             raise ImageError(
-                f"{name}: reading HEIC/HEIF photos needs the heic extra "
-                "(pip install 'chickenfoot-companion[heic]')"
+                f"{name}: reading HEIC/HEIF photos needs pillow-heif (pip install pillow-heif into the "
+                "companion's environment, or install it with its heic extra: pip install '.[heic]'), "
+                "or a JPEG copy of the photo"
             ) from None
         raise ImageError(f"{name}: not an image (JPEG, PNG, WebP, HEIC, ...) or a damaged one") from None
     except MemoryError:

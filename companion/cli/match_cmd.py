@@ -241,7 +241,10 @@ def _simple(attr: str, name: str) -> Any:
 def cmd_new(args: argparse.Namespace) -> int:
     from chickenfoot.rules import get_rules
 
-    players = [p.strip() for p in args.players.split(",") if p.strip()]
+    players = [p.strip() for p in args.players.split(",")]
+    if not all(players):  # "Ann,,Bob" is a name left out, not two players
+        raise InputError(f"--players {args.players!r} has an empty name: write the names between commas, "
+                         "e.g. --players Ann,Bob,Cy")
     rules = get_rules(args.rules, option_args(args))
     from chickenfoot.match import Match
 
@@ -334,8 +337,10 @@ def cmd_import(args: argparse.Namespace) -> int:
     path = Path(args.file).expanduser()
     try:
         text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from None
+    except UnicodeDecodeError:
+        raise InputError(f"{path} is not a text (JSON) file: import reads what `match export` writes") from None
+    except OSError as exc:
+        raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
     try:
         matches = loads_json(text)
     except InputError as exc:

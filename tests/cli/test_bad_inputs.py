@@ -12,6 +12,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from PIL import Image
 
 from chickenfoot.cli.main import build_parser, main
 from chickenfoot.storage import Repository
@@ -201,3 +202,16 @@ def test_every_command_and_argument_is_described_in_help() -> None:
     walk(build_parser(), "")
     assert missing == []
     assert "unique start" in _subparser("match", "show").format_help()
+
+
+def test_importing_a_picture_says_it_is_no_export(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    png = tmp_path / "ann.png"
+    Image.new("RGB", (4, 4)).save(png)
+    line = _exit_2(capsys, "match", "import", str(png), "--db", str(tmp_path / "m.json"))
+    assert f"{png} is not a text (JSON) file" in line and "codec" not in line
+
+
+def test_a_name_left_out_between_commas_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    db = tmp_path / "m.json"
+    line = _exit_2(capsys, "match", "new", "--players", "Ann,,Bob", "--db", str(db))
+    assert "has an empty name" in line and not db.exists()

@@ -488,3 +488,15 @@ def test_a_forked_child_shares_out_its_own_work(monkeypatch: pytest.MonkeyPatch)
         os._exit(0 if images.in_parallel(abs, [-5, -6, -7, -8]) == [5, 6, 7, 8] else 1)
     _, status = os.waitpid(pid, 0)
     assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+
+
+def test_a_heic_photo_without_its_reader_says_how_to_get_it(tmp_path: Path) -> None:
+    from chickenfoot.vision import images
+
+    if images.HEIF_SUPPORT:
+        pytest.skip("pillow-heif is installed: HEIC photos are read")
+    photo = tmp_path / "IMG_0001.HEIC"
+    photo.write_bytes(b"\x00\x00\x00\x18ftypheic\x00\x00\x00\x00mif1heic" + bytes(64))
+    with pytest.raises(ImageError, match=r"IMG_0001.HEIC: reading HEIC/HEIF photos needs pillow-heif \(pip install "
+                                         r"pillow-heif"):
+        load_image(photo)
