@@ -171,7 +171,7 @@ class _Screen:
         """Fill the controls that show the entry (statuses, pad, summary, Save) while the screen
         is built: once shown, controls are redrawn, not changed in place."""
         for k, st in enumerate(self.statuses):
-            st.value = _status(self.entry, k)
+            st.value = _status(self.entry, k, self.content.reviews.get(k))
         pad = self.st.pad
         if pad is not None:
             h = self.entry.hands[pad]
@@ -506,7 +506,7 @@ def _entry_screen(app: App, st: RoundState, ms: MatchSession, d: RoundDraft,
     mode_size = app.fitted_size(list(MODES), room, 15)
     for i, h in enumerate(entry.hands):
         active = pad == i or (panel is not None and panel[0] == i)
-        status = app.text(_status(entry, i), 17)
+        status = app.text(_status(entry, i, content.reviews.get(i)), 17)
         s.statuses.append(status)
         head = ft.Row([app.text(h.player, 19, bold=True), ft.Container(status, expand=True)], spacing=10,
                       vertical_alignment=ft.CrossAxisAlignment.CENTER)
@@ -592,13 +592,15 @@ def _on_table(app: App, entry: RoundEntry) -> ft.Control:
                                                            expand=True)], spacing=10))
 
 
-def _status(entry: RoundEntry, i: int) -> str:
+def _status(entry: RoundEntry, i: int, review: PhotoReview | None = None) -> str:
+    """A hand's line under its player: what is entered, or a photo reading waiting to be used
+    (on every device, and after a restart: it is kept in the draft)."""
     h = entry.hands[i]
     pen = entry.penalty(i)
     if h.mode is Mode.OUT:
         return "went out: 0"
     if pen is None:
-        return "not entered"
+        return f"not entered (a photo is read: {review.headline()}, not used yet)" if review else "not entered"
     if h.mode in (Mode.TILES, Mode.PHOTO):
         return f"{count(pen, 'point')} ({', '.join(str(t) for t in h.tiles) or 'no tiles'})"
     if pen == 0 and not any(x.mode is Mode.OUT for x in entry.hands):
