@@ -83,6 +83,8 @@ def fmt_value(value: Any) -> str:
 class MatchSetup:
     def __init__(self, preset: str = "double-chicken-foot", options: dict[str, Any] | None = None,
                  players: list[str] | None = None) -> None:
+        #: Whether the options' panel is open (a choice redraws the form; the panel stays as it was).
+        self.options_open = False
         self.players: list[str] = []
         #: A name typed and not added yet (refused: a name taken, too long), kept for fixing.
         self.name_typed = ""

@@ -1207,3 +1207,19 @@ def test_a_photo_reading_not_yet_used_is_said_on_its_players_row_on_every_device
     _review_in_draft(app, m, 0, (300, 100), [
         TileReading(3, 4, 0.95, OrientedBox(50, 30, 80, 40, 0.0), False, 0.95, (1.0, 0.95))])
     assert "not entered (a photo is read: 7 points, not used yet)" in _go(phone, f"/match/{m.id}/round")
+
+
+def test_the_options_panel_stays_open_while_options_are_chosen(app: App) -> None:
+    from types import SimpleNamespace
+
+    _go(app, "/new")
+    (tile,) = _find(app.page.controls, ft.ExpansionTile)
+    assert tile.expanded is False
+    tile.on_change(SimpleNamespace(data=True, control=tile))  # the player opens it
+    app.session.setup_form().set_option("zero-zero", "25")  # a choice, as its dropdown makes it
+    app.render()
+    (tile,) = _find(app.page.controls, ft.ExpansionTile)
+    assert tile.expanded is True
+    tile.on_change(SimpleNamespace(data=False, control=tile))
+    app.render()
+    assert _find(app.page.controls, ft.ExpansionTile)[0].expanded is False

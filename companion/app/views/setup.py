@@ -40,7 +40,11 @@ def options_tile(app: App, s: MatchSetup) -> ft.Control:
             ctl.on_blur = app.guarded(bind_event(set_opt_if_changed, ov.key, current))
         opts.append(ft.Column([ctl, app.text(ov.help + (" (changed from the preset)" if ov.changed else ""), 14)],
                               spacing=4))
-    return ft.ExpansionTile(title=app.text("Options (each explained)", 16, bold=True),
+    def toggled(e: Any) -> None:  # kept on the form: a choice redraws the screen, the panel stays open
+        s.options_open = e.data in (True, "true")
+
+    return ft.ExpansionTile(title=app.text("Options (each explained)", 16, bold=True), expanded=s.options_open,
+                            on_change=app.guarded(toggled),
                             controls=[ft.Container(ft.Column(opts, spacing=12), padding=8)])
 
 
