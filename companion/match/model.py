@@ -361,6 +361,23 @@ class Match:
     def leaders(self) -> list[str]:
         return [s.player for s in self.standings() if s.leader]
 
+    def tie_notes(self, after: int | None = None) -> dict[str, str]:
+        """Why a player level on points with another is ranked above them (the rules'
+        tie-break): "level with Cy on 29, ahead on rounds scored 0 (2 to 1)", by player."""
+        table = self.standings(after)
+        notes: dict[str, str] = {}
+        for s in table:
+            below = [o for o in table if o.total == s.total and o.rank > s.rank]
+            if not below:
+                continue
+            o = min(below, key=lambda x: (x.rank, x.seat))
+            if s.zero_rounds != o.zero_rounds:
+                why = f"more rounds scored 0 ({s.zero_rounds} to {o.zero_rounds})"
+            else:
+                why = f"a lower best round ({s.lowest_nonzero} to {o.lowest_nonzero})"
+            notes[s.player] = f"level with {o.player} on {s.total}, ahead on {why}"
+        return notes
+
     def outcome(self) -> Outcome | None:
         """Winner(s) of a finished match per the rules' tie-break; None while unfinished."""
         if not self.is_over or self.abandoned:

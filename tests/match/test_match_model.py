@@ -422,3 +422,20 @@ def test_a_penalty_above_what_the_tiles_dealt_can_count_is_named_not_refused() -
         check_likely(m2, m2.rounds[0])
     tiles = m.add_round(tiles={"Ann": "8-9,8-8,7-9,7-8,6-9,0-0,5-9,6-8"}, penalties={"Bob": 1, "Cy": 2}, out="Di")
     assert unlikely_in_round(tiles, tiles.rounds[0]) == []  # tiles entered one by one are facts
+
+
+def test_players_level_on_points_are_told_why_one_ranks_above_the_other() -> None:
+    m = new(3, "pagat")
+    m = m.add_round(penalties={"Bob": 10, "Cy": 30}, out="Ann")
+    assert m.tie_notes() == {}
+    m = m.add_round(penalties={"Ann": 10, "Cy": 4}, out="Bob")
+    ann, bob = m.standings()[:2]
+    assert ann.total == bob.total == 10 and ann.rank == bob.rank == 1  # level on every count so far
+    assert m.tie_notes() == {}
+    m = m.add_round(penalties={"Ann": 6, "Bob": 2}, out="Cy")
+    # Ann 16 with one round at 0 and a best round of 6; Bob 12
+    m = m.add_round(penalties={"Bob": 4, "Cy": 1}, out="Ann")
+    ann, bob, _ = m.standings()
+    assert ann.total == bob.total == 16 and ann.rank == 1 and bob.rank == 2
+    assert m.tie_notes() == {"Ann": "level with Bob on 16, ahead on more rounds scored 0 (2 to 1)"}
+    assert m.tie_notes(after=1) == {}

@@ -101,10 +101,13 @@ class ScoreboardScreen(Screen):
 
         # standings
         leaders = set(ms.leaders())
+        ties = m.tie_notes()
         body.append(app.heading("Standings"))
         for s in ms.ranked():
             tag = "  (leader)" if s.player in leaders and not ms.over else ""
             body.append(app.text(f"{s.rank}. {s.player}: {s.total}{tag}", 18, bold=s.player in leaders))
+            if s.player in ties:
+                body.append(app.text(ties[s.player], 14, italic=True))
 
         # the rounds, one card each (results wrap: no table wider than a phone)
         rows = ms.rows()
