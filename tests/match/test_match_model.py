@@ -377,7 +377,7 @@ def test_from_dict_rejects_tampered_rounds() -> None:
 def test_from_dict_rejects_a_player_count_the_rules_cannot_seat() -> None:
     d = new(2, "chickie-sixes").to_dict()
     d["players"] = ["Ann", "Bob", "Cy"]
-    with pytest.raises(MatchDataError, match="2-2 players"):
+    with pytest.raises(MatchDataError, match="is for 2 players, not 3"):
         Match.from_dict(d)
 
 
