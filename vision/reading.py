@@ -260,7 +260,10 @@ class Reading:
     def to_dict(self) -> dict[str, Any]:
         return {
             "tiles": [t.to_dict() for t in self.tiles],
+            # every tile listed (counted and to check); "counted" is the pips' and penalty's
             "count": len(self.tiles),
+            "counted": sum(t.sure for t in self.tiles),
+            "tiles_to_check": [str(t.tile) for t in self.tiles if t.open],
             "pips": self.pips,
             "penalty": self.penalty,
             "rules": self.rules,

@@ -63,6 +63,7 @@ def test_assemble_scores_with_the_rules_and_flags_low_confidence():
     d = reading.to_dict()
     assert d["tiles"][0]["tile"] == "3-4" and d["penalty"] == 57 and len(d["tiles"][0]["box"]) == 5
     assert d["to_check"] == 2 and d["headline"] == "penalty at least 57, 2 to check"
+    assert d["count"] == d["counted"] + len(d["tiles_to_check"]) and len(d["tiles_to_check"]) == 2
     json.dumps(d)
     # under count_conf a tile is a candidate: reported for review, never counted
     strict = assemble(dets, probs, values, to_original=2.0, image_size=(800, 600),
