@@ -75,6 +75,9 @@ def loads_json(text: str) -> list[Match]:
     try:
         data = jsontext.loads(text)
     except json.JSONDecodeError as exc:
+        if text.lstrip("\ufeff \r\n").startswith("match_id,"):
+            raise MatchDataError("this is a CSV export, for spreadsheets: matches are imported from the "
+                                 "JSON export, which holds everything (rounds, tiles, undo history)") from None
         raise MatchDataError(
             "not a Chicken Foot export: the file is not JSON (it goes wrong at line "
             f"{exc.lineno}, column {exc.colno}: {exc.msg[:1].lower()}{exc.msg[1:]})") from None

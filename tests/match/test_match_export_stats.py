@@ -60,6 +60,8 @@ def test_bad_imports_are_refused_whole() -> None:
     a = _short_match()
     with pytest.raises(MatchDataError, match="not JSON"):
         loads_json("{nope")
+    with pytest.raises(MatchDataError, match="this is a CSV export, for spreadsheets: matches are imported from the JSON"):
+        loads_json(export_csv([a]))  # the app's own CSV, taken for the JSON export
     with pytest.raises(MatchDataError, match="twice"):
         read_export({"matches": [a.to_dict(), a.to_dict()]})
     with pytest.raises(MatchDataError, match="newer"):
