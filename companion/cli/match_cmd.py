@@ -437,7 +437,7 @@ def _emit_match(m: Any, as_json: bool, header: str | None = None) -> None:
         lines.append(f"{label:<8}" + "".join(cells) + ("  blocked" if r["blocked"] else ""))
     lines.append(f"{'total':<8}" + "".join(f"{s['total']:>{width + 1}} " for s in view["standings"]))
     lines.append(f"{'rank':<8}" + "".join(f"{s['rank']:>{width + 1}} " for s in view["standings"]))
-    if view["current_round"]:
+    if view["current_round"] and not m.abandoned:
         c = view["current_round"]
         lines.append(f"next: round {c['number']} from {c['double_tile']}, {c['deal_size']} tiles "
                      f"each. {c['first_player_rule']}")

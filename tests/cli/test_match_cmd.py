@@ -255,3 +255,11 @@ def test_a_penalty_no_dealt_hand_can_count_needs_sure(cli: CLI) -> None:
     code, _, err = cli("match", "edit", mid, "1", "--penalty", "Bob=200")
     assert code == 2 and "200 points for Bob" in err and "Ann" not in err
     assert cli("match", "edit", mid, "1", "--penalty", "Bob=20")[0] == 0
+
+
+def test_an_abandoned_match_is_shown_as_abandoned_not_with_its_next_round(cli: CLI) -> None:
+    a = cli.new("Ann,Bob")
+    cli.json("match", "round", a, "--penalty", "Bob=5", "--out", "Ann")
+    cli("match", "abandon", a)
+    code, out, _ = cli("match", "show", a)
+    assert code == 0 and "abandoned (resume with" in out and "next: round" not in out
