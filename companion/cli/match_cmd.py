@@ -107,6 +107,14 @@ def register(subparsers: Any) -> None:
         p.add_argument("id", help=ID_HELP)
         p.set_defaults(func=_simple(attr, name))
 
+    p = action("delete", "delete a match for good (its rounds and the rounds being entered)",
+               "Delete a match for good: its rounds, and any round being entered for it. It reads "
+               "nothing of the match first, so a match that no longer reads back (hand-edited) "
+               "can be removed too. Needs --yes.")
+    p.add_argument("id", help=ID_HELP)
+    p.add_argument("--yes", action="store_true", help="yes, delete it (nothing can undo this)")
+    p.set_defaults(func=cmd_delete)
+
     p = action("export", "export one match or all history",
                "Export one match or every match as JSON (which 'match import' reads back) or CSV "
                "(one row per player per round), to standard output or --out FILE.")
@@ -119,7 +127,8 @@ def register(subparsers: Any) -> None:
 
     p = action("import", "merge an exported JSON file",
                "Merge a file written by 'match export': new matches are added, a copy with more "
-               "changes replaces the stored one. Everything is checked before anything is written.")
+               "changes replaces the stored one, and a copy changed apart from it (on two devices) "
+               "is added beside it. Everything is checked before anything is written.")
     p.add_argument("file", help="the JSON export to read")
     p.set_defaults(func=cmd_import)
 
@@ -348,6 +357,16 @@ def cmd_import(args: argparse.Namespace) -> int:
     with _open(args) as repo:
         report = repo.import_matches(matches)
     emit(report.to_dict(), args.json, f"imported {path}: {report.summary()}")
+    return 0
+
+
+def cmd_delete(args: argparse.Namespace) -> int:
+    with _open(args) as repo:
+        mid = repo.resolve_id(args.id)
+        if not args.yes:
+            raise InputError(f"deleting match {mid[:8]} cannot be undone: add --yes to delete it")
+        repo.delete_match(mid)
+    emit({"deleted": mid}, args.json, f"deleted match {mid[:8]}")
     return 0
 
 

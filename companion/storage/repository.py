@@ -332,18 +332,21 @@ class Repository:
             return m
 
     def _decode(self, doc: Mapping[str, Any]) -> Match:
+        # One entry spoilt by hand: the other matches read on, so the ways out name this one
+        # (deleting it, or fixing it) before the backup, which would also undo the last save.
+        mid = str(doc.get("id"))
+        ways = (f"fix the entry, remove that match with `chickenfoot match delete {mid[:8]} --yes --db {self.path}`, "
+                f"or restore the backup with `{restore_hint(self.path)}` (it also undoes the last save)")
         try:
             return Match.from_dict(match_data(doc))
         except json.JSONDecodeError as exc:
             raise DamagedFileError(
-                f"the scorekeeper file {self.path} holds match {doc.get('id')} whose data is not "
-                f"JSON ({exc.msg}); it was probably hand-edited. Restore the backup with "
-                f"`{restore_hint(self.path)}` or fix the entry.") from None
+                f"the scorekeeper file {self.path} holds match {mid} whose data is not "
+                f"JSON ({exc.msg}); it was probably hand-edited: {ways}") from None
         except (MatchDataError, JSONLimitError) as exc:
             raise DamagedFileError(
-                f"the scorekeeper file {self.path} holds a match that cannot be read ({exc}); "
-                f"it was probably hand-edited. Restore the backup with `{restore_hint(self.path)}`"
-                " or fix the entry.") from None
+                f"the scorekeeper file {self.path} holds match {mid} that cannot be read ({exc}); "
+                f"it was probably hand-edited: {ways}") from None
 
     def list_matches(self, status: str | None = None) -> list[MatchSummary]:
         """Every match (or those with ``status`` active/finished/abandoned), newest first."""

@@ -263,3 +263,25 @@ def test_an_abandoned_match_is_shown_as_abandoned_not_with_its_next_round(cli: C
     cli("match", "abandon", a)
     code, out, _ = cli("match", "show", a)
     assert code == 0 and "abandoned (resume with" in out and "next: round" not in out
+
+
+def test_a_hand_spoilt_match_is_named_and_can_be_deleted_alone(cli: CLI) -> None:
+    """One match entry spoilt by hand: showing it names the ways out (delete that match, fix
+    it, or restore the backup, which undoes the last save too); `match delete ID --yes`
+    removes it alone, and the other match, saved after the backup, is untouched."""
+    bad = cli.new("Ann,Bob")
+    good = cli.new("Cy,Di")
+    cli.json("match", "round", good, "--penalty", "Di=5", "--out", "Cy")
+    data = json.loads(cli.db.read_text())
+    for doc in data["matches"].values():
+        if doc["id"] == bad:
+            doc["match"] = doc["match"].replace('"players":["Ann","Bob"]', '"players":"Ann"')
+    cli.db.write_text(json.dumps(data))
+    code, _, err = cli("match", "show", bad)
+    assert code == 2 and f"chickenfoot match delete {bad[:8]} --yes" in err and "undoes the last save" in err
+    code, _, err = cli("match", "delete", bad)
+    assert code == 2 and "add --yes" in err
+    assert cli.json("match", "delete", bad, "--yes") == {"deleted": bad}
+    assert [m["id"] for m in cli.json("match", "list")] == [good]
+    assert cli.json("match", "show", good)["rounds_played"] == 1
+    assert cli.json("db", "check")["problems"] == []
