@@ -180,7 +180,9 @@ class App(Kit):
         self.scroller: ft.Column | None = None
         page.title = "Chicken Foot companion"
         page.padding = 0
-        page.on_route_change = lambda e: self.render()
+        page.on_route_change = self._route_changed
+        #: The dialog over the screen (the full-screen photo), closed when another screen is shown.
+        self._modal: ft.AlertDialog | None = None
         page.on_resize = self._resized
         self._drawn_width = page.width
         page.pubsub.subscribe_topic(TOPIC, self._remote_change)
@@ -239,6 +241,18 @@ class App(Kit):
             self.page.run_task(self._render_async)
 
     async def _render_async(self) -> None:
+        self.render()
+
+    def show_modal(self, dialog: ft.AlertDialog) -> None:
+        """Show ``dialog`` over this screen only: the phone's Back (another route) closes it, so
+        it never stays over the next screen, nor comes back with a reload."""
+        self._modal = dialog
+        self.page.show_dialog(dialog)
+
+    def _route_changed(self, _: Any = None) -> None:
+        modal, self._modal = self._modal, None
+        if modal is not None and modal.open:
+            modal.open = False  # sent with the redraw below
         self.render()
 
     def notify_invite(self) -> None:

@@ -1223,3 +1223,32 @@ def test_the_options_panel_stays_open_while_options_are_chosen(app: App) -> None
     tile.on_change(SimpleNamespace(data=False, control=tile))
     app.render()
     assert _find(app.page.controls, ft.ExpansionTile)[0].expanded is False
+
+
+def test_the_full_screen_photo_closes_when_another_screen_is_shown(app: App) -> None:
+    """Back (any route change) from a photo shown full screen closes it: it never stays over
+    the next screen, nor comes back with a reload."""
+    import io
+
+    from PIL import Image
+
+    from chickenfoot.app.hand_count import SEAT
+    from chickenfoot.app.photo_review import PhotoReview
+    from chickenfoot.vision.geometry import OrientedBox
+    from chickenfoot.vision.reading import TileReading
+
+    buf = io.BytesIO()
+    Image.new("RGB", (300, 100), (20, 90, 40)).save(buf, format="JPEG")
+    _go(app, "/count")
+    hc = app.session.hand_count()
+    hc.content.reviews[SEAT] = PhotoReview(hc.rules, hc.top, [
+        TileReading(3, 4, 0.95, OrientedBox(50, 30, 80, 40, 0.0), False, 0.95, (1.0, 0.95))], (300, 100), buf.getvalue())
+    hc.panel.preview.set_photo(buf.getvalue())
+    _go(app, "/count")
+    (thumb,) = _find(app.page.controls, ft.Semantics, lambda c: c.label == "Photo of the hand: open it full screen")
+    thumb.content.on_click(None)
+    (viewer,) = [d for d in app.page.dialogs if isinstance(d, ft.AlertDialog)]
+    assert viewer.open
+    app.page.route = "/"
+    app.page.on_route_change(None)  # the phone's Back
+    assert not viewer.open and "New match" in _texts(app.page.controls)

@@ -980,7 +980,7 @@ def _full_screen(app: App, s: _Screen, i: int, review: PhotoReview, ui: PhotoPan
     def close(_: Any) -> None:
         app.page.pop_dialog()
 
-    app.page.show_dialog(ft.AlertDialog(
+    app.show_modal(ft.AlertDialog(
         content=viewer, content_padding=ft.Padding.all(0), inset_padding=ft.Padding.all(8),
         # one row of actions under the photo (labelled buttons stack on a phone, taking its room)
         actions=[app.icon_button(ft.Icons.ZOOM_IN, "Zoom in", zoom_in),
