@@ -204,9 +204,10 @@ def test_pictures_show_on_a_phone_joined_over_the_network(table: Server) -> None
 
 def test_a_phone_left_open_carries_on_after_the_companion_is_killed_and_started_again(tmp_path: Path) -> None:
     """The companion is killed (SIGKILL) and started again on the same file and port: a phone
-    left open on the scoreboard reconnects by itself, joined as before (its cookie's key is
-    kept beside the file), and shows the match; the new code is only for new phones. With
-    --forget-devices every device joins again."""
+    left open on the scoreboard says the companion is not answering while it is down, then
+    reconnects by itself, joined as before (its cookie's key is kept beside the file), and shows
+    the match; the new code is only for new phones. Started with --forget-devices, the phone left
+    open goes to the join page by itself and is told why."""
     import os
     import signal
 
@@ -235,20 +236,23 @@ def test_a_phone_left_open_carries_on_after_the_companion_is_killed_and_started_
             os.kill(first.proc.pid, signal.SIGKILL)
             first.proc.wait(10)
             first.stop()
+            down = ui.page.get_by_text(re.compile(r"^The companion is not answering: is it still running"))
+            down.wait_for(timeout=30_000)  # said while it is down, not just "Working..."
+            ui.shot("phone-while-the-companion-is-down-360px")
             with Repository.open(db) as repo:  # changed while the companion was down
                 repo.rename_player(m.id, "Yann", "Yvonne")
             second = Server(db, tmp_path / "app2.log", host="0.0.0.0", port=first.port)
             assert second.code
             ui.see("Yvonne", timeout=60_000)  # the page reconnected by itself, joined as before
             ui.see("Standings")
+            down.wait_for(state="detached", timeout=30_000)
             ui.shot("phone-after-restart-360px")
             second.stop()
             third = Server(db, tmp_path / "app3.log", host="0.0.0.0", port=first.port, extra=["--forget-devices"])
-            try:
-                page = browser.new_context().new_page()
-                page.context.add_cookies(ui.page.context.cookies())  # the phone's old cookie
-                page.goto(third.url)
-                assert page.get_by_role("heading", name="Join this table").is_visible()
+            try:  # the phone left open is sent to the join page, told why
+                ui.page.get_by_text(re.compile(r"^This phone is no longer joined")).wait_for(timeout=60_000)
+                assert ui.page.get_by_role("heading", name="Join this table").is_visible()
+                ui.page.screenshot(path=str(shots / "03-phone-after-forget-devices-360px.png"))
             finally:
                 third.stop()
         finally:

@@ -482,3 +482,35 @@ def test_the_joined_devices_key_is_kept_for_the_next_start_and_made_afresh_when_
     path.write_bytes(b"not a key")  # damaged: a new one, never a short key
     assert len(web.table_key(path)) == 32 and web.table_key(path) != b"not a key"
     assert not list(tmp_path.glob(".*.tmp"))
+
+
+def test_the_app_page_watches_whether_it_is_still_joined_and_the_table_still_answers() -> None:
+    """Behind a code, the app's page carries a watchdog: /alive answers 204 to a joined device and
+    403 to one that is not (a table that forgot its devices), counting no try; the page it puts
+    the watchdog in keeps its length right; other answers go through untouched. A phone sent
+    back to the join page is told why."""
+    page = b"<!doctype html><html><head><title>x</title></head><body>app</body></html>"
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        html = scope["path"] == "/"
+        body = page if html else b"console.log(1)"
+        await send({"type": "http.response.start", "status": 200, "headers": [
+            (b"content-type", b"text/html; charset=utf-8" if html else b"text/javascript"),
+            (b"content-length", str(len(body)).encode())]})
+        await send({"type": "http.response.body", "body": body[:10], "more_body": True})
+        await send({"type": "http.response.body", "body": body[10:]})
+
+    gate = TableGate(app, port=8550, loopback_only=False, code="123456")  # type: ignore[arg-type]
+    joined = {"Cookie": f"{COOKIE}={gate.token}"}
+    status, headers, body = _through_gate(gate, "GET", "/", joined, [b""])
+    assert status == 200 and body.count(b"fetch('/alive'") == 1 and body.endswith(b"</head><body>app</body></html>")
+    assert dict(headers)[b"content-length"] == str(len(body)).encode()
+    status, _, body = _through_gate(gate, "GET", "/main.js", joined, [b""])
+    assert status == 200 and body == b"console.log(1)"
+    assert _through_gate(gate, "GET", "/alive", joined, [b""])[0] == 204
+    for _ in range(2 * web.TRIES_PER_MINUTE):
+        assert _through_gate(gate, "GET", "/alive", {"Cookie": f"{COOKIE}=stale"}, [b""])[0] == 403
+    status, _ = _gate_join(gate, "POST", "", _FORM, b"code=123456")
+    assert status == 303  # the refused watchdog counted no wrong code
+    status, page_ = _gate_join(gate, "GET", "again=1", {})
+    assert status == 200 and b"This phone is no longer joined" in page_ and b"Type the code it shows now" in page_

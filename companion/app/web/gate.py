@@ -145,6 +145,38 @@ def _note(windows: OrderedDict[str, _Window], key: str, now: float, most: int,
 #: page the player opened: every answer forbids framing (``X-Frame-Options``), and an image or a
 #: script's fetch of the address runs nothing.
 SEND_FORM = "<script>document.getElementById('join').submit()</script>"
+#: Where the app's page asks whether this device is still joined (204) or not (403).
+ALIVE_PATH = "/alive"
+#: Put in the app's page (served behind a code): every few seconds, while it is shown, it asks
+#: :data:`ALIVE_PATH`. Refused (the table forgot its devices), the phone goes to the join page
+#: and is told why; unanswered twice (the companion stopped), a line says so at the top until it
+#: answers again. Flet's own client only spins ("Working...") in both cases.
+WATCHDOG = b"""<script>(function () {
+  var missed = 0, line = null;
+  function say(text) {
+    if (!line) {
+      line = document.createElement('div');
+      line.setAttribute('role', 'status');
+      line.style.cssText = 'position:fixed;left:0;right:0;top:0;z-index:2147483647;padding:10px 14px;' +
+        'background:#ffe08a;color:#222;font:16px/1.35 sans-serif;text-align:center';
+      document.body.appendChild(line);
+    }
+    line.textContent = text;
+  }
+  function check() {
+    if (document.visibilityState !== 'visible') return;
+    fetch('/alive', {cache: 'no-store', credentials: 'same-origin'}).then(function (r) {
+      if (r.status === 403) { location.href = '/join?again=1'; return; }
+      missed = 0;
+      if (line) { line.remove(); line = null; }
+    }, function () {
+      missed += 1;
+      if (missed >= 2) say('The companion is not answering: is it still running on its computer? ' +
+                           'This page carries on by itself when it is back.');
+    });
+  }
+  setInterval(check, 4000);
+})();</script>"""
 
 
 JOIN_PAGE = """<!doctype html>
@@ -290,10 +322,14 @@ class TableGate:
         if own is not None:
             await reply(send, 200, own[0], own[1], cache=b"max-age=3600")
             return
+        if path == ALIVE_PATH:  # the page's watchdog: never a try of a code, never counted
+            await reply(send, 204 if self.has_joined(scope, headers) else 403, b"")
+            return
         if not self.has_joined(scope, headers):
             await self._join_page(send, 403, "")
             return
-        await self.app(scope, receive, safe_headers(send))
+        watched = self.code is not None and method == "GET"
+        await self.app(scope, receive, with_watchdog(safe_headers(send)) if watched else safe_headers(send))
 
     async def _join(self, scope: Scope, receive: Receive, send: Send, headers: dict[str, str]) -> None:
         client = (scope.get("client") or ("?", 0))[0]
@@ -312,10 +348,13 @@ class TableGate:
             # phone's wrong codes and lock it out of its own table. So the address only fills
             # the form in, and the page sends it: a POST, which carries its Origin.
             given = parse_qs(scope.get("query_string", b"").decode("latin-1")).get("code", [""])[0]
+            again = "again" in parse_qs(scope.get("query_string", b"").decode("latin-1"))
             if self.has_joined(scope, headers):
                 await redirect(send, "/", None)
             else:
-                said = "Joining this table (press Join if nothing happens)." if given else ""
+                said = ("Joining this table (press Join if nothing happens)." if given else
+                        "This phone is no longer joined: the companion was started again and asks every "
+                        "device to join anew. Type the code it shows now." if again else "")
                 await self._join_page(send, 200, said, given)
             return
         else:
@@ -383,3 +422,31 @@ def table_key(path: Path, forget: bool = False) -> bytes:
         os.close(fd)
     os.replace(tmp, path)
     return key
+
+
+def with_watchdog(send: Send) -> Send:
+    """``send`` with :data:`WATCHDOG` put in every HTML page it answers with (the app's own
+    page), its length told again; anything else goes through as it is."""
+    held: dict | None = None
+    parts: list[bytes] = []
+
+    async def wrapped(message: dict) -> None:
+        nonlocal held
+        if message["type"] == "http.response.start":
+            headers = {k.lower(): v for k, v in message.get("headers", [])}
+            if headers.get(b"content-type", b"").startswith(b"text/html") and b"content-encoding" not in headers:
+                held = message
+                return
+        elif held is not None and message["type"] == "http.response.body":
+            parts.append(message.get("body", b""))
+            if message.get("more_body"):
+                return
+            page = b"".join(parts)
+            page = page.replace(b"</head>", WATCHDOG + b"</head>", 1) if b"</head>" in page else page + WATCHDOG
+            headers = [(k, v) for k, v in held.get("headers", []) if k.lower() != b"content-length"]
+            await send({**held, "headers": [*headers, (b"content-length", str(len(page)).encode())]})
+            await send({"type": "http.response.body", "body": page})
+            return
+        await send(message)
+
+    return wrapped
