@@ -186,13 +186,17 @@ class PhotoReview:
 
     def headline(self) -> str:
         """The photo's penalty as the review heads it (after "Penalty from this photo: "):
-        "23 points", "23 points so far, 2 tiles to check", "nothing read"."""
+        "23 points", "23 points so far, 2 tiles to check", "nothing read", and tiles read
+        beyond the set named: "67 points, 3 tiles not in the double-9 set"."""
         n = len(self.to_check)
         check = f"{count(n, 'tile')} to check"
         if not self.tiles:
             return f"nothing counted yet, {check}" if n else "nothing read"
         pts = count(self.penalty, "point")
-        return f"{pts} so far, {check}" if n else pts
+        head = f"{pts} so far, {check}" if n else pts
+        out = len(self.outside)
+        # tiles beyond the set: the points stand for the tiles as read, not yet for this set's
+        return f"{head}, {count(out, 'tile')} not in the double-{self.top} set" if out else head
 
     @property
     def to_check(self) -> list[int]:

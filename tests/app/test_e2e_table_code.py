@@ -58,7 +58,7 @@ def test_a_second_device_joins_the_table_with_its_code(table: Server) -> None:
             host.screenshot(path=str(shots / "01-join-page.png"))
             host.fill("#code", "000000" if table.code != "000000" else "111111")
             host.get_by_role("button", name="Join").click()
-            host.get_by_text(re.compile(r"^That is not this table's code \(it is new each time")).wait_for(timeout=10_000)
+            host.get_by_text(re.compile(r"^That is not this table's code \(it changes each time")).wait_for(timeout=10_000)
             host.fill("#code", table.code)
             host.get_by_role("button", name="Join").click()
             ui = Ui(host, shots)
@@ -120,7 +120,7 @@ def test_a_phone_kept_out_by_wrong_codes_joins_with_a_new_code(table: Server) ->
             for _ in range(TRIES_PER_MINUTE):
                 phone.fill("#code", wrong)
                 phone.get_by_role("button", name="Join").click()
-                phone.get_by_text(re.compile(r"^That is not this table's code \(it is new each time")).wait_for(timeout=10_000)
+                phone.get_by_text(re.compile(r"^That is not this table's code \(it changes each time")).wait_for(timeout=10_000)
             phone.fill("#code", table.code)
             phone.get_by_role("button", name="Join").click()
             phone.get_by_text(re.compile(r"^Too many wrong codes: wait a minute, then try again, or ask someone "
@@ -141,7 +141,7 @@ def test_a_phone_kept_out_by_wrong_codes_joins_with_a_new_code(table: Server) ->
 
             phone.fill("#code", table.code)
             phone.get_by_role("button", name="Join").click()
-            phone.get_by_text(re.compile(r"^That is not this table's code \(it is new each time")).wait_for(timeout=10_000)
+            phone.get_by_text(re.compile(r"^That is not this table's code \(it changes each time")).wait_for(timeout=10_000)
             phone.fill("#code", new)
             phone.get_by_role("button", name="Join").click()
             ui = Ui(phone, shots)

@@ -574,7 +574,7 @@ def test_photo_review_hides_unsure_finds_and_names_a_bigger_set(app: App) -> Non
         fmt="JPEG", read_as=12)
     _click(app, "Photo", 0)
     texts = _texts(app.page.controls)
-    assert "Penalty from this photo: 16 points" in texts and "2 unsure finds: show" in texts
+    assert "Penalty from this photo: 16 points, 1 tile not in the double-9 set" in texts and "2 unsure finds: show" in texts
     assert not any("print or a back" in t for t in texts) and not any(t.startswith("3: ") for t in texts)
     assert any(t.startswith("Tile 1 (1-10) is not in the double-9 set this match plays; the tiles read fit a "
                             "double-12 set.")

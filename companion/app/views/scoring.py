@@ -966,7 +966,8 @@ def _full_screen(app: App, s: _Screen, i: int, review: PhotoReview, ui: PhotoPan
 
     viewer = ft.InteractiveViewer(
         content=ft.GestureDetector(content=ft.Semantics(
-            label=f"Photo with {count(len(shown), 'tile')} outlined and numbered",
+            label=f"Photo with {count(sum(review.items[k].box is not None for k in shown), 'tile')} "
+                  "outlined and numbered",
             content=image(src, width=width, height=height, fit=ft.BoxFit.CONTAIN, gapless_playback=True)),
             on_tap_down=tap),
         min_scale=1.0, max_scale=6.0, width=width, height=height)

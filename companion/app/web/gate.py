@@ -377,8 +377,8 @@ class TableGate:
         assert self.code is not None
         if not hmac.compare_digest("".join(given.split()).encode(), self.code.encode()):
             self.tries.failed(client, now)
-            await self._join_page(send, 403, "That is not this table's code (it is new each time the companion "
-                                  "starts: ask for the one it shows now).")
+            await self._join_page(send, 403, "That is not this table's code (it changes each time the companion "
+                                  "starts, and with New code: ask for the one it shows now).")
             return
         self._remember(scope)
         await redirect(send, "/", f"{COOKIE}={self.token}; Path=/; HttpOnly; SameSite=Strict")
