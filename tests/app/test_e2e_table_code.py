@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from app_e2e_helpers import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, Server, Ui, require_browser
+from app_e2e_helpers import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, Server, Ui, require_browser, shots_dir
 
 from chickenfoot.storage import Repository
 
@@ -101,10 +101,7 @@ def test_a_phone_kept_out_by_wrong_codes_joins_with_a_new_code(table: Server) ->
     from chickenfoot.app.web import TRIES_PER_MINUTE
 
     assert table.code
-    shots = ARTIFACTS / "table-code-new"
-    shots.mkdir(parents=True, exist_ok=True)
-    for old in shots.glob("*.png"):
-        old.unlink()
+    shots = shots_dir("table-code-new")
     wrong = "000000" if table.code != "000000" else "111111"
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
@@ -168,10 +165,7 @@ def test_pictures_show_on_a_phone_joined_over_the_network(table: Server) -> None
     lan = [ip for ip in lan_addresses() if ":" not in ip]
     if not lan:
         pytest.skip("this machine has no network address but loopback")
-    shots = ARTIFACTS / "table-code-lan"
-    shots.mkdir(parents=True, exist_ok=True)
-    for old in shots.glob("*.png"):
-        old.unlink()
+    shots = shots_dir("table-code-lan")
     assert table.code
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
@@ -221,10 +215,7 @@ def test_a_phone_left_open_carries_on_after_the_companion_is_killed_and_started_
     first = Server(db, tmp_path / "app1.log", host="0.0.0.0")
     key = db.with_name("matches-table.key")
     assert key.stat().st_mode & 0o777 == 0o600 and len(key.read_bytes()) == 32
-    shots = ARTIFACTS / "table-code-restart"
-    shots.mkdir(parents=True, exist_ok=True)
-    for old in shots.glob("*.png"):
-        old.unlink()
+    shots = shots_dir("table-code-restart")
     second = None
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)

@@ -1029,6 +1029,20 @@ def test_a_hand_photo_that_is_no_image_is_named_and_nothing_is_entered(app: App)
 
 
 # ------------------------------------------------------------ counting a hand on its own
+def _counting(app: App, tiles: list[Any], image: bytes | None = None) -> Any:
+    """The hand counter shown with a reading of ``tiles`` on a 300 x 100 photo (``image``)."""
+    from chickenfoot.app.hand_count import SEAT
+    from chickenfoot.app.photo_review import PhotoReview
+
+    _go(app, "/count")
+    hc = app.session.hand_count()
+    hc.content.reviews[SEAT] = PhotoReview(hc.rules, hc.top, tiles, (300, 100), image)
+    if image is not None:
+        hc.panel.preview.set_photo(image)
+    _go(app, "/count")
+    return hc
+
+
 def test_a_hand_is_counted_from_a_photo_outside_any_match(app: App) -> None:
     """Home's "Count a hand from a photo": the rendered hand photo (tests/data/hand.jpg) read by
     the shipped reader, reviewed as on the round screen, its points the headline; a tile
@@ -1071,19 +1085,15 @@ def test_a_hand_is_counted_from_a_photo_outside_any_match(app: App) -> None:
 def test_a_hand_counted_on_its_own_asks_its_tiles_to_check_and_counts_them_on_request(app: App) -> None:
     """A reading with a tile the reader asks about, in the hand counter: the headline leaves it
     out until the player counts it, as on the round screen."""
-    from chickenfoot.app.hand_count import SEAT
-    from chickenfoot.app.photo_review import PhotoReview
     from chickenfoot.vision.geometry import OrientedBox
     from chickenfoot.vision.reading import TileReading
 
-    _go(app, "/count")
-    hc = app.session.hand_count()
-    hc.content.reviews[SEAT] = PhotoReview(hc.rules, hc.top, [
+    _counting(app, [
         TileReading(3, 4, 0.95, OrientedBox(50, 30, 80, 40, 0.0), False, 0.95, (1.0, 0.95)),
         TileReading(5, 6, 0.2, OrientedBox(200, 30, 80, 40, 0.0), False, 0.7, (0.5, 0.8),
                     question="Is this the 5-6?", reason="unsure tile"),
-    ], (300, 100))
-    texts = _go(app, "/count")
+    ])
+    texts = _texts(app.page.controls)
     assert "Penalty from this photo: 7 points so far, 1 tile to check" in texts
     assert "Check this tile: it is not counted until you say." in texts
     _click(app, "Count it as 5-6")
@@ -1121,19 +1131,14 @@ def test_the_invite_screen_makes_a_new_table_code(tmp_path, capsys) -> None:  # 
 def test_a_second_copy_of_a_tile_is_offered_as_another_tile_first(app: App) -> None:
     """"Is this a second 1-3?": one set has one of each, so the likely answers come first (it is
     another tile, or no tile); counting a second 1-3 stays possible (two sets mixed), last."""
-    from chickenfoot.app.hand_count import SEAT
-    from chickenfoot.app.photo_review import PhotoReview
     from chickenfoot.vision.geometry import OrientedBox
     from chickenfoot.vision.reading import TileReading
 
-    _go(app, "/count")
-    hc = app.session.hand_count()
-    hc.content.reviews[SEAT] = PhotoReview(hc.rules, hc.top, [
+    _counting(app, [
         TileReading(1, 3, 0.95, OrientedBox(50, 30, 80, 40, 0.0), False, 0.95, (1.0, 0.95)),
         TileReading(1, 3, 0.9, OrientedBox(200, 30, 80, 40, 0.0), False, 0.9, (0.9, 0.9),
                     question="Is this a second 1-3?", reason="read twice"),
-    ], (300, 100))
-    _go(app, "/count")
+    ])
     captions = [_caption(b) for b in _buttons(app.page.controls)]
     first = captions.index("Another tile")
     assert captions[first:first + 3] == ["Another tile", "Not a tile", "Count a second 1-3"]
@@ -1232,19 +1237,13 @@ def test_the_full_screen_photo_closes_when_another_screen_is_shown(app: App) -> 
 
     from PIL import Image
 
-    from chickenfoot.app.hand_count import SEAT
-    from chickenfoot.app.photo_review import PhotoReview
     from chickenfoot.vision.geometry import OrientedBox
     from chickenfoot.vision.reading import TileReading
 
     buf = io.BytesIO()
     Image.new("RGB", (300, 100), (20, 90, 40)).save(buf, format="JPEG")
-    _go(app, "/count")
-    hc = app.session.hand_count()
-    hc.content.reviews[SEAT] = PhotoReview(hc.rules, hc.top, [
-        TileReading(3, 4, 0.95, OrientedBox(50, 30, 80, 40, 0.0), False, 0.95, (1.0, 0.95))], (300, 100), buf.getvalue())
-    hc.panel.preview.set_photo(buf.getvalue())
-    _go(app, "/count")
+    _counting(app, [TileReading(3, 4, 0.95, OrientedBox(50, 30, 80, 40, 0.0), False, 0.95, (1.0, 0.95))],
+              buf.getvalue())
     (thumb,) = _find(app.page.controls, ft.Semantics, lambda c: c.label == "Photo of the hand: open it full screen")
     thumb.content.on_click(None)
     (viewer,) = [d for d in app.page.dialogs if isinstance(d, ft.AlertDialog)]
