@@ -434,7 +434,8 @@ def with_watchdog(send: Send) -> Send:
         nonlocal held
         if message["type"] == "http.response.start":
             headers = {k.lower(): v for k, v in message.get("headers", [])}
-            if headers.get(b"content-type", b"").startswith(b"text/html") and b"content-encoding" not in headers:
+            if (message.get("status") == 200 and headers.get(b"content-type", b"").startswith(b"text/html")
+                    and b"content-encoding" not in headers):
                 held = message
                 return
         elif held is not None and message["type"] == "http.response.body":
