@@ -353,8 +353,8 @@ class TableGate:
                 await redirect(send, "/", None)
             else:
                 said = ("Joining this table (press Join if nothing happens)." if given else
-                        "This phone is no longer joined: the companion was started again and asks every "
-                        "device to join anew. Type the code it shows now." if again else "")
+                        "This phone is no longer joined to the table (the companion asks every device to "
+                        "join anew, or this browser forgot it). Type the code it shows now." if again else "")
                 await self._join_page(send, 200, said, given)
             return
         else:
