@@ -1211,7 +1211,7 @@ def test_a_photo_reading_not_yet_used_is_said_on_its_players_row_on_every_device
     _go(app, f"/match/{m.id}/round")
     _review_in_draft(app, m, 0, (300, 100), [
         TileReading(3, 4, 0.95, OrientedBox(50, 30, 80, 40, 0.0), False, 0.95, (1.0, 0.95))])
-    assert "not entered (a photo is read: 7 points, not used yet)" in _go(phone, f"/match/{m.id}/round")
+    assert "not entered: a photo is read, not used yet" in _go(phone, f"/match/{m.id}/round")
 
 
 def test_the_options_panel_stays_open_while_options_are_chosen(app: App) -> None:

@@ -600,7 +600,7 @@ def _status(entry: RoundEntry, i: int, review: PhotoReview | None = None) -> str
     if h.mode is Mode.OUT:
         return "went out: 0"
     if pen is None:
-        return f"not entered (a photo is read: {review.headline()}, not used yet)" if review else "not entered"
+        return "not entered: a photo is read, not used yet" if review else "not entered"
     if h.mode in (Mode.TILES, Mode.PHOTO):
         return f"{count(pen, 'point')} ({', '.join(str(t) for t in h.tiles) or 'no tiles'})"
     if pen == 0 and not any(x.mode is Mode.OUT for x in entry.hands):
