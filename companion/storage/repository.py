@@ -332,21 +332,19 @@ class Repository:
             return m
 
     def _decode(self, doc: Mapping[str, Any]) -> Match:
-        # One entry spoilt by hand: the other matches read on, so the ways out name this one
-        # (deleting it, or fixing it) before the backup, which would also undo the last save.
-        mid = str(doc.get("id"))
-        ways = (f"fix the entry, remove that match with `chickenfoot match delete {mid[:8]} --yes --db {self.path}`, "
-                f"or restore the backup with `{restore_hint(self.path)}` (it also undoes the last save)")
         try:
             return Match.from_dict(match_data(doc))
         except json.JSONDecodeError as exc:
-            raise DamagedFileError(
-                f"the scorekeeper file {self.path} holds match {mid} whose data is not "
-                f"JSON ({exc.msg}); it was probably hand-edited: {ways}") from None
+            why = f"whose data is not JSON ({exc.msg})"
         except (MatchDataError, JSONLimitError) as exc:
-            raise DamagedFileError(
-                f"the scorekeeper file {self.path} holds match {mid} that cannot be read ({exc}); "
-                f"it was probably hand-edited: {ways}") from None
+            why = f"that cannot be read ({exc})"
+        # One entry spoilt by hand: the other matches read on, so the ways out name this one
+        # (deleting it, or fixing it) before the backup, which would also undo the last save.
+        mid = str(doc.get("id"))
+        raise DamagedFileError(
+            f"the scorekeeper file {self.path} holds match {mid} {why}; it was probably hand-edited: "
+            f"fix the entry, remove that match with `chickenfoot match delete {mid[:8]} --yes --db {self.path}`, "
+            f"or restore the backup with `{restore_hint(self.path)}` (it also undoes the last save)")
 
     def list_matches(self, status: str | None = None) -> list[MatchSummary]:
         """Every match (or those with ``status`` active/finished/abandoned), newest first."""
@@ -511,30 +509,29 @@ class Repository:
         fresh: list[Document] = []
         with self._writing():
             self._refresh_index()
-            next_id = max(self._index.values(), default=0) + 1
+            first_id = max(self._index.values(), default=0) + 1
+
+            def insert(match: Match) -> None:
+                fresh.append(Document(match_doc(match), doc_id=first_id + len(fresh)))
+
             for m in matches:
                 if m.id in added:  # the same match twice in one import
                     unchanged.append(m.id)
                     continue
                 if m.id not in self._index:
-                    fresh.append(Document(match_doc(m), doc_id=next_id))
-                    next_id += 1
+                    insert(m)
                     added.append(m.id)
                     continue
                 stored = self.get(m.id)
-                if stored == m or (m.same_play(stored) and m.revision <= stored.revision):
-                    unchanged.append(m.id)
-                elif m.same_play(stored) or m.in_line_with(stored):
-                    if m.revision > stored.revision:
-                        self._put(m)
-                        updated.append(m.id)
-                    else:
-                        unchanged.append(m.id)
-                else:
+                if not (stored == m or m.same_play(stored) or m.in_line_with(stored)):
                     copy = dataclasses.replace(m, id=new_match_id())
-                    fresh.append(Document(match_doc(copy), doc_id=next_id))
-                    next_id += 1
+                    insert(copy)
                     apart.append((m.id, copy.id))
+                elif stored != m and m.revision > stored.revision:
+                    self._put(m)
+                    updated.append(m.id)
+                else:
+                    unchanged.append(m.id)
             if fresh:
                 self._matches.insert_multiple(fresh)  # one table rewrite for all new matches
         return ImportReport(tuple(added), tuple(updated), tuple(unchanged), tuple(apart))
