@@ -86,6 +86,11 @@ def _options_as_typed(rules: RuleSet) -> dict[str, Any]:
     return {o.name: option_value(getattr(rules, o.key)) for o in OPTIONS.values()}
 
 
+def _typed(value: Any) -> str:
+    """An option's value as ``-o KEY=VALUE`` takes it: ``true``, ``none``, ``25``."""
+    return "none" if value is None else str(value).lower()
+
+
 # ------------------------------------------------------------------------------- rules
 def cmd_rules(args: argparse.Namespace) -> int:
     if args.name is None:
@@ -104,13 +109,11 @@ def cmd_rules(args: argparse.Namespace) -> int:
     lines = [f"{rules.title}, preset {rules.name}", f"Source: {rules.source}" if rules.source else ""]
     changed = changed_options(rules)
     if changed:
-        lines.append("Options changed: " + ", ".join(
-            f"{k.replace('_', '-')}={str(v).lower() if isinstance(v, bool) else v}" for k, v in changed.items()))
+        lines.append("Options changed: " + ", ".join(f"{k}={_typed(v)}" for k, v in changed.items()))
     lines = [x for x in lines if x] + [f"- {s}" for s in rules.describe()]
     lines += ["", "Options (change one with -o KEY=VALUE; these are this preset's values):"]
     values = _options_as_typed(rules)
-    lines += [f"  {o.name}={'none' if values[o.name] is None else str(values[o.name]).lower()}: {o.help} "
-              f"[{o.allowed()}]" for o in OPTIONS.values()]
+    lines += [f"  {o.name}={_typed(values[o.name])}: {o.help} [{o.allowed()}]" for o in OPTIONS.values()]
     emit(data, args.json, "\n".join(lines))
     return EXIT_OK
 
