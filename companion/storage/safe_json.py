@@ -159,17 +159,20 @@ def _keep_backup(path: Path) -> None:
         tmp.unlink()  # only still there if rename found both names on one inode
 
 
-def atomic_write(path: Path, data: bytes, *, keep_backup: bool = True, make_folder: bool = True) -> None:
+def atomic_write(path: Path, data: bytes, *, keep_backup: bool = True, make_folder: bool = True,
+                 mode: int | None = None) -> None:
     """Replace ``path`` with ``data`` so that a crash at any moment leaves the old or new file.
 
-    The file keeps its mode (a shared 0664 file stays shared); a read-only file or a folder is
-    refused with ``PermissionError`` / ``IsADirectoryError`` before anything is written. With
-    ``make_folder=False`` a missing folder is ``FileNotFoundError`` instead of being created.
+    The file keeps its mode (a shared 0664 file stays shared), or takes ``mode`` (a secret's
+    0600); a read-only file or a folder is refused with ``PermissionError`` /
+    ``IsADirectoryError`` before anything is written. With ``make_folder=False`` a missing
+    folder is ``FileNotFoundError`` instead of being created.
     """
     if make_folder:
         path.parent.mkdir(parents=True, exist_ok=True)
     writable_folder(path.parent)
-    mode = writable_target(path)
+    kept = writable_target(path)
+    mode = kept if mode is None else mode
     tmp = _write_temp(path.parent, path.name, data, mode)
     try:
         if keep_backup and path.exists():

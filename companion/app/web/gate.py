@@ -165,7 +165,7 @@ WATCHDOG = b"""<script>(function () {
   }
   function check() {
     if (document.visibilityState !== 'visible') return;
-    fetch('/alive', {cache: 'no-store', credentials: 'same-origin'}).then(function (r) {
+    fetch('%s', {cache: 'no-store', credentials: 'same-origin'}).then(function (r) {
       if (r.status === 403) { location.href = '/join?again=1'; return; }
       missed = 0;
       if (line) { line.remove(); line = null; }
@@ -176,7 +176,7 @@ WATCHDOG = b"""<script>(function () {
     });
   }
   setInterval(check, 4000);
-})();</script>"""
+})();</script>""" % ALIVE_PATH.encode()
 
 
 JOIN_PAGE = """<!doctype html>
@@ -402,8 +402,9 @@ def table_key(path: Path, forget: bool = False) -> bytes:
     a restart of the companion keeps the table's phones joined: a phone left open reconnects by
     itself instead of waiting on a server that refuses it. Made afresh when ``forget`` (every
     device then joins again with the code), or when the file is missing or not a key."""
-    import os
     import secrets
+
+    from chickenfoot.storage.safe_json import atomic_write
 
     if not forget:
         try:
@@ -413,14 +414,7 @@ def table_key(path: Path, forget: bool = False) -> bytes:
         if len(kept) == KEY_BYTES:
             return kept
     key = secrets.token_bytes(KEY_BYTES)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    try:
-        os.write(fd, key)
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    os.replace(tmp, path)
+    atomic_write(path, key, keep_backup=False, make_folder=False, mode=0o600)
     return key
 
 
