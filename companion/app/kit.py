@@ -33,7 +33,7 @@ def image(data: bytes, **kw: Any) -> ft.Image:
 
 
 def image_bytes(img: ft.Image) -> bytes:
-    """The picture an :func:`image` shows (tests and screens reading one back)."""
+    """The picture an :func:`image` shows, its bytes again (what the tests read back)."""
     return base64.b64decode(img.src)
 
 

@@ -148,4 +148,4 @@ class RoundState:
 
 def _shape(hand: Any) -> tuple[Any, ...]:
     """What a hand holds, to tell whether it changed: its way of entry, number and tiles."""
-    return (getattr(hand.mode, "value", hand.mode), hand.pips, tuple(str(t) for t in hand.tiles))
+    return (hand.mode, hand.pips, tuple(hand.tiles))
