@@ -92,74 +92,65 @@ def test_a_second_device_joins_the_table_with_its_code(table: Server) -> None:
             browser.close()
 
 
-def test_a_phone_kept_out_by_wrong_codes_joins_with_a_new_code(table: Server) -> None:
+def test_a_phone_kept_out_by_wrong_codes_joins_with_a_new_code(table: Server, browser) -> None:  # type: ignore[no-untyped-def]
     """A phone that typed the code wrong until it was kept out (429) is let in by a new code
     made on a device already at the table (Invite a phone, New code), at once; the device that
     made it stays joined, and the old code no longer joins."""
-    from playwright.sync_api import sync_playwright
-
     from chickenfoot.app.web import TRIES_PER_MINUTE
 
     assert table.code
     shots = shots_dir("table-code-new")
     wrong = "000000" if table.code != "000000" else "111111"
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            host = Ui(browser.new_context(viewport={"width": 360, "height": 780}).new_page(), shots)
-            host.open(table.join_url)
-            host.see("Resume match")
+    host = Ui(browser.new_context(viewport={"width": 360, "height": 780}).new_page(), shots)
+    host.open(table.join_url)
+    host.see("Resume match")
 
-            # a phone on another address of the machine (its own wrong codes are its own)
-            phone = browser.new_context(viewport={"width": 360, "height": 780}).new_page()
-            other = table.url.replace("127.0.0.1", "127.0.0.2")
-            phone.goto(other)
-            for _ in range(TRIES_PER_MINUTE):
-                phone.fill("#code", wrong)
-                phone.get_by_role("button", name="Join").click()
-                phone.get_by_text(re.compile(r"^That is not this table's code \(it changes each time")).wait_for(timeout=10_000)
-            phone.fill("#code", table.code)
-            phone.get_by_role("button", name="Join").click()
-            phone.get_by_text(re.compile(r"^Too many wrong codes: wait a minute, then try again, or ask someone "
-                                         r"at the table for a new code")).wait_for(timeout=10_000)
-            phone.screenshot(path=str(shots / "00-phone-kept-out-360px.png"))
+    # a phone on another address of the machine (its own wrong codes are its own)
+    phone = browser.new_context(viewport={"width": 360, "height": 780}).new_page()
+    other = table.url.replace("127.0.0.1", "127.0.0.2")
+    phone.goto(other)
+    for _ in range(TRIES_PER_MINUTE):
+        phone.fill("#code", wrong)
+        phone.get_by_role("button", name="Join").click()
+        phone.get_by_text(re.compile(r"^That is not this table's code \(it changes each time")).wait_for(timeout=10_000)
+    phone.fill("#code", table.code)
+    phone.get_by_role("button", name="Join").click()
+    phone.get_by_text(re.compile(r"^Too many wrong codes: wait a minute, then try again, or ask someone "
+                                 r"at the table for a new code")).wait_for(timeout=10_000)
+    phone.screenshot(path=str(shots / "00-phone-kept-out-360px.png"))
 
-            host.click("Invite a phone")
-            host.see(f"Table code: {table.code}")
-            host.click("New code")
-            found = re.compile(r"^New table code: (\d{6})\. The old code and its QR code no longer work\.$")
-            note = host.page.get_by_text(found).first
-            note.wait_for(timeout=10_000)
-            code = found.match(note.inner_text().strip())
-            new = code.group(1) if code else None
-            assert new and new != table.code
-            host.see(f"Table code: {new}")
-            host.shot("host-new-code-360px")
+    host.click("Invite a phone")
+    host.see(f"Table code: {table.code}")
+    host.click("New code")
+    found = re.compile(r"^New table code: (\d{6})\. The old code and its QR code no longer work\.$")
+    note = host.page.get_by_text(found).first
+    note.wait_for(timeout=10_000)
+    code = found.match(note.inner_text().strip())
+    new = code.group(1) if code else None
+    assert new and new != table.code
+    host.see(f"Table code: {new}")
+    host.shot("host-new-code-360px")
 
-            phone.fill("#code", table.code)
-            phone.get_by_role("button", name="Join").click()
-            phone.get_by_text(re.compile(r"^That is not this table's code \(it changes each time")).wait_for(timeout=10_000)
-            phone.fill("#code", new)
-            phone.get_by_role("button", name="Join").click()
-            ui = Ui(phone, shots)
-            ui.ready()
-            ui.see("Resume match")
-            ui.shot("phone-joined-with-new-code-360px")
+    phone.fill("#code", table.code)
+    phone.get_by_role("button", name="Join").click()
+    phone.get_by_text(re.compile(r"^That is not this table's code \(it changes each time")).wait_for(timeout=10_000)
+    phone.fill("#code", new)
+    phone.get_by_role("button", name="Join").click()
+    ui = Ui(phone, shots)
+    ui.ready()
+    ui.see("Resume match")
+    ui.shot("phone-joined-with-new-code-360px")
 
-            host.page.goto(table.url)
-            host.ready()
-            host.see("Resume match")  # the host's cookie still holds
-        finally:
-            browser.close()
+    host.page.goto(table.url)
+    host.ready()
+    host.see("Resume match")  # the host's cookie still holds
 
 
-def test_pictures_show_on_a_phone_joined_over_the_network(table: Server) -> None:
+def test_pictures_show_on_a_phone_joined_over_the_network(table: Server, browser) -> None:  # type: ignore[no-untyped-def]
     """A phone joins on the machine's network address: plain HTTP there is no secure context,
     so Chrome has no ImageDecoder, and pictures sent as raw bytes came out blank (faces,
     photos, the QR code). The invite's QR code must be drawn, and read back as the address.
     And the page fetches nothing from anywhere else (Flet's client asks a CDN for a script)."""
-    from playwright.sync_api import sync_playwright
-
     from chickenfoot.app.web import lan_addresses
 
     lan = [ip for ip in lan_addresses() if ":" not in ip]
@@ -167,36 +158,31 @@ def test_pictures_show_on_a_phone_joined_over_the_network(table: Server) -> None
         pytest.skip("this machine has no network address but loopback")
     shots = shots_dir("table-code-lan")
     assert table.code
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_context(viewport={"width": 360, "height": 780}).new_page()
-            # nothing is fetched from anywhere but the table (a request the page's policy refused
-            # never leaves the browser: Playwright reports it, failed "csp")
-            elsewhere: list[str] = []
-            refused: list[str] = []
-            page.on("request", lambda r: None if r.url.startswith(("data:", "blob:", f"http://{lan[0]}:"))
-                    else elsewhere.append(r.url))
-            page.on("requestfailed", lambda r: refused.append(r.url) if r.failure == "csp" else None)
-            ui = Ui(page, shots)
-            ui.open(table.join_url.replace("127.0.0.1", lan[0]))
-            ui.see("Resume match")
-            assert page.evaluate("window.isSecureContext") is False  # what this test is about
-            ui.click("Invite a phone")
-            ui.see(f"Table code: {table.code}")
-            page.wait_for_timeout(1000)
-            shot = ui.shot("invite-on-the-network-360px")
-            address = _qr_address(shot)
-            if address is None:
-                import cv2  # noqa: F401 - without OpenCV the QR code cannot be read back: say so
+    page = browser.new_context(viewport={"width": 360, "height": 780}).new_page()
+    # nothing is fetched from anywhere but the table (a request the page's policy refused
+    # never leaves the browser: Playwright reports it, failed "csp")
+    elsewhere: list[str] = []
+    refused: list[str] = []
+    page.on("request", lambda r: None if r.url.startswith(("data:", "blob:", f"http://{lan[0]}:"))
+            else elsewhere.append(r.url))
+    page.on("requestfailed", lambda r: refused.append(r.url) if r.failure == "csp" else None)
+    ui = Ui(page, shots)
+    ui.open(table.join_url.replace("127.0.0.1", lan[0]))
+    ui.see("Resume match")
+    assert page.evaluate("window.isSecureContext") is False  # what this test is about
+    ui.click("Invite a phone")
+    ui.see(f"Table code: {table.code}")
+    page.wait_for_timeout(1000)
+    shot = ui.shot("invite-on-the-network-360px")
+    address = _qr_address(shot)
+    if address is None:
+        import cv2  # noqa: F401 - without OpenCV the QR code cannot be read back: say so
 
-            assert address is not None and address.endswith(f"/join?code={table.code}"), address
-            assert [u for u in elsewhere if u not in refused] == []
-        finally:
-            browser.close()
+    assert address is not None and address.endswith(f"/join?code={table.code}"), address
+    assert [u for u in elsewhere if u not in refused] == []
 
 
-def test_a_phone_left_open_carries_on_after_the_companion_is_killed_and_started_again(tmp_path: Path) -> None:
+def test_a_phone_left_open_carries_on_after_the_companion_is_killed_and_started_again(tmp_path: Path, browser) -> None:  # type: ignore[no-untyped-def]
     """The companion is killed (SIGKILL) and started again on the same file and port: a phone
     left open on the scoreboard says the companion is not answering while it is down, then
     reconnects by itself, joined as before (its cookie's key is kept beside the file), and shows
@@ -205,48 +191,43 @@ def test_a_phone_left_open_carries_on_after_the_companion_is_killed_and_started_
     import os
     import signal
 
-    from playwright.sync_api import sync_playwright
-
-    require_browser()
     db = tmp_path / "matches.json"
     with Repository.open(db) as repo:
         m = repo.create_match(["Zelda", "Yann"], "double-chicken-foot")
         repo.add_round(m.id, penalties={"Yann": 12}, out="Zelda")
-    first = Server(db, tmp_path / "app1.log", host="0.0.0.0")
-    key = db.with_name("matches-table.key")
-    assert key.stat().st_mode & 0o777 == 0o600 and len(key.read_bytes()) == 32
     shots = shots_dir("table-code-restart")
-    second = None
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            ui = Ui(browser.new_context(viewport={"width": 360, "height": 780}).new_page(), shots)
-            ui.open(first.join_url)
-            ui.click("Resume match")
-            ui.see("Standings")
-            os.kill(first.proc.pid, signal.SIGKILL)
-            first.proc.wait(10)
-            first.stop()
-            down = ui.page.get_by_text(re.compile(r"^The companion is not answering: is it still running"))
-            down.wait_for(timeout=30_000)  # said while it is down, not just "Working..."
-            ui.shot("phone-while-the-companion-is-down-360px")
-            with Repository.open(db) as repo:  # changed while the companion was down
-                repo.rename_player(m.id, "Yann", "Yvonne")
-            second = Server(db, tmp_path / "app2.log", host="0.0.0.0", port=first.port)
-            assert second.code
-            ui.see("Yvonne", timeout=60_000)  # the page reconnected by itself, joined as before
-            ui.see("Standings")
-            down.wait_for(state="detached", timeout=30_000)
-            ui.shot("phone-after-restart-360px")
-            second.stop()
-            third = Server(db, tmp_path / "app3.log", host="0.0.0.0", port=first.port, extra=["--forget-devices"])
-            try:  # the phone left open is sent to the join page, told why
-                ui.page.get_by_text(re.compile(r"^This phone is no longer joined")).wait_for(timeout=60_000)
-                assert ui.page.get_by_role("heading", name="Join this table").is_visible()
-                ui.page.screenshot(path=str(shots / "03-phone-after-forget-devices-360px.png"))
-            finally:
-                third.stop()
+    first = Server(db, tmp_path / "app1.log", host="0.0.0.0")
+    second: Server | None = None
+    try:
+        key = db.with_name("matches-table.key")
+        assert key.stat().st_mode & 0o777 == 0o600 and len(key.read_bytes()) == 32
+        ui = Ui(browser.new_context(viewport={"width": 360, "height": 780}).new_page(), shots)
+        ui.open(first.join_url)
+        ui.click("Resume match")
+        ui.see("Standings")
+        os.kill(first.proc.pid, signal.SIGKILL)
+        first.proc.wait(10)
+        first.stop()
+        down = ui.page.get_by_text(re.compile(r"^The companion is not answering: is it still running"))
+        down.wait_for(timeout=30_000)  # said while it is down, not just "Working..."
+        ui.shot("phone-while-the-companion-is-down-360px")
+        with Repository.open(db) as repo:  # changed while the companion was down
+            repo.rename_player(m.id, "Yann", "Yvonne")
+        second = Server(db, tmp_path / "app2.log", host="0.0.0.0", port=first.port)
+        assert second.code
+        ui.see("Yvonne", timeout=60_000)  # the page reconnected by itself, joined as before
+        ui.see("Standings")
+        down.wait_for(state="detached", timeout=30_000)
+        ui.shot("phone-after-restart-360px")
+        second.stop()
+        third = Server(db, tmp_path / "app3.log", host="0.0.0.0", port=first.port, extra=["--forget-devices"])
+        try:  # the phone left open is sent to the join page, told why
+            ui.page.get_by_text(re.compile(r"^This phone is no longer joined")).wait_for(timeout=60_000)
+            assert ui.page.get_by_role("heading", name="Join this table").is_visible()
+            ui.page.screenshot(path=str(shots / "03-phone-after-forget-devices-360px.png"))
         finally:
-            browser.close()
-            if second is not None:
-                second.stop()
+            third.stop()
+    finally:  # every server started here stops, whatever failed (a killed one just closes its log)
+        for srv in (first, second):
+            if srv is not None:
+                srv.stop()
