@@ -108,6 +108,8 @@ def test_beyond_loopback_a_client_without_the_table_code_sees_no_match(table: Se
     assert status == 303 and headers["location"] == "/"
     cookie = headers["set-cookie"].split(";")[0]
     assert "HttpOnly" in headers["set-cookie"] and "SameSite=Strict" in headers["set-cookie"]
+    # kept when the phone's browser is closed: a family's phones do not join again every evening
+    assert f"Max-Age={400 * 24 * 3600}" in headers["set-cookie"]
     assert _get(table, "/", {"Cookie": cookie})[0] == 200
     seen = _session(table, own, cookie)
     assert isinstance(seen, bytes) and b"Zelda" in seen

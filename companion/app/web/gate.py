@@ -58,6 +58,11 @@ TRIES_ADDRESSES = 4096
 TRIES_NETWORKS = 64
 #: Seconds the join form's body has to arrive once its headers have (it is a few bytes).
 JOIN_BODY_S = 10.0
+#: How long a phone's browser keeps the joined cookie, even when it is closed: 400 days, the
+#: most Chromium keeps one. The cookie holds no secret of the code, and it stops working when
+#: the key changes (``--forget-devices``); without a lifetime, a browser that drops session
+#: cookies on closing sent the family's phones back to the join page every evening.
+COOKIE_MAX_AGE_S = 400 * 24 * 3600
 
 
 class _Window:
@@ -381,7 +386,8 @@ class TableGate:
                                   "starts, and with New code: ask for the one it shows now).")
             return
         self._remember(scope)
-        await redirect(send, "/", f"{COOKIE}={self.token}; Path=/; HttpOnly; SameSite=Strict")
+        await redirect(send, "/", f"{COOKIE}={self.token}; Path=/; Max-Age={COOKIE_MAX_AGE_S}; HttpOnly; "
+                       "SameSite=Strict")
 
     async def _join_page(self, send: Send, status: int, message: str, code: str = "") -> None:
         """The join page; ``code`` (from the QR code's address) filled in and sent at once."""
