@@ -589,6 +589,22 @@ class Match:
             return False
         return earlier.same_play(shorter)
 
+    def later_than(self, other: Match) -> bool:
+        """Of two copies in line (:meth:`in_line_with`), whether this one holds the later state.
+        The copy with the longer undo history is later, unless the shorter was made from it by
+        undoing: its redo list then ends with what was undone. Copies of the same play go by
+        their revision (a rename). Revisions alone would let a stale copy win whose device only
+        undid and redid, and so drop a round added since."""
+        k = len(self.undo_log) - len(other.undo_log)
+        if k == 0:
+            return self.revision > other.revision
+        longer, shorter = (self, other) if k > 0 else (other, self)
+        undone = longer
+        for _ in range(abs(k)):
+            undone = undone.undo(now=longer.updated_at)
+        made_by_undoing = shorter.redo_log[-abs(k):] == undone.redo_log[-abs(k):]
+        return (shorter if made_by_undoing else longer) is self
+
     def _check_open(self) -> None:
         if self.abandoned:
             raise MatchStateError("the match is abandoned; resume it first")

@@ -174,6 +174,19 @@ class ImportReport:
         return words
 
 
+def _settle(m: Match, stored: Match) -> bool | None:
+    """How an imported copy settles against the stored one: None when the two were changed
+    apart (the copy goes in beside it), else whether the copy replaces it, holding the later
+    state (:meth:`Match.later_than`; copies of one play whose histories parted, by revision)."""
+    if stored == m:
+        return False
+    if m.in_line_with(stored):
+        return m.later_than(stored)
+    if m.same_play(stored):
+        return m.revision > stored.revision
+    return None
+
+
 class Repository:
     """Stored matches in one TinyDB file. Thread-safe; safe across processes.
 
@@ -500,10 +513,11 @@ class Repository:
 
     def import_matches(self, matches: Iterable[Match]) -> ImportReport:
         """Merge matches by id: new ones are added; a copy that is the stored one with more
-        changes (or with some undone, :meth:`Match.in_line_with`) replaces it when it has more
-        revisions, else the stored one stays; a copy changed apart from the stored one since
-        they parted is added beside it as a new match, so neither's rounds are lost. One write
-        for the whole import."""
+        changes, or with some of them undone (:meth:`Match.in_line_with`), replaces it when it
+        holds the later state (:meth:`Match.later_than`), else the stored one stays; a copy
+        changed apart from the stored one since they parted is added beside it as a new match,
+        so neither's rounds are lost, and meets that copy when the same file is imported again.
+        One write for the whole import."""
         added, updated, unchanged = [], [], []
         apart: list[tuple[str, str]] = []
         fresh: list[Document] = []
@@ -522,12 +536,20 @@ class Repository:
                     insert(m)
                     added.append(m.id)
                     continue
-                stored = self.get(m.id)
-                if not (stored == m or m.same_play(stored) or m.in_line_with(stored)):
-                    copy = dataclasses.replace(m, id=new_match_id())
-                    insert(copy)
-                    apart.append((m.id, copy.id))
-                elif stored != m and m.revision > stored.revision:
+                later = _settle(m, self.get(m.id))
+                if later is None:
+                    # kept apart by an earlier import of this file: that copy is what it meets
+                    for kept in self._copies_of(m):
+                        later = _settle(dataclasses.replace(m, id=kept.id), kept)
+                        if later is not None:
+                            m = dataclasses.replace(m, id=kept.id)
+                            break
+                    else:
+                        copy = dataclasses.replace(m, id=new_match_id())
+                        insert(copy)
+                        apart.append((m.id, copy.id))
+                        continue
+                if later:
                     self._put(m)
                     updated.append(m.id)
                 else:
@@ -535,6 +557,12 @@ class Repository:
             if fresh:
                 self._matches.insert_multiple(fresh)  # one table rewrite for all new matches
         return ImportReport(tuple(added), tuple(updated), tuple(unchanged), tuple(apart))
+
+    def _copies_of(self, m: Match) -> list[Match]:
+        """Stored matches under other ids that began as ``m`` did (its players, its start):
+        copies an import kept apart from ``m``'s id."""
+        return [k for k in self.readable_matches()[0]
+                if k.id != m.id and k.created_at == m.created_at and k.players == m.players]
 
     # ------------------------------------------------------------ round drafts
     def _draft_docs(self) -> dict[str, tuple[int, RoundDraft]]:

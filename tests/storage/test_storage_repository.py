@@ -211,6 +211,51 @@ def test_import_keeps_both_copies_of_a_match_changed_on_two_devices(tmp_path: Pa
     assert three.import_matches([later]).unchanged == (m.id,)  # an older copy does not come back
 
 
+def test_import_keeps_a_round_added_since_over_a_copy_that_only_undid_and_redid(tmp_path: Path) -> None:
+    """A copy whose device undid and redid (revisions up, play the same) is older than the stored
+    match with a round added since: its higher revision does not make it win."""
+    from chickenfoot.match import read_export
+
+    a = Repository.open(tmp_path / "a.json")
+    m = a.create_match(["Ann", "Bob", "Cy"])
+    a.add_round(m.id, penalties={"Ann": 3, "Cy": 5}, out="Bob")
+    b = Repository.open(tmp_path / "b.json")
+    b.import_matches(read_export(a.export_json()))
+    for _ in range(3):
+        b.undo(m.id)
+        stale = b.redo(m.id)
+    newer = a.add_round(m.id, penalties={"Ann": 1, "Bob": 4}, out="Cy")
+    assert stale.revision > newer.revision and not stale.can_redo
+    rep = a.import_matches(read_export(b.export_json()))
+    assert rep.unchanged == (m.id,) and rep.updated == ()
+    assert a.get(m.id) == newer and len(a.get(m.id).rounds) == 2
+    # and the other way the round comes in
+    assert b.import_matches([newer]).updated == (m.id,) and b.get(m.id) == newer
+
+
+def test_importing_a_file_again_meets_the_copy_it_left_beside_the_stored_match(tmp_path: Path) -> None:
+    """A copy kept apart is stored once however often the same file is imported; a later state
+    of that file's match replaces the copy, not the stored match."""
+    from chickenfoot.match import read_export
+
+    one = Repository.open(tmp_path / "one.json")
+    m = one.create_match(["Ann", "Bob"])
+    two = Repository.open(tmp_path / "two.json")
+    two.import_matches(read_export(one.export_json()))
+    mine = one.add_round(m.id, penalties={"Ann": 3}, out="Bob")
+    two.add_round(m.id, penalties={"Ann": 7}, out="Bob")
+    exported = two.export_json()
+    copy_id = one.import_matches(read_export(exported)).kept_apart[0][1]
+    for _ in range(2):
+        rep = one.import_matches(read_export(exported))
+        assert rep.kept_apart == () and rep.added == () and rep.unchanged == (copy_id,)
+    assert len(one) == 2 and one.get(m.id) == mine
+    later = two.add_round(m.id, penalties={"Bob": 4}, out="Ann")
+    rep = one.import_matches(read_export(two.export_json()))
+    assert rep.updated == (copy_id,) and rep.kept_apart == ()
+    assert len(one) == 2 and one.get(copy_id).rounds == later.rounds and one.get(m.id) == mine
+
+
 def test_delete_match(repo: Repository) -> None:
     a = repo.create_match(["Ann", "Bob"])
     b = repo.create_match(["Ann", "Bob"])
