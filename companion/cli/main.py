@@ -98,13 +98,21 @@ def option_args(args: argparse.Namespace) -> dict[str, str] | None:
     return dict(parse_option(o) for o in args.option) if args.option else None
 
 
-def output_file(text: str, flag: str, kinds: Sequence[str] = ()) -> Path:
+def output_file(text: str, flag: str, kinds: Sequence[str] = (), db: str | None = None) -> Path:
     """Where ``flag FILE`` will be written, checked before any work is done: a file name (not a
     folder) in a folder that exists (no folder is ever made for it), of one of ``kinds``
-    (extensions such as ``.png``) when given, and not a read-only file or folder. Every command
-    checks its outputs this way (and the scorekeeper file named by ``--db`` the same way), so a
-    bad one fails at once with nothing written."""
+    (extensions such as ``.png``) when given, not a read-only file or folder, and not the
+    scorekeeper file (``--db``, else the default) or its backup. Every command checks its
+    outputs this way (and the scorekeeper file named by ``--db`` the same way), so a bad one
+    fails at once with nothing written."""
     path = Path(text).expanduser()
+    from chickenfoot.storage import resolve_db_path
+    from chickenfoot.storage.safe_json import backup_path
+
+    games = resolve_db_path(db)
+    if any(_same_file(path, p) for p in (games, backup_path(games))):
+        raise InputError(f"{flag} {text} is the scorekeeper file (or its backup), which holds every match: "
+                         "give another file name")
     if text.endswith(("/", os.sep)) or path.is_dir():
         raise InputError(f"{flag} {text} is a folder; give a file name in it, e.g. "
                          f"{path / ('out' + (kinds[0] if kinds else '.json'))}")
@@ -120,6 +128,11 @@ def output_file(text: str, flag: str, kinds: Sequence[str] = ()) -> Path:
     if path.exists() and (not os.access(path, os.W_OK) or not path.stat().st_mode & 0o222):
         raise InputError(f"{flag} {text}: the file is read-only")
     return path
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    """Whether two names are one file, through links too (a file not there yet is its name)."""
+    return os.path.realpath(a) == os.path.realpath(b)
 
 
 def write_outputs(files: Sequence[tuple[Path, bytes]]) -> None:

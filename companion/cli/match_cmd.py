@@ -326,7 +326,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 
     if args.id and args.all:
         raise InputError("give a match id or --all, not both")
-    out = output_file(args.out, "--out") if args.out else None
+    out = output_file(args.out, "--out", db=args.db) if args.out else None
     with _open(args) as repo:
         matches = ([repo.get(args.id)] if args.id else
                    sorted(repo.all_matches(), key=lambda m: (m.created_at, m.id)))
@@ -345,7 +345,8 @@ def cmd_import(args: argparse.Namespace) -> int:
 
     path = Path(args.file).expanduser()
     try:
-        text = path.read_text(encoding="utf-8")
+        # utf-8-sig: an export saved again by an editor that writes a byte-order mark (Notepad)
+        text = path.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError:
         raise InputError(f"{path} is not a text (JSON) file: import reads what `match export` writes") from None
     except OSError as exc:

@@ -81,7 +81,7 @@ from .migrations import (
     schema_of,
     summarize,
 )
-from .safe_json import SafeJSONStorage, atomic_write, encode, restore_backup, restore_hint
+from .safe_json import SafeJSONStorage, atomic_write, encode, file_path, restore_backup, restore_hint
 
 ENV_VAR = "CHICKENFOOT_DB"
 APP_NAME = "chickenfoot"
@@ -195,7 +195,7 @@ class Repository:
 
     def __init__(self, path: str | os.PathLike[str], *, lock_timeout: float = 15.0,
                  make_folder: bool = False) -> None:
-        self.path = Path(path).expanduser().absolute()
+        self.path = file_path(path)
         self._db = TinyDB(self.path, storage=SafeJSONStorage, lock_timeout=lock_timeout,
                           make_folder=make_folder)
         self._storage: SafeJSONStorage = self._db.storage  # type: ignore[assignment]

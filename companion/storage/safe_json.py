@@ -41,6 +41,14 @@ LOCK_TIMEOUT_S = 15.0
 Signature = tuple[int, int, int, int]
 
 
+def file_path(path: str | os.PathLike[str]) -> Path:
+    """The file a scorekeeper name stands for: absolute, and through a link to its target, so a
+    save replaces the target (a file kept in a synced folder, linked from elsewhere) instead of
+    the link, and the backup and lock lie beside the target."""
+    p = Path(path).expanduser().absolute()
+    return Path(os.path.realpath(p)) if p.is_symlink() else p
+
+
 def backup_path(path: Path) -> Path:
     return path.with_name(path.name + ".bak")
 
@@ -234,7 +242,7 @@ class SafeJSONStorage(Storage):
 
     def __init__(self, path: str | os.PathLike[str], lock_timeout: float = LOCK_TIMEOUT_S,
                  make_folder: bool = False) -> None:
-        self.path = Path(path).expanduser().absolute()
+        self.path = file_path(path)
         #: Whether the first write may make the file's folder: only for the default place, never
         #: for a file someone named (a typo would otherwise become a new folder and history).
         self.make_folder = make_folder
@@ -398,7 +406,7 @@ def restore_backup(path: str | os.PathLike[str]) -> Path | None:
     """
     from filelock import FileLock
 
-    path = Path(path).expanduser().absolute()
+    path = file_path(path)
     bak = backup_path(path)
     if path.is_dir():
         raise StorageError(f"{path} is a folder, not a scorekeeper file; give the file with --db")
@@ -421,6 +429,10 @@ def restore_backup(path: str | os.PathLike[str]) -> Path | None:
         if path.exists():
             stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
             kept = path.with_name(f"{path.name}.damaged-{stamp}")
+            n = 1
+            while kept.exists():  # restored twice in one second: never over a copy kept before
+                n += 1
+                kept = path.with_name(f"{path.name}.damaged-{stamp}-{n}")
             shutil.copy2(path, kept)
         atomic_write(path, raw, keep_backup=False)
         return kept

@@ -196,6 +196,54 @@ def test_db_restore_leaves_a_file_that_reads_fine_unless_forced(cli: CLI) -> Non
     assert cli.json("match", "show", a)["rounds_played"] == 0  # the backup: one save older
 
 
+def test_db_restore_twice_keeps_each_replaced_file(cli: CLI) -> None:
+    """Two restores in one second: the second replaced file is kept beside the first, never
+    over it (the first is the damaged file kept for repair)."""
+    cli.new("Ann,Bob")
+    cli.new("Di,Ed")
+    cli.db.write_bytes(cli.db.read_bytes()[:40])
+    damaged = cli.db.read_bytes()
+    first = Path(cli.json("db", "restore")["damaged_copy"])
+    second = Path(cli.json("db", "restore", "--force")["damaged_copy"])
+    assert first != second and first.read_bytes() == damaged and second.exists()
+
+
+def test_export_refuses_to_write_over_the_scorekeeper_file(cli: CLI) -> None:
+    cli.new("Ann,Bob")
+    before = cli.db.read_bytes()
+    for target in (cli.db, Path(str(cli.db) + ".bak")):
+        code, _, err = cli("match", "export", "--all", "--out", str(target))
+        assert code == 2 and "is the scorekeeper file" in err
+    assert cli.db.read_bytes() == before and cli.json("db", "check")["problems"] == []
+
+
+def test_import_reads_an_export_saved_with_a_byte_order_mark(cli: CLI, tmp_path: Path) -> None:
+    """An export opened and saved again in an editor that writes a UTF-8 byte-order mark."""
+    mid = cli.new("Ann,Bob")
+    cli.json("match", "round", mid, "--penalty", "Bob=5", "--out", "Ann")
+    code, text, _ = cli("match", "export", mid)
+    saved = tmp_path / "notepad.json"
+    saved.write_bytes(b"\xef\xbb\xbf" + text.encode())
+    other = CLI(tmp_path / "other.json", cli.capsys)
+    assert other.json("match", "import", str(saved))["added"] == [mid]
+    assert other.json("match", "show", mid)["rounds_played"] == 1
+
+
+def test_a_linked_scorekeeper_file_is_saved_through_the_link(cli: CLI, tmp_path: Path) -> None:
+    """A scorekeeper file kept elsewhere (a synced folder) and linked: saves update the file the
+    link points at, and the link stays a link."""
+    real = tmp_path / "synced" / "games.json"
+    real.parent.mkdir()
+    cli.new("Ann,Bob")
+    cli.db.rename(real)
+    link = tmp_path / "link.json"
+    link.symlink_to(real)
+    linked = CLI(link, cli.capsys)
+    linked.new("Cy,Di")
+    assert link.is_symlink() and len(json.loads(real.read_text())["matches"]) == 2
+    assert Path(str(real) + ".bak").is_file() and not Path(str(link) + ".bak").exists()
+
+
 def test_env_variable_and_db_flag(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                   monkeypatch: pytest.MonkeyPatch) -> None:
     env_db = tmp_path / "env.json"
