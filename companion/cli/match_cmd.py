@@ -328,8 +328,12 @@ def cmd_export(args: argparse.Namespace) -> int:
         raise InputError("give a match id or --all, not both")
     out = output_file(args.out, "--out", db=args.db) if args.out else None
     with _open(args) as repo:
-        matches = ([repo.get(args.id)] if args.id else
-                   sorted(repo.all_matches(), key=lambda m: (m.created_at, m.id)))
+        if args.id:
+            matches, unreadable = [repo.get(args.id)], []
+        else:
+            found, unreadable = repo.readable_matches()
+            matches = sorted(found, key=lambda m: (m.created_at, m.id))
+    _left_out(unreadable, args)
     text = dumps_json(matches) if args.format == "json" else export_csv(matches)
     if out is not None:
         write_outputs([(out, text.encode("utf-8"))])
@@ -374,6 +378,7 @@ def cmd_delete(args: argparse.Namespace) -> int:
 def cmd_stats(args: argparse.Namespace) -> int:
     with _open(args) as repo:
         rows = repo.stats()
+        _left_out(repo.readable_matches()[1], args)
     if args.player:
         rows = [r for r in rows if r.player.casefold() == args.player.strip().casefold()]
         if not rows:
@@ -389,6 +394,16 @@ def cmd_stats(args: argparse.Namespace) -> int:
     emit([r.to_dict() for r in rows], args.json,
          "\n".join(lines) if rows else "no games recorded yet")
     return 0
+
+
+def _left_out(unreadable: list[str], args: argparse.Namespace) -> None:
+    """Says on stderr which matches a command over all of them left out, unreadable (hand-edited)."""
+    if unreadable:
+        ids = ", ".join(mid[:8] for mid in unreadable)
+        db = f" --db {args.db}" if args.db else ""
+        sys.stderr.write(f"chickenfoot: note: {count(len(unreadable), 'match', 'matches')} cannot be read and "
+                         f"{'is' if len(unreadable) == 1 else 'are'} left out ({ids}): `chickenfoot db check{db}` "
+                         "says why\n")
 
 
 def cmd_db_info(args: argparse.Namespace) -> int:
@@ -426,12 +441,15 @@ def cmd_db_restore(args: argparse.Namespace) -> int:
                              "--force to restore it anyway")
     kept = Repository.restore_backup(path)
     with Repository.open(path) as repo:
-        n = len(repo)
-    emit({"restored": str(path), "damaged_copy": str(kept) if kept else None, "matches": n},
+        n, problems = len(repo), repo.check()
+    emit({"restored": str(path), "damaged_copy": str(kept) if kept else None, "matches": n,
+          "problems": problems},
          args.json,
          f"restored {path} from its backup ({count(n, 'match', 'matches')})"
-         + (f"; the replaced file is kept as {kept}" if kept else ""))
-    return 0
+         + (f"; the replaced file is kept as {kept}" if kept else "")
+         + ("\nbut the backup does not read back fine either (the entry was damaged before its last save):\n"
+            + "\n".join(problems) if problems else ""))
+    return 1 if problems else 0
 
 
 # ------------------------------------------------------------------------------ output
@@ -464,7 +482,7 @@ def _emit_match(m: Any, as_json: bool, header: str | None = None) -> None:
         if m.rules.start.value == "holder":
             lines.append(c["missing_double_rule"])
     elif m.abandoned:
-        lines.append("abandoned (resume with `chickenfoot match resume ID`)")
+        lines.append(f"abandoned (resume with `chickenfoot match resume {m.id[:8]}`)")
     else:
         winners = ", ".join(view["winners"])
         lines.append(("draw between " if view["draw"] else "winner: ") + winners

@@ -86,6 +86,12 @@ def loads_json(text: str) -> list[Match]:
     return read_export(data)
 
 
+def _cell(text: str) -> str:
+    """A name as a spreadsheet shows it, never runs it: one starting with = + - @ (a formula to
+    Excel and LibreOffice) gets a leading apostrophe, as OWASP advises for CSV files."""
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+
+
 def export_csv(matches: Iterable[Match]) -> str:
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
@@ -97,7 +103,7 @@ def export_csv(matches: Iterable[Match]) -> str:
                 hand = rnd.tiles[s]
                 w.writerow([
                     m.id, m.created_at, m.rules.name, m.status, k, f"{rnd.double}-{rnd.double}",
-                    s + 1, name, rnd.penalties[s],
+                    s + 1, _cell(name), rnd.penalties[s],
                     "" if hand is None else " ".join(str(t) for t in hand),
                     int(rnd.out == s), int(rnd.blocked), int(rnd.holder == s),
                     table[s].total, table[s].rank,

@@ -391,7 +391,8 @@ class Match:
         if losers:
             reason = f"{', '.join(losers)} passed {limit} after round {len(self.rounds)}"
         else:
-            reason = f"all {len(self.rounds)} rounds played"
+            n = len(self.rounds)
+            reason = "its one round played" if n == 1 else f"all {n} rounds played"
         draw = result == DRAW_RESULT
         reason += {
             "lowest-total": "",

@@ -399,7 +399,9 @@ class Repository:
             return len(self._index)
 
     def stats(self) -> list[PlayerStats]:
-        return player_stats(self.all_matches())
+        """Figures per player over every match that reads back (:meth:`readable_matches`: one
+        hand-damaged entry leaves out itself, not the rest)."""
+        return player_stats(self.readable_matches()[0])
 
     def export_json(self, ids: Iterable[str] | None = None) -> dict[str, Any]:
         return export_json(self._pick(ids))
@@ -408,8 +410,8 @@ class Repository:
         return export_csv(self._pick(ids))
 
     def _pick(self, ids: Iterable[str] | None) -> list[Match]:
-        if ids is None:
-            return sorted(self.all_matches(), key=lambda m: (m.created_at, m.id))
+        if ids is None:  # every match that reads back: a damaged entry is left for db check
+            return sorted(self.readable_matches()[0], key=lambda m: (m.created_at, m.id))
         return [self.get(i) for i in ids]
 
     # ------------------------------------------------------------------ writing

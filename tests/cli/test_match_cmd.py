@@ -222,6 +222,7 @@ def test_import_reads_an_export_saved_with_a_byte_order_mark(cli: CLI, tmp_path:
     mid = cli.new("Ann,Bob")
     cli.json("match", "round", mid, "--penalty", "Bob=5", "--out", "Ann")
     code, text, _ = cli("match", "export", mid)
+    assert code == 0
     saved = tmp_path / "notepad.json"
     saved.write_bytes(b"\xef\xbb\xbf" + text.encode())
     other = CLI(tmp_path / "other.json", cli.capsys)
@@ -310,7 +311,8 @@ def test_an_abandoned_match_is_shown_as_abandoned_not_with_its_next_round(cli: C
     cli.json("match", "round", a, "--penalty", "Bob=5", "--out", "Ann")
     cli("match", "abandon", a)
     code, out, _ = cli("match", "show", a)
-    assert code == 0 and "abandoned (resume with" in out and "next: round" not in out
+    assert code == 0 and f"abandoned (resume with `chickenfoot match resume {a[:8]}`)" in out
+    assert "next: round" not in out
 
 
 def test_a_hand_spoilt_match_is_named_and_can_be_deleted_alone(cli: CLI) -> None:
@@ -327,6 +329,15 @@ def test_a_hand_spoilt_match_is_named_and_can_be_deleted_alone(cli: CLI) -> None
     cli.db.write_text(json.dumps(data))
     code, _, err = cli("match", "show", bad)
     assert code == 2 and f"chickenfoot match delete {bad[:8]} --yes" in err and "undoes the last save" in err
+    # the commands over every match leave it out and say so; the rest are there
+    for argv in (("stats",), ("match", "export", "--all")):
+        code, out, err = cli(*argv, "--json")
+        assert code == 0 and f"1 match cannot be read and is left out ({bad[:8]})" in err, argv
+        assert "Cy" in out and "Ann" not in out
+    # a save since the spoiling: the backup holds it too, and restoring says so
+    cli.new("Ed,Flo")
+    code, out, _ = cli("db", "restore", "--force", "--json")
+    assert code == 1 and any(bad in p for p in json.loads(out)["problems"])
     code, _, err = cli("match", "delete", bad)
     assert code == 2 and "add --yes" in err
     assert cli.json("match", "delete", bad, "--yes") == {"deleted": bad}

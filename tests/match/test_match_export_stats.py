@@ -86,6 +86,19 @@ def test_csv_one_row_per_player_per_round() -> None:
     assert [r["rank"] for r in rows[3:]] == ["3", "2", "1"]
 
 
+def test_csv_names_that_a_spreadsheet_would_run_are_written_as_text() -> None:
+    # "=" cannot be in a name; "+", "-" and "@" can, and start a formula in a spreadsheet
+    m = finished(["+cmd|'/C calc'!A0", "-Cy", "@Di", "Ed-Flo"], [
+        {"penalties": {"-Cy": 4, "@Di": 5, "Ed-Flo": 6}, "out": "+cmd|'/C calc'!A0"}])
+    names = [r["player"] for r in csv.DictReader(io.StringIO(export_csv([m])))]
+    assert names == ["'+cmd|'/C calc'!A0", "'-Cy", "'@Di", "Ed-Flo"]
+
+
+def test_a_one_round_match_says_its_one_round_was_played() -> None:
+    m = finished(["Ann", "Bob"], [{"penalties": {"Bob": 30}, "out": "Ann"}], match_length="single")
+    assert "its one round played" in m.outcome().reason
+
+
 def test_player_stats_across_matches() -> None:
     m1 = _short_match()  # Ann 53+0, Bob 8+7, Cy 0+2 -> Cy wins
     m2 = finished(["ann", "Bob"], [{"penalties": {"Bob": 30}, "out": "ann"}],
