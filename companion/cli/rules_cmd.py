@@ -130,16 +130,16 @@ def cmd_check(args: argparse.Namespace) -> int:
     rules = resolve_rules(layout, args.rules)
     if args.option:
         rules = rules.with_options(option_args(args))
-    report = check_layout(layout, rules)
+    play = None if args.play is None else (Tile.parse(args.play), Tile.parse(args.on))
+    # the tile played is in someone's hand: a file naming no set is of a set that holds it
+    report = check_layout(layout, rules, holding=play[:1] if play else ())
     bad = [p for p in report.problems if p.code == NOT_IN_SET]
     if bad:
         raise TileNotInSetError(f"{args.layout}: " + "; ".join(p.message for p in bad))
     data = report.to_dict()
     lines = report.summary_lines()
     ok = report.legal
-    play = None
-    if args.play is not None:
-        play = (Tile.parse(args.play), Tile.parse(args.on))
+    if play is not None:
         verdict = report.judge(*play)
         if verdict.code == NOT_IN_SET:
             raise InputError(verdict.message)

@@ -524,19 +524,21 @@ def resolve_rules(layout: Layout, rules: RuleSet | str | None = None) -> RuleSet
     when another preset is named."""
     if isinstance(rules, RuleSet):
         return rules
-    keep = rules is None or rules == layout.rules
+    # the file's preset named again, in any case or spelling get_rules takes, keeps its options
+    keep = rules is None or (layout.rules is not None and get_rules(rules).name == get_rules(layout.rules).name)
     return get_rules(rules or layout.rules or DEFAULT_PRESET, dict(layout.options) if keep else None)
 
 
-def resolve_set(layout: Layout, rules: RuleSet) -> int:
+def resolve_set(layout: Layout, rules: RuleSet, holding: Iterable[Tile] = ()) -> int:
     """The double-N set of a layout: the file's ``set``, else the rules' fixed set, else the
-    smallest set the rules use (for any player count) that holds every tile in the layout."""
+    smallest set the rules use (for any player count) that holds every tile in the layout and
+    in ``holding`` (a tile someone holds, proposed for a play: the set has it)."""
     if layout.set is not None:
         return layout.set
     if rules.set is not None:
         return rules.set
     candidates = sorted({top for _, top in rules.set_by_players})
-    highest = max(t.high for t in layout.tiles())
+    highest = max(t.high for t in (*layout.tiles(), *holding))
     for top in candidates:
         if highest <= top:
             return top
@@ -637,8 +639,10 @@ class Report:
         return lines
 
 
-def check_layout(layout: Layout, rules: RuleSet | str | None = None) -> Report:
-    """Check a whole layout and return every problem at once (none: it is legal).
+def check_layout(layout: Layout, rules: RuleSet | str | None = None, holding: Iterable[Tile] = ()) -> Report:
+    """Check a whole layout and return every problem at once (none: it is legal). ``holding``:
+    tiles about to be judged against it, which the set must hold when the layout names none
+    (:func:`resolve_set`).
 
     Ordered layouts are replayed play by play, each judged exactly as a disputed play would be;
     plays that break a rule but can still be placed (a second tile on a line tip, a play while
@@ -646,7 +650,7 @@ def check_layout(layout: Layout, rules: RuleSet | str | None = None) -> Report:
     get only the checks that do not need the order.
     """
     rs = resolve_rules(layout, rules)
-    top = resolve_set(layout, rs)
+    top = resolve_set(layout, rs, holding)
     if not layout.hub.in_set(top):
         raise TileNotInSetError(f"the hub {layout.hub} is not in a double-{top} set")
     table = Table.for_rules(layout.hub, rs, top)

@@ -43,11 +43,13 @@ def legal_plays(table: Table, tiles: Tile | Iterable[Tile]) -> Iterator[Play]:
     """Every legal play of ``tiles`` (one tile or a hand) on ``table``, in a stable order.
 
     While the hub is short of spokes only the hub takes tiles; while a foot is open only that
-    foot does; otherwise any open line end. Tiles already on the table yield nothing.
+    foot does; otherwise any open line end. Tiles already on the table, or not in the table's
+    set, yield nothing.
     """
     hand: Iterable[Tile] = (tiles,) if isinstance(tiles, Tile) else tiles
-    placed = table.value
-    return iter(hand_plays(table, [t for t in hand if t not in placed]))
+    placed, top = table.value, table.top
+    # a tile the set does not hold has no play (the judge calls it not-in-set)
+    return iter(hand_plays(table, [t for t in hand if t not in placed and t.high <= top]))
 
 
 class _Offers(dict):  # type: ignore[type-arg]

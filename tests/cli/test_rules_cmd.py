@@ -101,6 +101,25 @@ def test_check_rules_override_and_unordered(tmp_path: Path, capsys: pytest.Captu
     capsys.readouterr()
 
 
+def test_check_a_play_of_a_tile_the_set_must_hold_when_the_file_names_no_set(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    """A file naming no set, under rules whose set goes by the player count: the tile proposed
+    is in someone's hand, so the set holds it (double-12 for a 9-10), as if it lay on the table."""
+    path = write(tmp_path, {"hub": "9-9", "plays": [{"tile": "9-1", "on": "9-9"}]})
+    assert main(["check", path, "--play", "10-9", "--on", "9-9", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["set"] == 12 and data["play"]["legal"] and data["play"]["code"] == "ok"
+
+
+def test_check_keeps_the_files_options_when_its_preset_is_named_in_other_capitals(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    plays = [{"tile": f"9-{i}", "on": "9-9"} for i in range(6)]
+    path = write(tmp_path, {"rules": "pagat", "options": {"spokes": 6}, "hub": "9-9", "plays": plays[:4]})
+    for name in ("pagat", "Pagat", "PAGAT"):
+        assert main(["check", path, "--rules", name, "--json"]) == 0
+        assert json.loads(capsys.readouterr().out)["spokes"]["need"] == 6, name
+
+
 @pytest.mark.parametrize("content, args, fragment", [
     ('{"hub": "9-9", "plays": [', [], "is not valid JSON"),
     ({"hub": "9-9"}, ["--rules", "nope"], "unknown rules preset 'nope'"),

@@ -126,6 +126,9 @@ def test_legal_plays_for_a_tile_and_a_hand_in_every_phase():
     t = Table(Tile(9, 9), spokes=6, toes=3, top=9)
     assert list(legal_plays(t, Tile(4, 9))) == [Play(Tile(4, 9), Tile(9, 9), 4)]
     assert list(legal_plays(t, [Tile(1, 2), Tile(3, 3)])) == []
+    # tiles the double-9 set does not hold have no play, as the judge calls them not-in-set
+    assert list(legal_plays(t, [Tile(9, 10), Tile(9, 18)])) == []
+    assert t.judge(Tile(9, 10), Tile(9, 9)).code == "not-in-set"
     for a, b in SPOKES:
         t.place(Tile.parse(a), Tile.parse(b))
     hand = [Tile(4, 7), Tile(0, 1), Tile(6, 6)]
