@@ -473,7 +473,12 @@ def describe(r: RuleSet) -> list[str]:
     rounds = {MatchLength.FULL: "one round per double, from the highest down to 0-0",
               MatchLength.HALF: "the first half of the rounds, from the highest double down",
               MatchLength.SINGLE: "a single round, from the highest double"}[r.match_length]
-    lines.append(f"A match is {rounds}" + (f", starting from {r.start_double}-{r.start_double}" if r.start_double is not None else "") + ".")
+    start = ""
+    if r.start_double is not None:  # capped by the set in play (top_double): say so where it may be
+        capped = r.set is None and r.start_double > min(top for _, top in r.set_by_players)
+        start = (f", starting from {r.start_double}-{r.start_double}"
+                 + (" (or the set's highest double, if lower)" if capped else ""))
+    lines.append(f"A match is {rounds}{start}.")
     if r.start is Start.CENTRE:
         lines.append("The round's double is placed in the centre before the deal.")
     else:
@@ -483,8 +488,12 @@ def describe(r: RuleSet) -> list[str]:
             MissingDouble.NEXT_HIGHEST: "If nobody holds it, the next-highest double held starts the round instead.",
             MissingDouble.SKIP: "If nobody holds it, the round starts from the next lower double that someone holds.",
         }[r.missing_double])
-    lines.append("The first turn moves one seat each round." if r.first_player is FirstPlayer.ROTATE
-                 else "The player after whoever placed the double plays first.")
+    if r.first_player is FirstPlayer.ROTATE:
+        lines.append("The first turn moves one seat each round.")
+    elif r.start is Start.CENTRE:  # nobody placed it: the engine falls back to the rotating seat
+        lines.append("Nobody placed the double, so the first turn moves one seat each round.")
+    else:
+        lines.append("The player after whoever placed the double plays first.")
     lines.append(f"The round's double needs {r.spokes} spokes before any other play.")
     lines.append(f"Every later double closes its line and needs {r.toes} toes before play goes anywhere else.")
     lines.append({

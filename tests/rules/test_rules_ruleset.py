@@ -130,3 +130,17 @@ def test_every_option_has_a_sentence_and_rules_describe_themselves():
         lines = r.describe()
         assert any(str(r.spokes) in line and "spokes" in line for line in lines)
         assert any(f"0-0 counts {r.zero_zero}" in line for line in lines)
+
+
+def test_the_description_says_what_the_engine_does_with_a_centre_start_and_a_start_double():
+    """after-holder with the double placed in the centre: nobody placed it, and the engine falls
+    back to the rotating seat; a start double above a set chosen by the player count is capped."""
+    centre = get_rules("double-chicken-foot", {"first-player": "after-holder"})
+    assert centre.start.value == "centre"
+    assert "Nobody placed the double, so the first turn moves one seat each round." in centre.describe()
+    assert not any("after whoever placed" in line for line in centre.describe())
+    held = get_rules("pagat")
+    assert held.start.value == "holder" and "The player after whoever placed the double plays first." in held.describe()
+    high = get_rules("pagat", {"start-double": 12})
+    assert high.top_double(4) == 9
+    assert any("starting from 12-12 (or the set's highest double, if lower)" in line for line in high.describe())
