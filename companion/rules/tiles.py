@@ -124,7 +124,8 @@ def check_in_set(tile: Tile, top: int) -> Tile:
 def parse_tiles(items: str | Iterable[str | Tile], top: int | None = None) -> list[Tile]:
     """Parse a comma/space separated list (``"3-4, 0-0"``) or an iterable of tiles."""
     if isinstance(items, str):
-        parts = [p for p in re.split(r"[,;]\s*|\s+(?=\d+\s*[-:|/]\s*\d)", items.strip()) if p.strip()]
+        # every separator Tile.parse takes within a tile (4x7 too) marks the next tile after a space
+        parts = [p for p in re.split(r"[,;]\s*|\s+(?=\d+\s*[-:|/xX]\s*\d)", items.strip()) if p.strip()]
     else:
         parts = list(items)
     tiles = [Tile.parse(p) for p in parts]

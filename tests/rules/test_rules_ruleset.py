@@ -30,6 +30,7 @@ def test_tile_notation_round_trips_in_every_spelling():
     assert eval(repr(Tile(0, 12))) == Tile(0, 12)
     assert Tile(6, 6).is_double and Tile(6, 6).pips == 12
     assert parse_tiles("3-4, 0-0 5:6") == [Tile(3, 4), Tile(0, 0), Tile(5, 6)]
+    assert parse_tiles("3x4 5x6") == [Tile(3, 4), Tile(5, 6)]  # as Tile.parse reads 3x4
 
 
 @pytest.mark.parametrize("bad", ["4", "4-", "a-b", "-1-3", "4-7-2", "19-3", ""])
