@@ -181,12 +181,28 @@ def error_code(exc: BaseException) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "-", name).lower()
 
 
+def _command_of(parser: argparse.ArgumentParser, argv: Sequence[str]) -> str:
+    """The (sub)command words ``argv`` begins with ("match round"), followed through the
+    parsers' own subcommands: argparse reports arguments it did not know from the top parser."""
+    words = []
+    for word in argv:
+        subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+        if not subs or word not in subs[0].choices:
+            break
+        words.append(word)
+        parser = subs[0].choices[word]
+    return " ".join(words)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
     except UsageError as exc:
+        if "(see chickenfoot" not in exc.message:  # the top parser's: name the command it was for
+            sub = _command_of(parser, argv)
+            exc.message = excerpt(exc.message + (f" (see chickenfoot {sub} --help)" if sub else ""))
         sys.stderr.write(error_line(exc.message) + "\n")
         if "--json" in argv:
             emit({"error": {"code": "usage", "message": exc.message}, "exit": EXIT_USAGE}, True)

@@ -67,6 +67,7 @@ from .errors import (
     DamagedFileError,
     DraftNotFoundError,
     MatchNotFoundError,
+    SchemaError,
     StorageError,
 )
 from .migrations import (
@@ -246,7 +247,10 @@ class Repository:
                 return
             assert raw is not None
             keep = self.path.with_name(f"{self.path.name}.schema-{start}.bak")
-            new, _ = migrate(raw)  # raises SchemaError before anything is written
+            try:
+                new, _ = migrate(raw)  # raises SchemaError before anything is written
+            except SchemaError as exc:
+                raise SchemaError(f"the scorekeeper file {self.path}: {exc}") from None
             if not keep.exists():
                 atomic_write(keep, encode(raw), keep_backup=False)
             self._storage.write(new)

@@ -69,6 +69,10 @@ def test_usage_errors_have_the_same_prefix_and_name_the_command(capsys: pytest.C
     out, err = capsys.readouterr()
     assert code == 2 and err.startswith("chickenfoot: error: argument --bot")
     assert json.loads(out)["error"]["code"] == "usage"
+    # an option no command knows is reported by the top parser: the line still names the command
+    assert _exit_2(capsys, "match", "round", "x", "--bogus") == (
+        "chickenfoot: error: unrecognized arguments: --bogus (see chickenfoot match round --help)")
+    assert _exit_2(capsys, "--bogus") == "chickenfoot: error: unrecognized arguments: --bogus"
 
 
 def test_practice_answers_a_bad_move_with_the_same_prefix(capsys: pytest.CaptureFixture[str],

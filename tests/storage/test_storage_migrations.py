@@ -72,8 +72,9 @@ def test_a_file_from_a_newer_program_is_refused(tmp_path: Path) -> None:
     db = tmp_path / "new.json"
     db.write_text(json.dumps({"_meta": {"1": {"schema": SCHEMA_VERSION + 1, "changes": 3}},
                               "matches": {}}))
-    with pytest.raises(SchemaError, match="newer chickenfoot"):
+    with pytest.raises(SchemaError, match="newer chickenfoot") as caught:
         Repository.open(db)
+    assert str(db) in str(caught.value)  # which file, when several are about
 
 
 def test_a_current_file_that_lost_its_meta_is_not_migrated_away(tmp_path: Path) -> None:
