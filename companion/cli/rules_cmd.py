@@ -122,6 +122,7 @@ def cmd_rules(args: argparse.Namespace) -> int:
 def cmd_check(args: argparse.Namespace) -> int:
     # imported here, not at the top: every command builds this module's parser
     from chickenfoot.rules.layout import NOT_IN_SET, Layout, check_layout, resolve_rules
+    from chickenfoot.rules.tiles import check_in_set
 
     if (args.play is None) != (args.on is None):
         raise InputError("--play and --on go together: --play 4-7 --on 9-4")
@@ -140,6 +141,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     lines = report.summary_lines()
     ok = report.legal
     if play is not None:
+        check_in_set(play[1], report.set)  # a tile no set of this table holds is bad input, not a verdict
         verdict = report.judge(*play)
         if verdict.code == NOT_IN_SET:
             raise InputError(verdict.message)

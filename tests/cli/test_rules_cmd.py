@@ -125,6 +125,7 @@ def test_check_keeps_the_files_options_when_its_preset_is_named_in_other_capital
     ({"hub": "9-9"}, ["--rules", "nope"], "unknown rules preset 'nope'"),
     ({"hub": "9-9", "set": 9, "plays": [{"tile": "9-10", "on": "9-9"}]}, [], "9-10 is not in a double-9 set"),
     ({"hub": "9-9", "rules": "gameweave"}, ["--play", "9-10", "--on", "9-9"], "not in a double-9 set"),
+    ({"hub": "9-9", "rules": "gameweave"}, ["--play", "9-4", "--on", "12-12"], "12-12 is not in a double-9 set"),
     ({"hub": "9-9", "plays": [{"tile": "9-x", "on": "9-9"}]}, [], "cannot read '9-x' as a tile"),
     ({"hub": "9-9"}, ["--play", "9-4"], "--play and --on go together"),
     ({"hub": "9-8"}, [], "the hub must be a double"),
