@@ -271,8 +271,11 @@ class Table:
                 return Verdict(END_TAKEN, f"The {on} already has its {count(self.toes, 'toe')}.",
                                tile, on)
             if on not in self.ends[v]:  # a line tile is an open end until something is laid on it
-                return Verdict(END_TAKEN, f"The {show(on)} already has the {show(self.kids[on][0])} played on "
-                               f"its {v}; play at the open end of that line.", tile, on)
+                kid = self.kids[on][0]
+                where = ("play on that double's toes or past them" if kid.is_double
+                         else "play at the open end of that line")
+                return Verdict(END_TAKEN, f"The {show(on)} already has the {show(kid)} played on "
+                               f"its {v}; {where}.", tile, on)
         if not tile.has(v):
             where = f"the {on}" if on.is_double else f"the open {v} of the {show(on)}"
             return Verdict(NO_MATCH, f"{tile} has no {v}, so it cannot go on {where}.", tile, on)

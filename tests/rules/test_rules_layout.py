@@ -83,6 +83,11 @@ def test_end_taken_line_double_and_hub():
     full_foot = layout([*SPOKES, ("4-4", "9-4"), ("4-1", "4-4"), ("4-2", "4-4"), ("4-3", "4-4")])
     v = judge_play(full_foot, "4-5", "4-4")
     assert v.code == "end-taken" and v.message == "The 4-4 already has its 3 toes."
+    # the line goes on at the double's toes, not at an open end of its own
+    v = judge_play(full_foot, "4-6", "9-4")
+    assert v.code == "end-taken" and v.message.endswith(
+        "already has the 4-4 played on its 4; play on that double's toes or past them.")
+    assert "open end of that line" in judge_play(lay, "4-6", "9-4").message
 
 
 def test_hub_incomplete():
