@@ -28,16 +28,32 @@ def _common() -> argparse.ArgumentParser:
     return p
 
 
+_ONE = {"out": "one player goes out", "held": "one player held the round's double",
+        "started_with": "one double opens a round"}
+
+
+class _Once(argparse.Action):
+    """A flag naming one thing (one player goes out, one double opened the round): given twice
+    it is a mistake, not the last one winning in silence."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        before = getattr(namespace, self.dest, None)
+        if before is not None and before != values:
+            parser.error(f"{option_string} given twice ({before}, {values}): {_ONE[self.dest]}")
+        setattr(namespace, self.dest, values)
+
+
 def _round_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--penalty", action="append", nargs="+", default=[], metavar="NAME=POINTS",
                    help="penalty points, e.g. Ann=12 (repeat, list several, or Ann=12,Bob=5)")
     p.add_argument("--tiles", action="append", nargs="+", default=[], metavar="NAME=TILES",
                    help="tiles left in hand, e.g. Bob=3-4,0-0 (the penalty is computed; Bob= for none)")
-    p.add_argument("--out", metavar="NAME", help="the player who went out")
+    p.add_argument("--out", metavar="NAME", action=_Once, help="the player who went out")
     p.add_argument("--blocked", action="store_true", help="the round was blocked")
-    p.add_argument("--held", metavar="NAME",
+    p.add_argument("--held", metavar="NAME", action=_Once,
                    help="who held (or drew and placed) the round's double")
-    p.add_argument("--started-with", metavar="DOUBLE",
+    p.add_argument("--started-with", metavar="DOUBLE", action=_Once,
                    help="the double that opened the round when nobody held its own (e.g. 8-8)")
     p.add_argument("--sure", action="store_true",
                    help="keep a penalty above what the tiles dealt could count (tiles were drawn)")

@@ -75,6 +75,24 @@ def test_usage_errors_have_the_same_prefix_and_name_the_command(capsys: pytest.C
     assert _exit_2(capsys, "--bogus") == "chickenfoot: error: unrecognized arguments: --bogus"
 
 
+def test_a_flag_naming_one_player_given_twice_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    db = tmp_path / "m.json"
+    assert _main(["match", "new", "--players", "Ann,Bob,Cy", "--db", str(db), "--json"]) == 0
+    mid = json.loads(capsys.readouterr().out)["id"]
+    before = db.read_bytes()
+    line = _exit_2(capsys, "match", "round", "x", "--penalty", "Ann=1", "--out", "Bob", "--out", "Cy",
+                   "--db", str(db))
+    assert line == ("chickenfoot: error: --out given twice (Bob, Cy): one player goes out "
+                    "(see chickenfoot match round --help)")
+    assert "--held given twice (Ann, Bob)" in _exit_2(capsys, "match", "edit", "x", "1", "--held", "Ann",
+                                                      "--held", "Bob", "--db", str(db))
+    assert db.read_bytes() == before
+    # the same name twice is no contradiction
+    assert _main(["match", "round", mid, "--penalty", "Ann=1", "Cy=2", "--out", "Bob", "--out", "Bob",
+                  "--db", str(db), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["rounds"][0]["out"] == "Bob"
+
+
 def test_practice_answers_a_bad_move_with_the_same_prefix(capsys: pytest.CaptureFixture[str],
                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     import io
