@@ -123,8 +123,11 @@ class DraftContent:
 
     # ------------------------------------------------------------ taken tiles
     def photo_tiles(self) -> dict[int, list[Tile]]:
-        """Tiles counted in each seat's photo reading not yet used for its hand."""
-        return {seat: r.tiles for seat, r in self.reviews.items()}
+        """Tiles counted in each seat's photo reading not yet used for its hand. A reading left
+        unused after the hand was entered another way (a number, tiles, went out) holds none:
+        the player chose otherwise, and its tiles must not block the other hands' photos."""
+        return {seat: r.tiles for seat, r in self.reviews.items()
+                if self.entry.hands[seat].mode in (Mode.UNSET, Mode.PHOTO)}
 
     def taken(self, seat: int) -> dict[Tile, tuple[int, bool]]:
         """Tiles another seat holds, entered or read from its photo (see ``RoundEntry.taken``)."""

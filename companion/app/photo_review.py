@@ -211,9 +211,13 @@ class PhotoReview:
         still to check never quietly leaves them out."""
         n = len(self.to_check)
         if not self.tiles and not n:
+            answers = ((OUT, f"{player} went out"), (RETAKE, "Take another photo"))
+            if not self.rules.tile_penalty(Tile(0, 0)):
+                # only where the 0-0 counts nothing can a player who did not go out hold 0 points;
+                # elsewhere an empty hand is the one that went out
+                answers += ((EMPTY, f"Keep 0 points for {player}"),)
             return UseQuestion(f"Nothing was read in this photo: did {player} go out, or take another photo?",
-                               ((OUT, f"{player} went out"), (RETAKE, "Take another photo"),
-                                (EMPTY, f"Keep 0 points for {player}")))
+                               answers)
         if not self.tiles:
             return UseQuestion(f"Nothing is counted yet in this photo: {count(n, 'tile')} "
                                f"{'is' if n == 1 else 'are'} still to check.",

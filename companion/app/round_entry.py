@@ -182,15 +182,20 @@ class RoundEntry:
         h.mode, h.pips, h.tiles, h.pad, h.sure = Mode.OUT, 0, [], "", False
 
     def settle_zero(self, i: int) -> bool:
-        """A hand typed as 0 points when nobody is marked out is the player who went out: under
+        """A hand entered as 0 points (typed, or a photo with nothing in it kept as 0) when nobody
+        is marked out is the player who went out: under
         rules where the 0-0 counts, no hand left at the end holds 0 points. Marks it so and
         returns True; a round is never saved as blocked because the out player's 0 was typed."""
-        h = self.hands[i]
-        if (h.mode is Mode.PIPS and h.pips == 0 and self.zero_zero > 0
+        if (self.reads_zero(i) and self.zero_zero > 0
                 and not any(x.mode is Mode.OUT for x in self.hands)):
             self.went_out(i)
             return True
         return False
+
+    def reads_zero(self, i: int) -> bool:
+        """Hand ``i`` is entered as 0 points: typed 0, or a photo kept with no tile in it."""
+        h = self.hands[i]
+        return (h.mode is Mode.PIPS and h.pips == 0) or (h.mode is Mode.PHOTO and not h.tiles)
 
     def settle_zeros(self) -> list[str]:
         """``settle_zero`` for the first hand it applies to; the players so marked."""

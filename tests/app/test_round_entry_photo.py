@@ -439,18 +439,32 @@ def test_a_bare_table_photo_asks_and_never_stores_0_unless_the_player_says_so():
     c = _content(bare)
     q = c.use_photo(0)
     assert q is not None and q.text == "Nothing was read in this photo: did Ann go out, or take another photo?"
-    assert q.keys == (OUT, RETAKE, EMPTY)
+    # where the 0-0 counts, a hand with nothing in it is the one that went out: no "keep 0"
+    assert q.keys == (OUT, RETAKE)
     assert c.entry.hands[0].mode is Mode.UNSET and 0 in c.reviews  # asked, nothing kept
     assert c.use_photo(0, RETAKE) is None and c.entry.hands[0].mode is Mode.UNSET and 0 in c.reviews
     with pytest.raises(ReviewError):
         c.use_photo(0, "leave")  # not an answer to this question
+    with pytest.raises(ReviewError):
+        c.use_photo(0, EMPTY)
     assert c.use_photo(0, OUT) is None
     assert c.entry.hands[0].mode is Mode.OUT and 0 not in c.reviews
-    said = _content(PhotoReview(get_rules(), 9, [], (640, 480)))
+    free = get_rules(options={"zero_zero": 0})
+    from chickenfoot.app.drafts import DraftContent
+
+    said = DraftContent(RoundEntry(free, PLAYERS, 9, 9), {0: PhotoReview(free, 9, [], (640, 480))})
+    q = said.use_photo(0)
+    assert q is not None and q.keys == (OUT, RETAKE, EMPTY)  # a 0-0 alone is 0 points there
     said.use_photo(0, EMPTY)  # the player says so: 0 points, kept as an empty hand
     assert said.entry.hands[0].mode is Mode.PHOTO and said.entry.penalty(0) == 0
-    said.entry.went_out(1)  # ... which is no hand at all once another player went out
+    assert said.entry.reads_zero(0) and not said.entry.settle_zero(0)  # not taken for going out
+    said.entry.went_out(1)  # ... and no hand at all once another player went out
     assert any(p.startswith("Ann: no tiles, but Bob went out") for p in said.entry.problems())
+    # where the 0-0 counts, an empty hand kept (a draft from before) with nobody out is the
+    # player who went out, as a typed 0 is: a blocked round has no 0-point hand
+    e = RoundEntry(get_rules(), PLAYERS, 9, 9)
+    e.set_tiles(0, [], Mode.PHOTO)
+    assert e.reads_zero(0) and e.settle_zero(0) and e.hands[0].mode is Mode.OUT
 
 
 def test_tiles_to_check_are_asked_about_before_the_reading_is_used():

@@ -95,6 +95,22 @@ def test_a_tile_read_from_another_players_photo_is_taken_and_a_move_takes_it_off
     assert c.reviews[0].tiles == [] and e.hands[1].tiles == [Tile(1, 1), Tile(3, 4)]
 
 
+def test_a_reading_left_unused_once_the_hand_is_entered_another_way_takes_no_tile():
+    rules = get_rules()
+    e = RoundEntry(rules, PLAYERS, 9, double=9)
+    c = DraftContent(e, {0: PhotoReview(rules, 9, [_read(3, 4, 50)], (400, 200), _photo())})
+    assert c.taken(1) == {Tile(3, 4): (0, True)}
+    for enter in (lambda: e.set_pips(0, 12), lambda: e.went_out(0), lambda: e.add_tile(0, "5-6")):
+        enter()  # Ann typed her hand, went out, or picked her tiles instead of using the photo
+        assert Tile(3, 4) not in c.taken(1)
+        assert c.check_free(1, "3-4") == Tile(3, 4)
+        assert 0 in c.reviews  # her reading is kept: the Photo button still opens it
+    c.add_tile(1, "3-4")  # Bob's photo (or pick) of the 3-4 is his, not refused
+    assert e.hands[1].tiles == [Tile(3, 4)]
+    # opened again, the reading says its 3-4 is the one Bob now holds: a clash to settle
+    assert [(k, err.holder) for k, err in c.clashes_in_review(0)] == [(1, "Bob")]
+
+
 def test_a_photo_reading_that_clashes_says_so_and_a_correction_can_move_the_tile():
     rules = get_rules()
     e = RoundEntry(rules, PLAYERS, 9, double=9)

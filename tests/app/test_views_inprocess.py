@@ -918,7 +918,8 @@ def test_a_table_photo_asks_before_replacing_a_typed_table(app: App) -> None:
 
 # ------------------------------------------------- a photo's reading is a proposal (issue 47)
 def test_a_bare_table_photo_asks_and_stores_0_only_when_the_player_says_so(app: App) -> None:
-    m = app.ctx.store.create(["Ann", "Bob"], "pagat", {"match_length": "single"})
+    # a 0-0 counting nothing: the one rule under which a hand can be worth 0 without going out
+    m = app.ctx.store.create(["Ann", "Bob"], "pagat", {"match_length": "single", "zero_zero": 0})
     _go(app, f"/match/{m.id}/round")
     draft_id = app.session.state.draft
     ms = _review_in_draft(app, m, 0, (300, 200), [], None, ("no face-up tiles found in the photo",))
@@ -949,6 +950,7 @@ def test_a_bare_table_photo_answered_went_out_marks_the_player_out(app: App) -> 
     _go(app, f"/match/{m.id}/round")
     _click(app, "Photo", 0)
     _click(app, "Use this photo")
+    assert not [b for b in _buttons(app.page.controls) if _caption(b) == "Keep 0 points for Ann"]  # the 0-0 counts
     _click(app, "Ann went out")
     texts = _texts(app.page.controls)
     assert "went out: 0" in texts and not any(t.startswith("Penalty from this photo") for t in texts)
@@ -1251,3 +1253,24 @@ def test_the_full_screen_photo_closes_when_another_screen_is_shown(app: App) -> 
     app.page.route = "/"
     app.page.on_route_change(None)  # the phone's Back
     assert not viewer.open and "New match" in _texts(app.page.controls)
+
+
+def test_a_tile_tapped_before_its_open_end_is_judged_on_the_only_end_or_the_end_is_asked_for(app: App) -> None:
+    from chickenfoot.rules import Tile
+
+    _go(app, "/dispute")
+    _click(app, "9-9")
+    b = app.drafts.dispute
+    assert b.selected is None and [e.target for e in b.open_ends()] == [Tile(9, 9)]
+    _go(app, "/dispute")
+    _click(app, "8-9")  # the hub is the one place a tile can go: judged there at once
+    assert b.selected == Tile(9, 9) and b.last is not None and b.last.tile == Tile(8, 9) and b.last.legal
+    b.add("9-4", "9-9")
+    b.add("9-1", "9-9")
+    b.selected, b.last = None, None
+    _go(app, "/dispute")
+    _click(app, "5-9")  # several open ends: the tile is kept and the missing tap asked for
+    assert b.last is None and app.drafts.dispute_tile == "5-9"
+    said = app.page.dialogs[-1]
+    assert isinstance(said, ft.SnackBar) and said.content.value == (
+        "Now tap the open end the 5-9 is to go on (a dashed place on the board)")

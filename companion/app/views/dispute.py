@@ -390,8 +390,13 @@ def _tile_chooser(app: App, b: DisputeBuilder, shown: int | None, pick: Any) -> 
 
     def choose(t: Tile) -> None:
         app.drafts.dispute_tile = str(t)
+        ends = b.open_ends()
+        if b.selected is None and len(ends) == 1:  # one place it could go: no tap needed to name it
+            b.select(ends[0].target)
         if b.selected is not None:
             b.ask(t)
+        else:  # a tile tapped before its end is kept, and the player told what is missing
+            app.snack(f"Now tap the open end the {t} is to go on (a dashed place on the board)")
         app.render()
 
     def laid(t: Tile) -> None:

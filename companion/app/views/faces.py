@@ -20,6 +20,7 @@ from chickenfoot.app.kit import image
 from chickenfoot.app.views import bind
 from chickenfoot.board import face_png
 from chickenfoot.rules import Tile
+from chickenfoot.rules.words import article
 
 if TYPE_CHECKING:
     from chickenfoot.app.shell import App
@@ -80,7 +81,7 @@ def suit_row(app: App, top: int, shown: int | None, pick: Callable[[int], Any], 
     suits = list(range(top, -1, -1))
     suit = shown if shown in suits else suits[0]
     buttons = [ft.Container(app.button(str(v), bind(pick, v), kind="filled" if v == suit else "outlined",
-                                       tooltip=f"Tiles with a {v}"), width=max(52, app.fs(52)))
+                                       tooltip=f"Tiles with {article(v)} {v}"), width=max(52, app.fs(52)))
                for v in suits]
     if scroll:
         return suit, sliding_row(app, buttons, max(52, app.fs(52)))

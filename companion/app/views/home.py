@@ -157,7 +157,9 @@ class HistoryScreen(Screen):
             out = m.outcome()
             if out:
                 lines.append(app.text(("Draw: " if out.draw else "Won by ") + ", ".join(out.winners), 15))
-            lines.append(app.button("Open", bind(app.go, f"/match/{m.id}"), kind="outlined"))
+            # a screen reader reads the tooltip: each "Open" says whose match it opens
+            lines.append(app.button("Open", bind(app.go, f"/match/{m.id}"), kind="outlined",
+                                    tooltip=f"Open the match of {', '.join(m.players)}"))
             body.append(app.card(*lines))
         # The matches first; keeping a copy or bringing one in is what a few need, below them.
         body.append(app.heading("Export and import"))

@@ -29,7 +29,7 @@ from chickenfoot.app.views.faces import face_button, face_row, suit_row
 from chickenfoot.app.views.match import offer_undo, round_key
 from chickenfoot.match import DraftState, RoundDraft, Saved
 from chickenfoot.rules import Tile
-from chickenfoot.rules.words import count
+from chickenfoot.rules.words import article, count
 
 if TYPE_CHECKING:
     from chickenfoot.app.shell import App
@@ -207,16 +207,18 @@ class _Screen:
             self.app.render()
             return
         self.st.photo(i).asking = False
+        self.settle_zero(i)
         self.close_panel(i)
 
-    def settle_zero(self) -> None:
-        """The pad leaves a hand typed as 0 with nobody out: that player went out (see
+    def settle_zero(self, i: int | None = None) -> None:
+        """The pad leaves a hand entered as 0 with nobody out (typed, or a photo with nothing
+        in it kept as 0; ``i``: that hand, else the pad's): that player went out (see
         ``RoundEntry.settle_zero``), said so on the screen."""
-        i = self.st.pad
+        i = self.st.pad if i is None else i
         if i is None or not self.d.open:
             return
         h = self.entry.hands[i]
-        if h.mode is Mode.PIPS and h.pips == 0:
+        if self.entry.reads_zero(i):
             marked: list[bool] = []
             self.change(lambda c: marked.append(c.entry.settle_zero(i)), redraw=None)
             if marked and marked[0]:
@@ -298,7 +300,7 @@ class _Screen:
 
     def save(self, _: Any = None) -> None:
         app, ms, n = self.app, self.ms, self.d.number
-        if any(h.mode is Mode.PIPS and h.pips == 0 for h in self.entry.hands):
+        if any(self.entry.reads_zero(k) for k in range(len(self.entry.hands))):
             marked: list[str] = []
             self.change(lambda c: marked.extend(c.entry.settle_zeros()), redraw=None)
             if marked:
@@ -434,7 +436,7 @@ class _Screen:
         self._refresh_picker()
         on_table = entry.on_table
         parts: list[Any] = [self.picker_intro, app.text("Suit (one half of the tile):", 15, bold=True), suits,
-                            app.text(f"Tiles with a {suit}:", 15, bold=True), self.picker_notice,
+                            app.text(f"Tiles with {article(suit)} {suit}:", 15, bold=True), self.picker_notice,
                             face_row(tiles)]
         if on_table is not None:
             parts.append(app.text(f"{on_table} is on the table (it opened the round), so it is not listed.",
