@@ -322,14 +322,20 @@ class DisputeBuilder:
             self._png = (pic, pic.png())
         return self._png[1]
 
-    def tap(self, px: float, py: float, reach_px: float = 14.0) -> Tile:
-        """A tap on the drawing at image pixel ``(px, py)``: selects the open end under it (the
-        next tile goes there) and returns its tile; a tap beside every open end is refused."""
+    def end_at(self, px: float, py: float, reach_px: float = 14.0) -> Tile:
+        """The open end (its tile) drawn at image pixel ``(px, py)``; a tap beside every open
+        end is refused."""
         mark = self.picture().end_at(px, py, reach_px)
         if mark is None:
             raise DisputeError("that is not an open end: tap a dashed place on the board")
-        self.select(mark.end.target)
         return mark.end.target
+
+    def tap(self, px: float, py: float, reach_px: float = 14.0) -> Tile:
+        """A tap on the drawing at image pixel ``(px, py)``: selects the open end under it (the
+        next tile goes there) and returns its tile."""
+        target = self.end_at(px, py, reach_px)
+        self.select(target)
+        return target
 
     def lines(self) -> list[str]:
         """The table in words, one play a line, in the order laid."""

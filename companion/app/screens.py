@@ -29,6 +29,8 @@ class DisputeState:
     picking: bool = True
     #: Whether "New table" is being asked about (the table has tiles that would be lost).
     clearing: bool = False
+    #: A tile tapped before any open end was chosen: judged on the end tapped next.
+    waiting: Any = None
 
     def end_chosen(self) -> None:
         """An open end was chosen: the faces it needs are shown, the picker opened for them."""

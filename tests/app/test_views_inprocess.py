@@ -1256,6 +1256,7 @@ def test_the_full_screen_photo_closes_when_another_screen_is_shown(app: App) -> 
 
 
 def test_a_tile_tapped_before_its_open_end_is_judged_on_the_only_end_or_the_end_is_asked_for(app: App) -> None:
+    from chickenfoot.app.views.board import end_label
     from chickenfoot.rules import Tile
 
     _go(app, "/dispute")
@@ -1274,3 +1275,10 @@ def test_a_tile_tapped_before_its_open_end_is_judged_on_the_only_end_or_the_end_
     said = app.page.dialogs[-1]
     assert isinstance(said, ft.SnackBar) and said.content.value == (
         "Now tap the open end the 5-9 is to go on (a dashed place on the board)")
+    # ... and judged there as soon as an end is tapped (its chip here; the drawing's tap alike)
+    _go(app, "/dispute")
+    _click(app, next(end_label(e) for e in b.open_ends() if e.target == Tile(4, 9)))
+    assert b.selected == Tile(4, 9) and b.last is not None and b.last.tile == Tile(5, 9) and not b.last.legal
+    _go(app, "/dispute")
+    _click(app, next(end_label(e) for e in b.open_ends() if e.target == Tile(9, 9)))
+    assert b.last.on == Tile(4, 9)  # once: the next end chosen asks nothing by itself

@@ -170,8 +170,7 @@ class DisputeScreen(Screen):
 
     def choose_end(self, target: Tile) -> None:
         """An open end chosen by its chip (the board's tap goes through :func:`_board`)."""
-        self.table.select(target)
-        self.state.end_chosen()
+        end_tapped(self.table, self.state, target)
         self.app.render()
 
     def toggle_picker(self, _: Any) -> None:
@@ -321,13 +320,22 @@ def board_height(b: DisputeBuilder, st: DisputeState, page: tuple[float, float],
     return max(MIN_BOARD_HEIGHT, min(MAX_HEIGHT, room))
 
 
+def end_tapped(b: DisputeBuilder, st: DisputeState, target: Tile) -> None:
+    """An open end tapped (on the board or its chip) is chosen; a tile tapped before any end
+    was chosen is judged on it at once."""
+    b.select(target)
+    st.end_chosen()
+    if st.waiting is not None:
+        b.ask(st.waiting)
+        st.waiting = None
+
+
 def _board(app: App, b: DisputeBuilder, st: DisputeState, width: float | None = None,
            max_height: float = MAX_HEIGHT) -> ft.Control:
     """The table drawn as a board; a tap on an open end selects it (as its chip does)."""
 
     def tapped(px: float, py: float, reach: float) -> None:
-        b.tap(px, py, reach)
-        st.end_chosen()
+        end_tapped(b, st, b.end_at(px, py, reach))
         app.render()
 
     words = " · ".join(b.lines())
@@ -373,7 +381,7 @@ def _sheet(app: App, screen: DisputeScreen, b: DisputeBuilder) -> ft.Control:
                                       compact=True))
         parts.append(ft.Row(actions, wrap=True, spacing=6, run_spacing=4))
     if st.picking:
-        parts += _tile_chooser(app, b, st.suit, screen.pick_suit)
+        parts += _tile_chooser(app, b, st, screen.pick_suit)
     return ft.Column(parts, spacing=6, horizontal_alignment=ft.CrossAxisAlignment.STRETCH)
 
 
@@ -381,11 +389,11 @@ def _end(b: DisputeBuilder) -> Any:
     return next(e for e in b.open_ends() if e.target == b.selected)
 
 
-def _tile_chooser(app: App, b: DisputeBuilder, shown: int | None, pick: Any) -> list[Any]:
+def _tile_chooser(app: App, b: DisputeBuilder, st: DisputeState, pick: Any) -> list[Any]:
     """Tap the tile's face (its suit first, when it is not the chosen end's number): it fills the
     tile box and, with an open end chosen, asks at once. Tiles on the table already are greyed:
     a set has one of each. Each row slides sideways, so the sheet stays two rows high."""
-    suit, row = suit_row(app, b.top, b.suit_for(shown), pick, scroll=True)
+    suit, row = suit_row(app, b.top, b.suit_for(st.suit), pick, scroll=True)
     zero_zero = b.rules.tile_penalty(Tile(0, 0))
 
     def choose(t: Tile) -> None:
@@ -395,7 +403,8 @@ def _tile_chooser(app: App, b: DisputeBuilder, shown: int | None, pick: Any) -> 
             b.select(ends[0].target)
         if b.selected is not None:
             b.ask(t)
-        else:  # a tile tapped before its end is kept, and the player told what is missing
+        else:  # a tile tapped before its end is kept, judged on the end tapped next
+            st.waiting = t
             app.snack(f"Now tap the open end the {t} is to go on (a dashed place on the board)")
         app.render()
 
