@@ -194,7 +194,9 @@ class Session:
 
     def say(self, message: str) -> None:
         """Say what went wrong on this screen, until the next action there or another screen."""
-        self.error = message[:1].upper() + message[1:]
+        first = message.split(" ", 1)[0]
+        # a sentence starts with a capital, but a file's name is written as it is
+        self.error = message if "." in first.rstrip(".:,") else message[:1].upper() + message[1:]
 
     # ------------------------------------------------------------- changes
     def shown_data(self, route: str) -> Any:

@@ -20,6 +20,20 @@ class SetupError(InputError):
     """A new-match choice that cannot be used (empty name, duplicate name, bad option)."""
 
 
+def clean_name(name: str, others: list[str]) -> str:
+    """A player's name as kept (spaces tidied), or :class:`SetupError` saying why it cannot be:
+    empty, longer than :data:`MAX_NAME`, or the name of one of ``others`` in any case."""
+    name = " ".join(str(name).split())
+    if not name:
+        raise SetupError("a player needs a name")
+    if len(name) > MAX_NAME:
+        raise SetupError(f"names are at most {MAX_NAME} characters")
+    for other in others:
+        if other.casefold() == name.casefold():
+            raise SetupError(f"there is already a player called {other}")
+    return name
+
+
 @dataclass(frozen=True, slots=True)
 class OptionView:
     """One rule option as the form shows it: its sentence, current value and allowed values."""
@@ -98,15 +112,7 @@ class MatchSetup:
 
     # ------------------------------------------------------------ players
     def _clean(self, name: str, ignore: int | None = None) -> str:
-        name = " ".join(str(name).split())
-        if not name:
-            raise SetupError("a player needs a name")
-        if len(name) > MAX_NAME:
-            raise SetupError(f"names are at most {MAX_NAME} characters")
-        for i, other in enumerate(self.players):
-            if i != ignore and other.casefold() == name.casefold():
-                raise SetupError(f"there is already a player called {other}")
-        return name
+        return clean_name(name, [p for i, p in enumerate(self.players) if i != ignore])
 
     def add_player(self, name: str) -> None:
         if len(self.players) >= 8:

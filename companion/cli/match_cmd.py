@@ -399,13 +399,15 @@ def cmd_stats(args: argparse.Namespace) -> int:
         rows = [r for r in rows if r.player.casefold() == args.player.strip().casefold()]
         if not rows:
             raise InputError(f"no games recorded for {args.player!r}")
-    lines = [f"{'player':<14}{'played':>7}{'won':>5}{'drawn':>6}{'rounds':>7}{'out':>5}"
+    lines = [f"{'player':<14}{'played':>7}{'won':>5}{'drawn':>6}{'going':>6}{'rounds':>7}{'out':>5}"
              f"{'0-0':>5}{'avg':>8}{'worst':>6}{'best':>6}"]
     for r in rows:
         def f(v: Any) -> str:
             return "-" if v is None else str(v)
+        # the 0-0 is known only where hands were entered as tiles: "-" where none was
+        caught = r.caught_with_double_blank if r.rounds_tiles_known else None
         lines.append(f"{r.player:<14}{r.matches_played:>7}{r.matches_won:>5}{r.matches_drawn:>6}"
-                     f"{r.rounds_played:>7}{r.rounds_out:>5}{r.caught_with_double_blank:>5}"
+                     f"{r.matches_in_progress:>6}{r.rounds_played:>7}{r.rounds_out:>5}{f(caught):>5}"
                      f"{f(r.average_penalty):>8}{f(r.worst_penalty):>6}{f(r.best_match_total):>6}")
     emit([r.to_dict() for r in rows], args.json,
          "\n".join(lines) if rows else "no games recorded yet")

@@ -52,6 +52,9 @@ def read_export(data: Any) -> list[Match]:
         items = data["matches"]
     elif isinstance(data, dict) and "hub" in data and "plays" in data:
         raise MatchDataError("this is a layout file (for `chickenfoot check`), not a match export")
+    elif isinstance(data, dict) and not ("id" in data and "players" in data):
+        raise MatchDataError("not a Chicken Foot export: the file holds no matches (an export made by "
+                             "Export in the app's History, or `chickenfoot match export`, has a \"matches\" list)")
     elif isinstance(data, dict):
         items = [data]
     else:
@@ -61,7 +64,7 @@ def read_export(data: Any) -> list[Match]:
     for n, d in enumerate(items, start=1):
         if not isinstance(d, dict) or not isinstance(d.get("id"), str) or "players" not in d:
             raise MatchDataError(f"entry {n} is not a match (a match has an \"id\" and \"players\"); "
-                                 "export files come from `chickenfoot match export`")
+                                 "export files are made by Export in the app's History, or `chickenfoot match export`")
     matches = [Match.from_dict(d) for d in items]
     seen: set[str] = set()
     for m in matches:

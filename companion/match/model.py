@@ -374,7 +374,7 @@ class Match:
             if s.zero_rounds != o.zero_rounds:
                 why = f"more rounds scored 0 ({s.zero_rounds} to {o.zero_rounds})"
             else:
-                why = f"a lower best round ({s.lowest_nonzero} to {o.lowest_nonzero})"
+                why = f"a lower lowest non-zero round ({s.lowest_nonzero} to {o.lowest_nonzero})"
             notes[s.player] = f"level with {o.player} on {s.total}, ahead on {why}"
         return notes
 

@@ -33,6 +33,9 @@ class PlayerStats:
     worst_penalty: int | None
     best_match_total: int | None
     matches_in_progress: int = 0
+    #: Rounds in which the player's hand is known tile by tile (entered as tiles or a photo, or
+    #: gone out): the rounds ``caught_with_double_blank`` can count.
+    rounds_tiles_known: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -49,7 +52,7 @@ def player_stats(matches: Iterable[Match]) -> list[PlayerStats]:
         for seat, name in enumerate(m.players):
             a = acc.setdefault(name.casefold(), {
                 "player": name, "played": 0, "won": 0, "drawn": 0, "rounds": 0, "out": 0,
-                "blank": 0, "pen_sum": 0, "worst": None, "best": None, "going": 0})
+                "blank": 0, "known": 0, "pen_sum": 0, "worst": None, "best": None, "going": 0})
             for rnd in m.rounds:
                 p = rnd.penalties[seat]
                 a["rounds"] += 1
@@ -58,6 +61,7 @@ def player_stats(matches: Iterable[Match]) -> list[PlayerStats]:
                 a["out"] += rnd.out == seat
                 hand = rnd.tiles[seat]
                 a["blank"] += bool(hand and _BLANK in hand)
+                a["known"] += hand is not None or rnd.out == seat
             if outcome is None and m.rounds:
                 a["going"] += 1
             if outcome is not None:
@@ -75,7 +79,8 @@ def player_stats(matches: Iterable[Match]) -> list[PlayerStats]:
             matches_drawn=a["drawn"], rounds_played=a["rounds"], rounds_out=a["out"],
             caught_with_double_blank=a["blank"],
             average_penalty=round(a["pen_sum"] / a["rounds"], 2) if a["rounds"] else None,
-            worst_penalty=a["worst"], best_match_total=a["best"], matches_in_progress=a["going"])
+            worst_penalty=a["worst"], best_match_total=a["best"], matches_in_progress=a["going"],
+            rounds_tiles_known=a["known"])
         for a in acc.values()
     ]
     out.sort(key=lambda s: (-s.matches_won, s.player.casefold()))

@@ -416,13 +416,31 @@ def test_manage_a_match_rename_abandon_and_delete_with_confirmation(app: App) ->
 
 
 def test_an_error_stays_on_its_screen_and_not_on_the_next(app: App) -> None:
-    m = app.ctx.store.create(["Ann", "Bob"], "double-chicken-foot", {})
-    _rename_seat_2(app, m.id, "ann")
-    texts = _texts(app.page.controls)
-    assert "Player 'ann' is listed twice" in texts and "Dismiss the message" in _labels(app.page.controls)
+    _go(app, "/new")
+    for name in ("Ann", "ann"):
+        field = _find(app.page.controls, ft.TextField, lambda c: c.label == "Player name")[0]
+        field.value = name
+        field.on_submit(None)
+    said = "There is already a player called Ann"
+    assert said in _texts(app.page.controls) and "Dismiss the message" in _labels(app.page.controls)
     assert not app.page.dialogs  # not a toast that vanishes after a few seconds
-    assert "Player 'ann' is listed twice" in _go(app, f"/match/{m.id}")  # a redraw keeps it
-    assert "Player 'ann' is listed twice" not in _go(app, "/")  # another screen does not show it
+    assert said in _go(app, "/new")  # a redraw keeps it
+    assert said not in _go(app, "/")  # another screen does not show it
+
+
+def test_a_refused_rename_is_said_under_its_field_and_the_typed_name_kept(app: App) -> None:
+    m = app.ctx.store.create(["Ann", "Bob"], "double-chicken-foot", {})
+    _rename_seat_2(app, m.id, "ann ")
+    field = _find(app.page.controls, ft.TextField, lambda c: c.label == "Name of seat 2")[0]
+    assert field.error == "There is already a player called Ann" and field.value == "ann "
+    assert app.session.error is None  # not the banner at the top of the page
+    assert app.ctx.store.get(m.id).players == ("Ann", "Bob")
+    field.value = "B" * 25
+    _click(app, "Rename", 1)
+    assert field.error == "Names are at most 24 characters" and field.max_length == 24
+    field.value = "Bea"
+    _click(app, "Rename", 1)
+    assert app.ctx.store.get(m.id).players == ("Ann", "Bea")
 
 
 def _labels(c: Any, out: list[str] | None = None) -> list[str]:
@@ -1282,3 +1300,15 @@ def test_a_tile_tapped_before_its_open_end_is_judged_on_the_only_end_or_the_end_
     _go(app, "/dispute")
     _click(app, next(end_label(e) for e in b.open_ends() if e.target == Tile(9, 9)))
     assert b.last.on == Tile(4, 9)  # once: the next end chosen asks nothing by itself
+
+
+def test_the_statistics_say_who_held_the_0_0_only_where_the_tiles_are_known(app: App) -> None:
+    m = app.ctx.store.create(["Ann", "Bob", "Cy"], "double-chicken-foot", {})
+    app.ctx.store.update(m.id, lambda x: x.add_round(penalties={"Ann": 12, "Bob": 3}, out="Cy"))  # typed
+    said = [t for t in _go(app, "/stats") if t.startswith("Left holding the 0-0")]
+    assert said == ["Left holding the 0-0: 0 times in 1 round with the tiles known"]  # Cy went out
+    app.ctx.store.update(m.id, lambda x: x.add_round(penalties={"Ann": 7}, tiles={"Bob": "0-0,1-2"}, out="Cy"))
+    said = [t for t in _go(app, "/stats") if t.startswith("Left holding the 0-0")]
+    assert "Left holding the 0-0: 1 time in 1 round with the tiles known" in said  # Bob
+    assert "Left holding the 0-0: 0 times in 2 rounds with the tiles known" in said  # Cy, out twice
+    assert len(said) == 2  # Ann's hands were typed: nothing said of her

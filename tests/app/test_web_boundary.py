@@ -370,7 +370,7 @@ def test_a_path_named_by_a_web_client_is_never_read_or_written(tmp_path: Path) -
     assert [name for name, _ in picker.saved] == ["chickenfoot-matches.json", "layout.json"]
     assert all(data for _, data in picker.saved)
     assert b"Zelda" in picker.saved[0][1]  # type: ignore[operator]
-    assert sum("Matches.json did not arrive from the browser" in e for e in errors) == 2, errors
+    assert sum("matches.json did not arrive from the browser" in e for e in errors) == 2, errors
 
 
 # ------------------------------------------------------------------ uploads

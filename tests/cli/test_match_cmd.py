@@ -165,6 +165,11 @@ def test_list_abandon_resume_delete_round_stats(cli: CLI) -> None:
     assert di["rounds_played"] == 1 and di["worst_penalty"] == 5
     code, out, _ = cli("stats", "--player", "ed")
     assert code == 0 and "Ed" in out
+    head, ed = out.splitlines()
+    assert head.split() == ["player", "played", "won", "drawn", "going", "rounds", "out", "0-0", "avg", "worst", "best"]
+    # Ed went out of the one round: his hand is known (no 0-0); Di's was typed, so unknown
+    assert ed.split()[:8] == ["Ed", "0", "0", "0", "1", "1", "1", "0"]
+    assert cli("stats", "--player", "di")[1].splitlines()[1].split()[7] == "-"
     code, out, _ = cli("match", "list")
     assert a[:8] in out and b[:8] in out
 

@@ -68,6 +68,10 @@ def test_bad_imports_are_refused_whole() -> None:
         read_export({"format": "chickenfoot-matches", "version": 99, "matches": []})
     with pytest.raises(MatchDataError, match="not a Chicken Foot"):
         read_export({"format": "other", "matches": []})
+    # some other program's JSON: said to hold no matches, and where exports come from
+    with pytest.raises(MatchDataError, match=r"^not a Chicken Foot export: the file holds no matches \(an export "
+                       r"made by Export in the app's History, or `chickenfoot match export`"):
+        loads_json('{"hello": [1, 2, 3]}')
 
 
 def test_csv_one_row_per_player_per_round() -> None:
@@ -111,6 +115,10 @@ def test_player_stats_across_matches() -> None:
     assert (ann.matches_played, ann.matches_won, bob.matches_won, cy.matches_won) == (2, 1, 0, 1)
     assert ann.rounds_played == 4 and ann.rounds_out == 1  # abandoned match left out
     assert ann.caught_with_double_blank == 1
+    # the 0-0 is known in rounds whose hand was entered as tiles, or gone out: not in typed ones
+    typed = player_stats([Match.new(["Ann", "Bob"], get_rules()).add_round(penalties={"Ann": 70}, out="Bob")])
+    assert {x.player: x.rounds_tiles_known for x in typed} == {"Ann": 0, "Bob": 1}
+    assert ann.rounds_tiles_known >= 1
     assert ann.worst_penalty == 70 and ann.average_penalty == round((53 + 0 + 0 + 70) / 4, 2)
     assert ann.best_match_total == 0 and bob.best_match_total == 15
     assert cy.matches_played == 1 and cy.average_penalty == 1.0

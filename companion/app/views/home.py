@@ -135,7 +135,7 @@ class HistoryScreen(Screen):
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError:
-            app.snack(f"{name} is not a text (JSON) file", error=True)
+            app.snack(f"The file {name} is not a text (JSON) file: matches are imported from a JSON export", error=True)
             app.page.update()
             return
         report = self.session.store.import_json(text)
@@ -193,7 +193,9 @@ class StatsScreen(Screen):
                 facts.append(("Most points in a round", s.worst_penalty))
             if s.best_match_total is not None:
                 facts.append(("Lowest match total", s.best_match_total))
-            facts.append(("Left holding the 0-0", count(s.caught_with_double_blank, "time")))
+            if s.rounds_tiles_known:  # unknown where every hand was typed as a number
+                facts.append(("Left holding the 0-0", f"{count(s.caught_with_double_blank, 'time')} in "
+                              f"{count(s.rounds_tiles_known, 'round')} with the tiles known"))
             # One card per player whose figures wrap: no table wider than a phone.
             cards.append(app.card(app.text(s.player, 18, bold=True), ft.Row(
                 [app.text(f"{label}: {value}", 15) for label, value in facts], wrap=True, spacing=16, run_spacing=4)))

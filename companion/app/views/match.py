@@ -15,8 +15,10 @@ import flet_charts as fch
 from chickenfoot.app.dispute import DisputeBuilder
 from chickenfoot.app.match_session import MatchSession
 from chickenfoot.app.screens import ScoreboardState
+from chickenfoot.app.setup import MAX_NAME, clean_name
 from chickenfoot.app.views import Screen, bind
 from chickenfoot.rules import FirstPlayer
+from chickenfoot.rules.errors import InputError
 from chickenfoot.rules.words import count
 
 if TYPE_CHECKING:
@@ -158,12 +160,22 @@ class ScoreboardScreen(Screen):
         ], wrap=True, spacing=8, run_spacing=8), key=ft.ScrollKey("undo"))
 
     def rename(self, seat: int, field: ft.TextField) -> None:
+        """A refused name is said under its field, the typed text kept, where the player looks
+        (not in the banner at the top of a long page)."""
         ms, app = self.ms, self.app
-        new = field.value or ""
-        if new.strip() == ms.players[seat]:
-            return
         old = ms.players[seat]
-        ms.rename(seat, new)
+        try:
+            new = clean_name(field.value or "", [p for k, p in enumerate(ms.players) if k != seat])
+            if new == old:
+                field.error = None
+                app.page.update()
+                return
+            ms.rename(seat, new)
+        except InputError as exc:
+            said = str(exc)
+            field.error = said[:1].upper() + said[1:]
+            app.page.update()
+            return
         _changed(app, ms)
         app.snack(f"{old} is now {ms.players[seat]}")
         app.render()
@@ -188,7 +200,7 @@ class ScoreboardScreen(Screen):
             rows = []
             for seat, p in enumerate(ms.players):
                 f = ft.TextField(value=p, label=f"Name of seat {seat + 1}", text_size=app.fs(16), expand=True,
-                                 max_length=40)
+                                 max_length=MAX_NAME)
                 f.on_submit = app.guarded(bind(self.rename, seat, f))
                 rows.append(ft.Row([f, app.button("Rename", bind(self.rename, seat, f), kind="tonal",
                                                   tooltip=f"Rename seat {seat + 1}")], spacing=6))
@@ -205,7 +217,7 @@ class ScoreboardScreen(Screen):
             return out
         if asking == "delete":
             n = len(ms.match.rounds)
-            out.append(app.card(app.text(f"Delete this match for good? Its {count(n, 'round')} leave the history "
+            out.append(app.card(app.text(f"Delete this match for good? Its {count(n, 'round')} {'leaves' if n == 1 else 'leave'} the history "
                                          "and the statistics; this cannot be undone.", 16),
                                 ft.Row([app.button("Delete for good", self.delete, icon=ft.Icons.DELETE_FOREVER),
                                         app.button("Keep it", bind(self.ask, None), kind="text")],

@@ -316,7 +316,7 @@ class _Screen:
         if result.stored or (result.outcome is Saved.ALREADY and result.draft.saved_by == app.device):
             if result.stored:
                 app.notify_change(ms.id)
-                offer_undo(app, ms, f"Round {n} saved", f"/match/{ms.id}")
+                offer_undo(app, ms, f"Round {n} {'edited' if self.d.edit else 'saved'}", f"/match/{ms.id}")
             if self.d.edit:  # the scoreboard shows the round edited, not its top
                 app.session.reveal_next(round_key(n))
             if app.page.route != f"/match/{ms.id}":
