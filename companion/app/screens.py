@@ -16,6 +16,8 @@ from .photo_review import Preview
 class ScoreboardState:
     #: What the match's management asks about ("rename", "abandon", "delete"), if anything.
     asking: str | None = None
+    #: A name refused for a seat: (seat, the name as typed, why), shown under its field.
+    refused: tuple[int, str, str] | None = None
 
 
 @dataclass

@@ -54,7 +54,7 @@ def read_export(data: Any) -> list[Match]:
         raise MatchDataError("this is a layout file (for `chickenfoot check`), not a match export")
     elif isinstance(data, dict) and not ("id" in data and "players" in data):
         raise MatchDataError("not a Chicken Foot export: the file holds no matches (an export made by "
-                             "Export in the app's History, or `chickenfoot match export`, has a \"matches\" list)")
+                             "Export in the app's History or by the command chickenfoot match export, has a \"matches\" list)")
     elif isinstance(data, dict):
         items = [data]
     else:

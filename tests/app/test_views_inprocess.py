@@ -437,10 +437,13 @@ def test_a_refused_rename_is_said_under_its_field_and_the_typed_name_kept(app: A
     assert app.ctx.store.get(m.id).players == ("Ann", "Bob")
     field.value = "B" * 25
     _click(app, "Rename", 1)
+    field = _find(app.page.controls, ft.TextField, lambda c: c.label == "Name of seat 2")[0]
     assert field.error == "Names are at most 24 characters" and field.max_length == 24
+    assert _find(app.page.controls, ft.TextField, lambda c: c.label == "Name of seat 1")[0].error is None
     field.value = "Bea"
     _click(app, "Rename", 1)
     assert app.ctx.store.get(m.id).players == ("Ann", "Bea")
+    assert _find(app.page.controls, ft.TextField, lambda c: c.label == "Name of seat 2")[0].error is None
 
 
 def _labels(c: Any, out: list[str] | None = None) -> list[str]:

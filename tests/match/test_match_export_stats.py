@@ -70,7 +70,7 @@ def test_bad_imports_are_refused_whole() -> None:
         read_export({"format": "other", "matches": []})
     # some other program's JSON: said to hold no matches, and where exports come from
     with pytest.raises(MatchDataError, match=r"^not a Chicken Foot export: the file holds no matches \(an export "
-                       r"made by Export in the app's History, or `chickenfoot match export`"):
+                       r"made by Export in the app's History or by the command chickenfoot match export"):
         loads_json('{"hello": [1, 2, 3]}')
 
 

@@ -67,7 +67,7 @@ class ScoreboardScreen(Screen):
         self.app.render()
 
     def ask(self, what: str | None) -> None:
-        self.state.asking = what
+        self.state.asking, self.state.refused = what, None
         self.app.render()
 
     def view(self) -> tuple[str, list[Any], str | None]:
@@ -163,18 +163,19 @@ class ScoreboardScreen(Screen):
         """A refused name is said under its field, the typed text kept, where the player looks
         (not in the banner at the top of a long page)."""
         ms, app = self.ms, self.app
-        old = ms.players[seat]
+        old, typed = ms.players[seat], field.value or ""
+        self.state.refused = None
         try:
-            new = clean_name(field.value or "", [p for k, p in enumerate(ms.players) if k != seat])
+            new = clean_name(typed, [p for k, p in enumerate(ms.players) if k != seat])
             if new == old:
-                field.error = None
-                app.page.update()
+                app.render()
                 return
             ms.rename(seat, new)
         except InputError as exc:
             said = str(exc)
-            field.error = said[:1].upper() + said[1:]
-            app.page.update()
+            # a drawn field cannot be changed in place: the screen is drawn again with it
+            self.state.refused = (seat, typed, said[:1].upper() + said[1:])
+            app.render()
             return
         _changed(app, ms)
         app.snack(f"{old} is now {ms.players[seat]}")
@@ -198,9 +199,11 @@ class ScoreboardScreen(Screen):
         out: list[Any] = [app.heading("This match")]
         if asking == "rename":
             rows = []
+            refused = self.state.refused
             for seat, p in enumerate(ms.players):
-                f = ft.TextField(value=p, label=f"Name of seat {seat + 1}", text_size=app.fs(16), expand=True,
-                                 max_length=MAX_NAME)
+                typed, why = (refused[1], refused[2]) if refused and refused[0] == seat else (p, None)
+                f = ft.TextField(value=typed, label=f"Name of seat {seat + 1}", text_size=app.fs(16), expand=True,
+                                 max_length=MAX_NAME, error=why)
                 f.on_submit = app.guarded(bind(self.rename, seat, f))
                 rows.append(ft.Row([f, app.button("Rename", bind(self.rename, seat, f), kind="tonal",
                                                   tooltip=f"Rename seat {seat + 1}")], spacing=6))
