@@ -358,3 +358,26 @@ def test_a_save_is_offered_back_where_it_is_told_and_a_redo_note_never_covers_th
         assert len(_stored(db, mid).rounds) == 2
     finally:
         srv.stop()
+
+
+def test_a_refused_rename_is_said_under_its_field(tmp_path: Path, browser) -> None:  # type: ignore[no-untyped-def]
+    """A drawn field cannot be changed in place (Flet freezes it): the refusal redraws the
+    screen with the error under the field and the name as typed, and nothing fails."""
+    db, log = tmp_path / "matches.json", tmp_path / "app.log"
+    mid = make_match(db, ["Ann", "Bob", "Fay"], [({"Ann": 12, "Bob": 3}, "Fay")])
+    srv = Server(db, log, LOG)
+    try:
+        ui = Ui(browser.new_page(viewport=PHONE), _scoring_shots("rename"))
+        ui.open(f"{srv.url}match/{mid}")
+        ui.click("Rename a player")
+        ui.type_into("Name of seat 3", "ann", clear=True)
+        ui.see("There is already a player called Ann")
+        ui.shot("refused-under-the-field")
+        assert _stored(db, mid).players == ("Ann", "Bob", "Fay")
+        assert "Something went wrong" not in ui.page.content()
+        ui.type_into("Name of seat 3", "Bea", clear=True)
+        ui.see("Fay is now Bea")
+        assert _stored(db, mid).players == ("Ann", "Bob", "Bea")
+    finally:
+        srv.stop()
+    assert "handler failed" not in log.read_text()

@@ -176,6 +176,7 @@ class ScoreboardScreen(Screen):
             # a drawn field cannot be changed in place: the screen is drawn again with it
             self.state.refused = (seat, typed, said[:1].upper() + said[1:])
             app.render()
+            app.scroll_into_view(f"rename-{seat}")  # its error in view, not under the screen's edge
             return
         _changed(app, ms)
         app.snack(f"{old} is now {ms.players[seat]}")
@@ -203,10 +204,11 @@ class ScoreboardScreen(Screen):
             for seat, p in enumerate(ms.players):
                 typed, why = (refused[1], refused[2]) if refused and refused[0] == seat else (p, None)
                 f = ft.TextField(value=typed, label=f"Name of seat {seat + 1}", text_size=app.fs(16), expand=True,
-                                 max_length=MAX_NAME, error=why)
+                                 max_length=MAX_NAME, error=why, error_max_lines=3)
                 f.on_submit = app.guarded(bind(self.rename, seat, f))
-                rows.append(ft.Row([f, app.button("Rename", bind(self.rename, seat, f), kind="tonal",
-                                                  tooltip=f"Rename seat {seat + 1}")], spacing=6))
+                rows.append(ft.Container(ft.Row([f, app.button("Rename", bind(self.rename, seat, f), kind="tonal",
+                                                               tooltip=f"Rename seat {seat + 1}")], spacing=6),
+                                         key=ft.ScrollKey(f"rename-{seat}")))
             out.extend([app.text("Rounds stay with the seat; only the name changes.", 15), *rows,
                         app.button("Done renaming", bind(self.ask, None), kind="text")])
             return out
