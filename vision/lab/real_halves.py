@@ -8,7 +8,8 @@ the model has never seen: every file of a training source goes to ``reader.json`
 ``finetuned_on``, which the evaluation leaves out.
 
 Each labelled tile is found where the reader finds it (its detector's box, the error the half
-reader meets at run time), or is the whole crop for tight single-tile crops. Which end carries
+reader meets at run time), is the whole crop for tight single-tile crops, or is cut from its
+labelled oriented box where the labels say which end holds which value (Ruxi12). Which end carries
 which labelled value is taken from the reader's own reading where one half agrees with the
 label; a tile whose reading agrees with neither labelled value is left out rather than guessed.
 Each tile is then cut ``copies`` times from its box jittered like a detector's error
@@ -76,6 +77,10 @@ def tiles_of(sample: Sample, reader: Reader) -> tuple[list[RealTile], int]:
         w, h = img.size
         a, b = sample.tiles[0]
         return [RealTile(img, OrientedBox(w / 2, h / 2, h, w, np.pi / 2), a, b)], 0
+    if sample.kind == "boxes-oriented":
+        # each box's ends are labelled (Ruxi12): cut where the labels say, as the detector's
+        # error is added by the jitter of each copy
+        return [RealTile(img, box.scaled(s), a, b) for (a, b), box in zip(sample.tiles, sample.boxes, strict=True)], 0
     reading = reader.read(loaded)
     found = [t for t in (*reading.tiles, *reading.candidates) if t.box is not None]
     out: list[RealTile] = []
@@ -138,7 +143,8 @@ def write_real_halves(out: Path, sources: list[str], reader: Reader, copies: int
                    | {rel for _, _, rel in half_crop_samples(root) if matches_source(rel, sources)})
     per_value: Counter[int] = Counter()
     tiles = missed = 0
-    for i, sample in enumerate(s for s in samples if s.kind in ("tile-crop", "tile-crop-loose", "boxes-aabb")):
+    for i, sample in enumerate(s for s in samples
+                               if s.kind in ("tile-crop", "tile-crop-loose", "boxes-aabb", "boxes-oriented")):
         placed, lost = tiles_of(sample, reader)
         missed += lost
         for j, tile in enumerate(placed):

@@ -142,3 +142,30 @@ def test_the_files_a_pass_trained_on_are_named_in_reader_json(tmp_path: Path):
     data = json.loads(write_reader_json(tmp_path / "out", cfg, work).read_text())
     assert data["finetuned_on"] == ["a/1.png", "b/2.png", "c/3.png"]
     assert 9 in data["seeds"]
+
+
+def test_a_tile_whose_ends_are_labelled_is_cut_from_its_labelled_box(tmp_path: Path):
+    """Ruxi12's labels give each tile's oriented box and which end holds which value: the halves
+    are cut there (scaled to the working photo), each end with its own value."""
+    from types import SimpleNamespace
+
+    from chickenfoot.vision.lab.real_halves import cut, tiles_of
+    from chickenfoot.vision.lab.realdata import Sample
+
+    photo = Image.new("RGB", (800, 600), (60, 110, 60))
+    box = OrientedBox(300, 200, 240, 120, math.radians(30))
+    fake_models.draw_tile(photo, box, fake_models.RED, fake_models.BLUE)
+    path = tmp_path / "1_01.jpg"
+    photo.save(path, quality=95)
+    sample = Sample("Ruxi12", path, "boxes-oriented", [(3, 5)], [box], rel="Ruxi12/1_01.jpg")
+    reader = SimpleNamespace(config=SimpleNamespace(decode_max_side=400))  # the photo read at half size
+    (tile,), missed = tiles_of(sample, reader)  # type: ignore[arg-type]
+    assert missed == 0 and (tile.a, tile.b) == (3, 5)
+    assert tile.image.size == (400, 300) and tile.box.cx == pytest.approx(150) and tile.box.length == pytest.approx(120)
+    halves = cut(tile, np.random.default_rng(0), copies=6, crop_size=64, pad=0.06, jitter=0.0)
+    seen = []
+    for img, v in halves:
+        r, _, b = np.asarray(img.convert("RGB"), float)[16:48, 16:48].mean(axis=(0, 1))
+        if abs(r - b) > 40:  # a colour copy (grey ones say nothing of the ends)
+            seen.append((v, 3 if r > b else 5))
+    assert len(seen) >= 8 and all(v == shown for v, shown in seen)
