@@ -112,6 +112,12 @@ class RoundState:
         self.open_pad(first_open)
         self.reveal = first_open
 
+    def reconnected(self) -> None:
+        """The browser was refreshed (or came back online) and draws the screen afresh at its
+        top: the hand the pad or a panel works on is brought into view again, never left under
+        the pad."""
+        self.reveal = self.pad if self.pad is not None else (self.panel[0] if self.panel else None)
+
     def take_reveal(self) -> int | None:
         """The seat to bring into view now (once)."""
         seat, self.reveal = self.reveal, None

@@ -181,6 +181,7 @@ class App(Kit):
         page.title = "Chicken Foot companion"
         page.padding = 0
         page.on_route_change = self._route_changed
+        page.on_connect = self._reconnected
         #: The dialog over the screen (the full-screen photo), closed when another screen is shown.
         self._modal: ft.AlertDialog | None = None
         page.on_resize = self._resized
@@ -248,6 +249,14 @@ class App(Kit):
         it never stays over the next screen, nor comes back with a reload."""
         self._modal = dialog
         self.page.show_dialog(dialog)
+
+    def _reconnected(self, _: Any = None) -> None:
+        # A refreshed page keeps its session (Flet reconnects it) but the browser draws it anew,
+        # scrolled to the top: the screen says what it needs brought back into view.
+        hook = getattr(self.session.state, "reconnected", None)
+        if hook is not None:
+            hook()
+            self.render()
 
     def _route_changed(self, _: Any = None) -> None:
         modal, self._modal = self._modal, None

@@ -381,3 +381,33 @@ def test_a_refused_rename_is_said_under_its_field(tmp_path: Path, browser) -> No
     finally:
         srv.stop()
     assert "handler failed" not in log.read_text()
+
+
+def test_a_reload_mid_round_brings_the_hand_the_pad_types_for_back_into_view(tmp_path: Path, browser) -> None:  # type: ignore[no-untyped-def]
+    """A refreshed page keeps its session but is drawn from the top: the card of the hand the pad
+    types for (the last of six, far down) is brought into view above the pad again."""
+    db = tmp_path / "matches.json"
+    players = ["Ann", "Bob", "Cy", "Dee", "Eve", "Fay"]
+    mid = make_match(db, players)
+    srv = Server(db, tmp_path / "app.log", LOG)
+    try:
+        page = browser.new_page(viewport={"width": 360, "height": 740})
+        ui = Ui(page, _scoring_shots("reload"))
+        ui.open(f"{srv.url}match/{mid}/round")
+        for name in players:
+            ui.see(f"{name}: … points")
+            ui.click("1")
+            ui.see(f"{name}: 1 point")
+            if name != "Fay":
+                ui.click(f"Next: {players[players.index(name) + 1]}")
+        page.reload()
+        ui.enable_semantics()
+        ui.see("Fay: 1 point")
+        page.wait_for_timeout(1500)  # the scroll after the redraw
+        ui.shot("after-reload")
+        card = page.get_by_text("Fay", exact=True).first.bounding_box()
+        key = ui.button("7").first.bounding_box()  # the pad, fixed at the foot of the screen
+        assert card is not None and key is not None
+        assert card["y"] >= 0 and card["y"] + card["height"] <= key["y"], (card, key)
+    finally:
+        srv.stop()
