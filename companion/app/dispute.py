@@ -330,13 +330,6 @@ class DisputeBuilder:
             raise DisputeError("that is not an open end: tap a dashed place on the board")
         return mark.end.target
 
-    def tap(self, px: float, py: float, reach_px: float = 14.0) -> Tile:
-        """A tap on the drawing at image pixel ``(px, py)``: selects the open end under it (the
-        next tile goes there) and returns its tile."""
-        target = self.end_at(px, py, reach_px)
-        self.select(target)
-        return target
-
     def lines(self) -> list[str]:
         """The table in words, one play a line, in the order laid."""
         lay = self._layout()

@@ -78,6 +78,13 @@ class NoState:
     """The state of a screen that shows only what the session holds."""
 
 
+def sentence(message: str) -> str:
+    """``message`` as a sentence on the screen: a capital first, unless it starts with a file's
+    name, which is written as it is."""
+    first = message.split(" ", 1)[0]
+    return message if "." in first.rstrip(".:,") else message[:1].upper() + message[1:]
+
+
 class Session:
     """One browser tab or desktop window, without its drawing."""
 
@@ -194,9 +201,7 @@ class Session:
 
     def say(self, message: str) -> None:
         """Say what went wrong on this screen, until the next action there or another screen."""
-        first = message.split(" ", 1)[0]
-        # a sentence starts with a capital, but a file's name is written as it is
-        self.error = message if "." in first.rstrip(".:,") else message[:1].upper() + message[1:]
+        self.error = sentence(message)
 
     # ------------------------------------------------------------- changes
     def shown_data(self, route: str) -> Any:

@@ -81,10 +81,11 @@ def test_the_table_drawn_a_tap_on_an_open_end_selects_it_and_a_question_is_drawn
     marks = {m.end.target: m for m in pic.board.ends}
     assert set(marks) == {e.target for e in d.open_ends()}
     m = marks[Tile(4, 9)]
-    assert d.tap(*pic.to_pixels(m.spot.x, m.spot.y)) == Tile(4, 9)
+    assert d.end_at(*pic.to_pixels(m.spot.x, m.spot.y)) == Tile(4, 9)
+    d.select(Tile(4, 9))
     assert d.selected == Tile(4, 9)
     with pytest.raises(DisputeError, match="not an open end"):
-        d.tap(*pic.to_pixels(0.0, 0.0))  # the hub itself
+        d.end_at(*pic.to_pixels(0.0, 0.0))  # the hub itself
     assert d.selected == Tile(4, 9)
     v = d.ask("4-7")
     assert v.legal

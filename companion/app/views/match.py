@@ -15,6 +15,7 @@ import flet_charts as fch
 from chickenfoot.app.dispute import DisputeBuilder
 from chickenfoot.app.match_session import MatchSession
 from chickenfoot.app.screens import ScoreboardState
+from chickenfoot.app.session import sentence
 from chickenfoot.app.setup import MAX_NAME, clean_name
 from chickenfoot.app.views import Screen, bind
 from chickenfoot.rules import FirstPlayer
@@ -172,9 +173,8 @@ class ScoreboardScreen(Screen):
                 return
             ms.rename(seat, new)
         except InputError as exc:
-            said = str(exc)
             # a drawn field cannot be changed in place: the screen is drawn again with it
-            self.state.refused = (seat, typed, said[:1].upper() + said[1:])
+            self.state.refused = (seat, typed, sentence(str(exc)))
             app.render()
             app.scroll_into_view(f"rename-{seat}")  # its error in view, not under the screen's edge
             return
