@@ -121,7 +121,7 @@ def cmd_rules(args: argparse.Namespace) -> int:
 # ------------------------------------------------------------------------------- check
 def cmd_check(args: argparse.Namespace) -> int:
     # imported here, not at the top: every command builds this module's parser
-    from chickenfoot.rules.layout import NOT_IN_SET, Layout, check_layout, resolve_rules
+    from chickenfoot.rules.layout import NOT_IN_SET, Layout, check_layout, resolve_rules, resolve_set
     from chickenfoot.rules.tiles import check_in_set
 
     if (args.play is None) != (args.on is None):
@@ -146,6 +146,12 @@ def cmd_check(args: argparse.Namespace) -> int:
         if verdict.code == NOT_IN_SET:
             raise InputError(verdict.message)
         data["play"] = verdict.to_dict()
+        if layout.set is None and rules.set is None and (alone := resolve_set(layout, rules)) != report.set:
+            # a mistyped tile would otherwise pass for a bigger set without a word
+            data["set_note"] = note = (
+                f"The layout names no set, so {play[0]} makes it a double-{report.set} set; in a "
+                f"double-{alone} set there is no {play[0]} (write \"set\": {alone} in the file to judge it so).")
+            lines.append(note)
         lines.append(play_line(report, verdict))
         ok = ok and verdict.legal
     if draw_to is not None:

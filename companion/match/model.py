@@ -317,7 +317,8 @@ class Match:
                 "If nobody holds it, players draw one tile at a time in turn until it appears; "
                 "whoever finds it places it.",
             MissingDouble.NEXT_HIGHEST:
-                "If nobody holds it, the next-highest double held starts the round instead.",
+                "If nobody holds it, the next-highest double held starts the round instead; if nobody "
+                "holds a lower double either, players draw one tile at a time in turn until one appears.",
             MissingDouble.SKIP:
                 "If nobody holds it, the round starts from the next lower double someone holds.",
         }[r.missing_double]

@@ -231,7 +231,7 @@ class Table:
         """Where play is confined right now (the short hub, or the open foot), or None."""
         if not self.short:
             return None
-        return [self.hub] if self.hub in self.short else list(self.short)
+        return [next(iter(self.short))]
 
     def legal_plays(self, tiles: Tile | Iterable[Tile]) -> Iterator[Play]:
         return legal_plays(self, tiles)
@@ -253,29 +253,20 @@ class Table:
         v = self.value[on]
         shown = show(tile, v)
         short = self.short
-        # The hub comes first even on a table that (wrongly) also has a foot open.
-        if self.hub in short and on != self.hub:
-            need = short[self.hub]
-            return Verdict(HUB_INCOMPLETE, f"The {self.hub} still needs {count(need, 'more spoke')}"
-                           " before anything else.", tile, on)
-        if short and on not in short:
-            foot = next(iter(short))
-            need = short[foot]
-            return Verdict(FOOT_INCOMPLETE, f"The {foot} still needs {count(need, 'toe')} before "
-                           "anything else.", tile, on)
-        if on not in short:
-            if on == self.hub:
-                return Verdict(END_TAKEN, f"The {on} already has its {count(self.spokes, 'spoke')}.",
-                               tile, on)
-            if on.is_double:
-                return Verdict(END_TAKEN, f"The {on} already has its {count(self.toes, 'toe')}.",
-                               tile, on)
-            if on not in self.ends[v]:  # a line tile is an open end until something is laid on it
-                kid = self.kids[on][0]
-                where = ("play on that double's toes or past them" if kid.is_double
-                         else "play at the open end of that line")
-                return Verdict(END_TAKEN, f"The {show(on)} already has the {show(kid)} played on "
-                               f"its {v}; {where}.", tile, on)
+        if short:
+            # The first double short of tiles takes every play: the hub until it has its
+            # spokes, then the foot opened first (a wrong table can have a second one open).
+            first = next(iter(short))
+            if on != first:
+                need = short[first]
+                if first == self.hub:
+                    return Verdict(HUB_INCOMPLETE, f"The {first} still needs {count(need, 'more spoke')}"
+                                   " before anything else.", tile, on)
+                return Verdict(FOOT_INCOMPLETE, f"The {first} still needs {count(need, 'toe')} before "
+                               "anything else.", tile, on)
+        taken = self.taken(tile, on)
+        if taken is not None:
+            return taken
         if not tile.has(v):
             where = f"the {on}" if on.is_double else f"the open {v} of the {show(on)}"
             return Verdict(NO_MATCH, f"{tile} has no {v}, so it cannot go on {where}.", tile, on)
@@ -286,6 +277,24 @@ class Table:
             tail = f"it leaves {article(free)} {free} open."
         role = " as a spoke" if on == self.hub else (" as a toe" if on.is_double else "")
         return Verdict(OK, f"{shown} can go on the {show(on)}{role}; {tail}", tile, on, free)
+
+    def taken(self, tile: Tile, on: Tile) -> Verdict | None:
+        """The END_TAKEN verdict when ``on`` has no free place left for ``tile``, else None:
+        whose turn it is and which double must be filled first aside."""
+        if on in self.short:
+            return None
+        if on == self.hub:
+            return Verdict(END_TAKEN, f"The {on} already has its {count(self.spokes, 'spoke')}.", tile, on)
+        if on.is_double:
+            return Verdict(END_TAKEN, f"The {on} already has its {count(self.toes, 'toe')}.", tile, on)
+        v = self.value[on]
+        if on in self.ends[v]:  # a line tile is an open end until something is laid on it
+            return None
+        kid = self.kids[on][0]
+        where = ("play on that double's toes or past them" if kid.is_double
+                 else "play at the open end of that line")
+        return Verdict(END_TAKEN, f"The {self.show(on)} already has the {self.show(kid)} played on "
+                       f"its {v}; {where}.", tile, on)
 
     # ----------------------------------------------------------------------- changing
     def place(self, tile: Tile, on: Tile) -> Verdict:
@@ -687,6 +696,11 @@ def _check_ordered(layout: Layout, table: Table) -> list[Problem]:
             verdict = Verdict(UNKNOWN_TARGET, msg, p.tile, p.on)
         if not verdict.legal:
             problems.append(Problem(verdict.code, verdict.message, p.tile, p.on, i))
+        if verdict.code in (HUB_INCOMPLETE, FOOT_INCOMPLETE):
+            # a play out of turn can also be on a place already full: say both
+            taken = table.taken(p.tile, p.on)
+            if taken is not None:
+                problems.append(Problem(END_TAKEN, taken.message, p.tile, p.on, i))
         if verdict.code in _PLACEABLE:
             v = table.value[p.on]
             if p.tile.has(v):

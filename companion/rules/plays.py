@@ -84,13 +84,12 @@ def hand_plays(table: Table, hand: Iterable[Tile]) -> list[Play]:
     out: list[Play] = []
     short = table.short
     if short:
-        hub = table.hub
-        # The hub first: a layout that is already wrong can have both a short hub and a foot.
-        for target in ((hub,) if hub in short else short):
-            row = OFFERS[target]  # a double's row is exactly the tiles that fit it
-            for tile in hand:
-                if tile in row:
-                    out.append(row[tile])
+        # Only the first double short of tiles takes plays: the hub before any foot, and on a
+        # table that is already wrong (two feet open), the foot opened first.
+        row = OFFERS[next(iter(short))]  # a double's row is exactly the tiles that fit it
+        for tile in hand:
+            if tile in row:
+                out.append(row[tile])
         return out
     offers = table.offers
     for tile in hand:
@@ -108,8 +107,7 @@ def has_play(table: Table, tiles: Iterable[Tile]) -> bool:
     """Whether any of ``tiles`` (off the table) can be played now."""
     short = table.short
     if short:
-        hub = table.hub
-        rows = [OFFERS[t] for t in ((hub,) if hub in short else short)]
-        return any(tile in row for row in rows for tile in tiles)
+        row = OFFERS[next(iter(short))]
+        return any(tile in row for tile in tiles)
     ends = table.ends
     return any(ends[lo] or ends[hi] for lo, hi in tiles)

@@ -485,7 +485,8 @@ def describe(r: RuleSet) -> list[str]:
         lines.append("The player who holds the round's double plays it.")
         lines.append({
             MissingDouble.DRAW_UNTIL_FOUND: "If nobody holds it, players draw one tile at a time in turn until it appears.",
-            MissingDouble.NEXT_HIGHEST: "If nobody holds it, the next-highest double held starts the round instead.",
+            MissingDouble.NEXT_HIGHEST: ("If nobody holds it, the next-highest double held starts the round instead; if nobody "
+                                     "holds a lower double either, players draw one tile at a time in turn until one appears."),
             MissingDouble.SKIP: "If nobody holds it, the round starts from the next lower double that someone holds.",
         }[r.missing_double])
     if r.first_player is FirstPlayer.ROTATE:

@@ -109,6 +109,13 @@ def test_check_a_play_of_a_tile_the_set_must_hold_when_the_file_names_no_set(
     assert main(["check", path, "--play", "10-9", "--on", "9-9", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["set"] == 12 and data["play"]["legal"] and data["play"]["code"] == "ok"
+    # said, since a mistyped tile would pass for a bigger set just the same
+    assert data["set_note"] == ('The layout names no set, so 9-10 makes it a double-12 set; in a double-9 set '
+                                'there is no 9-10 (write "set": 9 in the file to judge it so).')
+    assert main(["check", path, "--play", "10-9", "--on", "9-9"]) == 0
+    assert data["set_note"] in capsys.readouterr().out
+    assert main(["check", path, "--play", "9-5", "--on", "9-9", "--json"]) == 0
+    assert "set_note" not in json.loads(capsys.readouterr().out)
 
 
 def test_check_keeps_the_files_options_when_its_preset_is_named_in_other_capitals(

@@ -194,8 +194,34 @@ def test_every_problem_at_once_in_order():
     rep = check_layout(layout(plays))
     got = [(p.index, p.code) for p in rep.problems]
     assert got == [(1, "hub-incomplete"), (2, "already-played"), (8, "end-taken"), (9, "no-match"),
-                   (10, "unknown-target"), (13, "foot-incomplete"), (14, "foot-incomplete")]
+                   (10, "unknown-target"), (13, "foot-incomplete"), (14, "foot-incomplete"), (14, "end-taken")]
     assert rep.problems[4].message == "There is no 8-8 on the table to play 7-8 on."
+    assert rep.problems[-1].message == "The 9-1 already has the 1-6 played on its 1; play at the open end of that line."
+
+
+def test_a_line_end_taken_twice_while_the_hub_is_short_is_said_too():
+    rep = check_layout(layout([("9-4", "9-9"), ("4-1", "9-4"), ("4-2", "9-4")]))
+    got = [(p.index, p.code) for p in rep.problems]
+    assert got == [(1, "hub-incomplete"), (2, "hub-incomplete"), (2, "end-taken")]
+    # the same table with its order unknown finds the doubled end too
+    unordered = check_layout(layout([("9-4", "9-9"), ("4-1", "9-4"), ("4-2", "9-4")], ordered=False))
+    assert "end-taken" in {p.code for p in unordered.problems}
+
+
+def test_a_second_foot_opened_too_early_takes_no_plays_until_the_first_is_filled():
+    plays = [*SPOKES, ("4-4", "9-4"), ("4-2", "4-4"), ("5-5", "9-5"),
+             ("5-0", "5-5"), ("5-1", "5-5"), ("5-3", "5-5"), ("3-3", "5-3")]
+    rep = check_layout(layout(plays))
+    got = [(p.index, p.code) for p in rep.problems]
+    assert got == [(8, "foot-incomplete"), (9, "foot-incomplete"), (10, "foot-incomplete"),
+                   (11, "foot-incomplete"), (12, "foot-incomplete")]
+    assert all(p.message == "The 4-4 still needs 2 toes before anything else." for p in rep.problems)
+    # both 4-4 and 3-3 are short of toes, but only the first one opened takes plays
+    v = rep.judge("3-2", "3-3")
+    assert v.code == "foot-incomplete" and "4-4" in v.message
+    assert rep.judge("4-1", "4-4").legal
+    assert [(p.tile, p.target) for p in rep.table.legal_plays([Tile(2, 3), Tile(1, 4)])] == [(Tile(1, 4), Tile(4, 4))]
+    assert [e.target for e in rep.open_ends() if e.playable] == [Tile(4, 4)]
 
 
 def test_play_before_its_target_is_on_the_table():
