@@ -185,7 +185,7 @@ def read_table(reading: Reading, hub: Tile | str | None = None, set: int | None 
         found_contacts = contacts(boxes, [t.tile.is_double for t in tiles])
         tree = grow(tiles, found_contacts, h)
     if want is not None and not named:
-        warnings.append(f"no {want} was read in the photo; took the {tiles[h].tile} as the hub instead: "
+        warnings.append(f"no {want}, the hub named, was read in the photo; took the {tiles[h].tile} as the hub instead: "
                         "check the photo, or retake it with the hub in view")
     elif want is None and any(i != h and tree.parent[i] is None for i in doubles):
         warnings.append(f"took the {tiles[h].tile} as the hub (it gathers the most tiles); name the "

@@ -25,7 +25,18 @@ from typing import TYPE_CHECKING, Any
 
 from chickenfoot.rules import PRESETS, RuleSet, Tile, get_rules
 from chickenfoot.rules.errors import InputError
-from chickenfoot.rules.layout import Layout, OpenEnd, Report, Verdict, check_layout, resolve_rules
+from chickenfoot.rules.layout import (
+    END_TAKEN,
+    FOOT_INCOMPLETE,
+    HUB_INCOMPLETE,
+    NO_MATCH,
+    Layout,
+    OpenEnd,
+    Report,
+    Verdict,
+    check_layout,
+    resolve_rules,
+)
 from chickenfoot.rules.ruleset import changed_options
 from chickenfoot.rules.tiles import check_in_set
 
@@ -43,6 +54,11 @@ PHOTO_CROP_PAD = 0.6
 #: PHONE_PHOTO_WIDTH pixels wide (a 360 px screen less its padding).
 PHOTO_LABEL_PX = 13.0
 PHONE_PHOTO_WIDTH = 332.0
+
+
+#: Verdicts of a tile that can still lie where it was asked about (it shows the number there):
+#: "it is on the table anyway" keeps it, a problem of the table.
+FORCEABLE = frozenset({END_TAKEN, HUB_INCOMPLETE, FOOT_INCOMPLETE})
 
 
 class DisputeError(InputError):
@@ -63,8 +79,10 @@ class TableNeeds:
             out.append(f"The {hub} still needs {self.spokes_needed} spoke"
                        f"{'s' if self.spokes_needed != 1 else ''} before anything else.")
         if self.open_foot is not None:
+            # a wrong table can have a foot open while the hub is short: the hub comes first
+            after = "; it comes after the hub's spokes" if self.spokes_needed else "; every play must go there"
             out.append(f"Open foot: the {self.open_foot} needs {self.toes_needed} more toe"
-                       f"{'s' if self.toes_needed != 1 else ''}; every play must go there.")
+                       f"{'s' if self.toes_needed != 1 else ''}{after}.")
         if not out:
             out.append("The hub has its spokes and no foot is open: any matching open end is fine.")
         return out
@@ -128,8 +146,21 @@ class DisputeBuilder:
         return get_rules(self.preset)
 
     def set_rules(self, preset: str, top: int | None = None) -> None:
+        """Judge by ``preset`` (and the double-``top`` set, if given). Rules that play one set
+        (Chickie Sixes: double-6) bring it, unless ``top`` is given; a table with tiles that
+        set does not hold keeps its rules, with the reason."""
         if preset not in PRESETS:
             raise DisputeError(f"unknown rules preset {preset!r}")
+        fixed = get_rules(preset).set
+        if top is None and fixed is not None and fixed != self.top:
+            lay = self.layout
+            outside = [] if lay is None else [t for t in lay.tiles() if not t.in_set(fixed)]
+            if outside:
+                raise DisputeError(
+                    f"{PRESETS[preset].title} is played with a double-{fixed} set, and the "
+                    f"{', '.join(map(str, outside[:3]))}{' ...' if len(outside) > 3 else ''} on this table "
+                    f"{'is' if len(outside) == 1 else 'are'} not in it: start a new table for it")
+            top = fixed
         self.preset = preset
         if top is not None:
             self.top = top
@@ -212,8 +243,17 @@ class DisputeBuilder:
         return TableNeeds(short.get(rep.table.hub, 0), foot, short.get(foot, 0) if foot else 0)
 
     def problems(self) -> list[str]:
-        """The rules core's problems with the table, each said once."""
-        return list(dict.fromkeys(p.message for p in self.report().problems))
+        """The rules core's problems with the table, each said once, each naming its tile ("7-8
+        on the 9-4: the 9-9 still needs 5 more spokes ...") unless its sentence starts with it."""
+        rep = self.report()
+        show = rep.table.show
+        out = []
+        for p in rep.problems:
+            said = p.message
+            if p.tile is not None and p.on is not None and not said.startswith((str(p.tile), show(p.tile))):
+                said = f"{show(p.tile)} on the {show(p.on)}: {said[0].lower()}{said[1:]}"
+            out.append(said)
+        return list(dict.fromkeys(out))
 
     def photo_notes(self) -> list[str]:
         """What the player should check on the photo: the table reading's warnings (hub guessed
@@ -357,18 +397,36 @@ class DisputeBuilder:
 
     # --------------------------------------------------------------- acting
     def select(self, target: Tile | str) -> None:
+        """Choose the open end on ``target``. A tile just judged on another end is judged on
+        this one: the verdict shown is always about the end chosen."""
         t = Tile.parse(target)
         if t not in {e.target for e in self.open_ends()}:
             raise DisputeError(f"{t} has no open end to play on")
         self.selected = t
+        last = self.last
+        if last is not None and last.on != t:
+            self.last = None if last.tile in self._layout().tiles() else self.report().judge(last.tile, t)
 
     def ask(self, tile: Tile | str, on: Tile | str | None = None) -> Verdict:
         """"Can ``tile`` go here?": the rules core's verdict for the selected (or given) end."""
         target = Tile.parse(on) if on is not None else self.selected
         if target is None:
             raise DisputeError("tap an open end first, then ask about a tile")
+        if not str(tile).strip():
+            raise DisputeError("choose the tile first: tap its face, or type it like 4-7")
         self.last = self.report().judge(Tile.parse(tile), target)
         return self.last
+
+    @property
+    def can_force(self) -> bool:
+        """Whether the tile last judged not legal can still be laid where it was asked about
+        ("it is on the table anyway"): it breaks a rule of turn or room, but it does touch a
+        matching number (a tile that shows no such number cannot lie there at all)."""
+        v = self.last
+        return v is not None and v.code in FORCEABLE and self._touches(v)
+
+    def _touches(self, v: Verdict) -> bool:
+        return v.tile.has(self.report().table.value.get(v.on, -1))
 
     def where_can(self, tile: Tile | str) -> list[Verdict]:
         """Every open end ``tile`` could legally go on right now."""
@@ -382,8 +440,10 @@ class DisputeBuilder:
         verdict = self.ask(tile, on)
         if not verdict.legal and not force:
             return verdict
-        if not verdict.tile.has(self.report().table.value.get(verdict.on, -1)):
+        if not self._touches(verdict) and verdict.code in (*FORCEABLE, NO_MATCH):
             raise DisputeError(f"{verdict.tile} cannot touch the {verdict.on}: no matching number")
+        if not verdict.legal and verdict.code not in FORCEABLE:  # not in the set, laid already
+            raise DisputeError(verdict.message)
         self.layout = self._layout().with_play(verdict.tile, verdict.on)
         # The question is answered by the tile on the table: no verdict is left to show.
         self.last = None

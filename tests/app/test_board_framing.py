@@ -3,6 +3,8 @@ window no wider than the screen, centred on the play."""
 
 from __future__ import annotations
 
+import math
+
 from chickenfoot.app.dispute import DisputeBuilder
 from chickenfoot.app.views.board import READABLE_PX, SMALLEST_TEXT_UNITS, focus_of, framing, zoomed
 from chickenfoot.rules import Tile
@@ -102,3 +104,22 @@ def test_show_the_whole_board_shows_every_tile_in_a_window_of_another_shape() ->
         assert shown[0] * z <= f.width + 1 and shown[1] * z <= f.height + 1
         # with no room, the viewer would have stopped short of it on one side
         assert max(f.width / shown[0], f.height / shown[1]) > z + 1e-6 or (mx, my) == (0, 0)
+
+
+def test_with_nothing_chosen_a_phone_is_shown_the_open_foot_every_play_must_go_on() -> None:
+    b = _table()  # the 7-7 is open: the only place a tile may go
+    b.add("7-1", "7-7")  # ... and it leaves the new 1 end unplayable too
+    pic = b.picture()
+    assert b.selected is not None
+    b.selected = None
+    toes = [pic.to_pixels(m.spot.x, m.spot.y) for m in pic.board.ends if m.end.target == Tile(7, 7)]
+    assert len(toes) == 2
+    fx, fy = focus_of(pic)
+    assert math.isclose(fx, sum(x for x, _ in toes) / 2) and math.isclose(fy, sum(y for _, y in toes) / 2)
+    f = framing(pic, 240, 520, (fx, fy))
+    assert all(f.x <= x * f.k <= f.x + f.width and f.y <= y * f.k <= f.y + f.height for x, y in toes)
+    b.add("7-2", "7-7")
+    b.add("7-3", "7-7")  # the foot has its toes: nothing confines play, the hub is the middle again
+    pic = b.picture()
+    hub = pic.board.piece(Tile(9, 9))
+    assert focus_of(pic) == pic.to_pixels(hub.spot.x, hub.spot.y)

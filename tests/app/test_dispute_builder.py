@@ -126,8 +126,57 @@ def test_a_tile_laid_leaves_no_verdict_behind_and_a_refused_one_stays_said():
     e.select("9-4")
     refused = e.add("4-7")  # the hub still needs spokes: refused, and why stays on the screen
     assert not refused.legal and e.last == refused and e.picture().board.ghost is not None
-    e.add("4-7", force=True)  # on the table anyway: reported as a problem, no verdict left
-    assert e.last is None and "The 9-9 still needs 5 more spokes before anything else." in e.problems()
+    assert e.can_force
+    e.add("4-7", force=True)  # on the table anyway: reported as a problem, naming it; no verdict left
+    assert e.last is None and e.problems() == ["4-7 on the 9-4: the 9-9 still needs 5 more spokes before anything else."]
+
+
+def test_the_verdict_follows_the_open_end_chosen_after_it():
+    d = DisputeBuilder("double-chicken-foot", 9, hub=9)
+    for t in ("9-8", "9-1", "9-2", "9-3", "9-4", "9-5"):
+        d.add(t, "9-9")
+    no = d.ask("7-8", "9-4")  # judged on the 9-4 ...
+    assert no.code == NO_MATCH and not d.can_force  # a 7-8 cannot lie against a 4 at all
+    with pytest.raises(DisputeError, match="7-8 cannot touch the 4-9: no matching number"):
+        d.add("7-8", "9-4", force=True)
+    d.select("9-8")  # ... then the 8 end chosen: judged there, not left saying "no" about the 9-4
+    assert d.last is not None and (d.last.tile, d.last.on) == (Tile(7, 8), Tile(8, 9)) and d.last.legal
+    d.add("8-8", "9-8")
+    assert d.ask("1-6", "9-1").code == FOOT_INCOMPLETE and d.can_force  # it does touch the 1
+    d.select("8-8")
+    assert d.last is not None and d.last.on == Tile(8, 8) and d.last.code == NO_MATCH and not d.can_force
+
+
+def test_a_tile_not_chosen_yet_is_asked_for_by_name():
+    d = DisputeBuilder("double-chicken-foot", 9, hub=9)
+    d.select("9-9")
+    with pytest.raises(DisputeError, match="choose the tile first: tap its face, or type it like 4-7"):
+        d.add("")
+
+
+def test_rules_that_play_one_set_bring_it_unless_the_table_holds_tiles_outside_it():
+    d = DisputeBuilder("double-chicken-foot", 9)
+    d.set_rules("chickie-sixes")
+    assert d.top == 6 and d.rules.name == "chickie-sixes"
+    d.set_rules("double-chicken-foot")
+    assert d.top == 6  # a preset that leaves the set open keeps the one chosen
+    d.set_rules("double-chicken-foot", 9)
+    d.start(9)
+    with pytest.raises(DisputeError, match="Chickie Sixes is played with a double-6 set, and the 9-9 on this "
+                                           "table is not in it: start a new table for it"):
+        d.set_rules("chickie-sixes")
+    assert d.preset == "double-chicken-foot" and d.top == 9  # kept as it was
+    d.set_rules("chickie-sixes", 9)  # the set named with it: Chickie Sixes on a double-9 set, as asked
+    assert d.top == 9 and d.report().set == 9
+
+
+def test_a_foot_open_while_the_hub_is_short_is_said_to_come_after_the_spokes():
+    d = DisputeBuilder("double-chicken-foot", 9, hub=9)
+    d.add("9-4", "9-9")
+    d.add("4-4", "9-4", force=True)
+    assert d.needs().sentences(Tile(9, 9)) == [
+        "The 9-9 still needs 5 spokes before anything else.",
+        "Open foot: the 4-4 needs 3 more toes; it comes after the hub's spokes."]
 
 
 def test_the_picker_shows_the_number_the_chosen_end_needs():

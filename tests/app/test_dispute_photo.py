@@ -166,7 +166,7 @@ def test_a_hub_that_is_not_in_the_photo_falls_back_and_says_so(reader, photo):
     assert b.layout is not None and b.layout.hub == Tile(3, 3)
     assert _plays(b) == TRUTH_PLAYS
     notes = b.photo_notes()
-    assert any(n.startswith("no 9-9 was read in the photo; took the 3-3 as the hub") for n in notes)
+    assert any(n.startswith("no 9-9, the hub named, was read in the photo; took the 3-3 as the hub") for n in notes)
     assert b.named_hub == Tile(9, 9)  # the player's word stands for the next photo
 
 

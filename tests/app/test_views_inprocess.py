@@ -752,7 +752,7 @@ def test_dispute_reads_the_table_from_a_photo(app: App) -> None:
     _picks(app, ("table.jpg", photo))
     _aclick(app, "Read the table from a photo")
     texts = _texts(app.page.controls)
-    assert any(t.startswith("No 9-9 was read in the photo; took the 3-3 as the hub instead") for t in texts)
+    assert any(t.startswith("No 9-9, the hub named, was read in the photo; took the 3-3 as the hub instead") for t in texts)
     assert b.layout.hub.low == 3 and len(b.layout.plays) == 14
 
 
@@ -1302,7 +1302,9 @@ def test_a_tile_tapped_before_its_open_end_is_judged_on_the_only_end_or_the_end_
     assert b.selected == Tile(4, 9) and b.last is not None and b.last.tile == Tile(5, 9) and not b.last.legal
     _go(app, "/dispute")
     _click(app, next(end_label(e) for e in b.open_ends() if e.target == Tile(9, 9)))
-    assert b.last.on == Tile(4, 9)  # once: the next end chosen asks nothing by itself
+    # another end chosen: the verdict on screen follows it, the same tile judged there
+    assert b.selected == Tile(9, 9) and b.last.on == Tile(9, 9) and b.last.tile == Tile(5, 9) and b.last.legal
+    assert "Yes. 9-5 can go on the 9-9 as a spoke" in " ".join(_texts(app.page.controls))
 
 
 def test_the_statistics_say_who_held_the_0_0_only_where_the_tiles_are_known(app: App) -> None:
@@ -1315,3 +1317,21 @@ def test_the_statistics_say_who_held_the_0_0_only_where_the_tiles_are_known(app:
     assert "Left holding the 0-0: 1 time in 1 round with the tiles known" in said  # Bob
     assert "Left holding the 0-0: 0 times in 2 rounds with the tiles known" in said  # Cy, out twice
     assert len(said) == 2  # Ann's hands were typed: nothing said of her
+
+
+def test_rules_that_play_one_set_bring_it_to_the_dispute_checker_or_are_refused_with_why(app: App) -> None:
+    _go(app, "/dispute")
+    rules = _find(app.page.controls, ft.Dropdown, lambda c: c.label == "Rules")[0]
+    rules.on_select(_event("chickie-sixes"))  # no table yet: the hub buttons follow the double-6 set
+    texts = _texts(app.page.controls)
+    assert "6-6" in texts and "9-9" not in texts
+    _find(app.page.controls, ft.Dropdown, lambda c: c.label == "Set")[0].on_select(_event("9"))
+    _click(app, "9-9")
+    rules = _find(app.page.controls, ft.Dropdown, lambda c: c.label == "Rules")[0]
+    rules.on_select(_event("pagat"))
+    _find(app.page.controls, ft.Dropdown, lambda c: c.label == "Rules")[0].on_select(_event("chickie-sixes"))
+    texts = _texts(app.page.controls)
+    assert ("Chickie Sixes is played with a double-6 set, and the 9-9 on this table is not in it: "
+            "start a new table for it") in " ".join(texts)
+    assert _find(app.page.controls, ft.Dropdown, lambda c: c.label == "Rules")[0].value == "pagat"  # kept
+    assert app.drafts.dispute.top == 9 and app.drafts.dispute.layout is not None

@@ -119,7 +119,7 @@ def whole_margin(f: Framing, shown: tuple[float, float]) -> tuple[float, float]:
 
 def focus_of(pic: Picture, selected: Tile | None = None) -> tuple[float, float] | None:
     """Where the play is on the drawing (its pixels): the open end chosen, else the question
-    drawn in place, else the hub."""
+    drawn in place, else the double every play must go on (an open foot), else the hub."""
     board = pic.board
     if board is None:
         return None
@@ -128,6 +128,11 @@ def focus_of(pic: Picture, selected: Tile | None = None) -> tuple[float, float] 
         spot = next((m.spot for m in board.ends if m.end.target == selected), None)
     if spot is None and board.ghost is not None:
         spot = board.ghost.spot
+    if spot is None:
+        confined = [m for m in board.ends if m.end.playable]
+        if confined and len(confined) < len(board.ends) and len({m.end.target for m in confined}) == 1:
+            xs, ys = zip(*((m.spot.x, m.spot.y) for m in confined), strict=True)
+            return pic.to_pixels(sum(xs) / len(xs), sum(ys) / len(ys))
     if spot is None:
         hub = board.piece(board.hub)
         spot = hub.spot if hub is not None else None
@@ -154,24 +159,30 @@ def board_view(app: App, pic: Picture, png: bytes, *, label: str,
     layers: list[ft.Control] = [image(png, width=dw, height=dh, fit=ft.BoxFit.FILL,
                                          gapless_playback=True)]
     if selected is not None and pic.board is not None:
-        for m in pic.board.ends:
-            if m.end.target != selected:
-                continue
-            cx, cy = pic.to_pixels(m.spot.x, m.spot.y)
-            r = max(16.0, 0.75 * pic.scale * k)
-            layers.append(ft.Container(left=cx * k - r, top=cy * k - r, width=2 * r, height=2 * r,
+        r = max(16.0, 0.75 * pic.scale * k)
+        rings = [(x * k, y * k) for m in pic.board.ends if m.end.target == selected
+                 for x, y in [pic.to_pixels(m.spot.x, m.spot.y)]]
+        for cx, cy in rings:
+            layers.append(ft.Container(left=cx - r, top=cy - r, width=2 * r, height=2 * r,
                                        shape=ft.BoxShape.CIRCLE, bgcolor=ft.Colors.with_opacity(0.22, ft.Colors.PRIMARY),
                                        border=ft.Border.all(4, ft.Colors.PRIMARY)))
-            if selected_note:
-                # Said where the finger is: the end is chosen, and what comes next.
-                w, h = SELECTED_NOTE_SIZE
-                top = cy * k - r - h - 4 if cy * k - r - h - 4 >= 0 else cy * k + r + 4
-                layers.append(ft.Container(
-                    ft.Text(selected_note, size=13, color=ft.Colors.ON_PRIMARY, weight=ft.FontWeight.BOLD,
-                            no_wrap=True),
-                    left=min(max(cx * k - w / 2, 0.0), max(dw - w, 0.0)), top=min(top, max(dh - h, 0.0)),
-                    width=w, height=h, bgcolor=ft.Colors.PRIMARY, border_radius=h / 2,
-                    alignment=ft.Alignment.CENTER))
+        if selected_note and rings:
+            # Said once, where the finger is: the end is chosen, and what comes next. A double
+            # has a ring on each free place; the note goes over the highest (under the lowest
+            # where the top of the drawing leaves no room), not over each, where the notes
+            # would cover one another and the double.
+            w, h = SELECTED_NOTE_SIZE
+            cx, cy = min(rings, key=lambda p: p[1])
+            top = cy - r - h - 4
+            if top < 0:
+                cx, cy = max(rings, key=lambda p: p[1])
+                top = cy + r + 4
+            layers.append(ft.Container(
+                ft.Text(selected_note, size=13, color=ft.Colors.ON_PRIMARY, weight=ft.FontWeight.BOLD,
+                        no_wrap=True),
+                left=min(max(cx - w / 2, 0.0), max(dw - w, 0.0)), top=min(max(top, 0.0), max(dh - h, 0.0)),
+                width=w, height=h, bgcolor=ft.Colors.PRIMARY, border_radius=h / 2,
+                alignment=ft.Alignment.CENTER))
     content: ft.Control = ft.Stack(layers, width=dw, height=dh)
     if on_tap is not None:
         def tapped(e: Any) -> None:

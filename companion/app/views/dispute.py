@@ -104,7 +104,14 @@ class DisputeScreen(Screen):
         self.app.render()
 
     def add_anyway(self, _: Any) -> None:
-        self.table.add(self.typed, force=True)
+        """Lay the tile just judged where it was judged (the verdict on screen), whatever is
+        typed meanwhile."""
+        b = self.table
+        v = b.last
+        if v is None:  # the verdict was answered or cleared meanwhile (another tab, a double tap)
+            self.app.render()
+            return
+        b.add(v.tile, v.on, force=True)
         self.session.drafts.dispute_tile = ""
         self.app.render()
 
@@ -121,9 +128,11 @@ class DisputeScreen(Screen):
     async def read_photo(self, _: Any) -> None:
         app, b, photo = self.app, self.table, self.session.drafts.dispute_photo
         if b.layout is not None and b.layout.plays and b.photo is None and not photo.replace:
-            # A table typed tile by tile is not thrown away by a photo without asking.
+            # A table typed tile by tile is not thrown away by a photo without asking; the
+            # question is brought up from under the sheet.
             photo.ask = True
             app.render()
+            app.scroll_into_view("read-photo-ask")
             return
         photo.ask = photo.replace = False
         picked = await app.pick_one("Photo of the table")
@@ -132,6 +141,8 @@ class DisputeScreen(Screen):
         name, data = picked
         photo.busy, photo.error = True, None
         app.render()
+        if b.layout is not None:
+            app.scroll_into_view("read-photo-busy")
         try:
             # The reader runs in a worker thread: the page stays responsive meanwhile.
             # Both pictures drawn there too, so the screen that shows them is built at once.
@@ -194,14 +205,15 @@ class DisputeScreen(Screen):
                            disabled=photo.busy),
             ], wrap=True, spacing=8, run_spacing=8)]
         if photo.busy:
-            another.append(ft.Row([ft.ProgressRing(width=28, height=28), app.text("Reading the table…", 16)]))
+            another.append(ft.Row([ft.ProgressRing(width=28, height=28), app.text("Reading the table…", 16)],
+                                  key=ft.ScrollKey("read-photo-busy")))
         if photo.ask:
             another.append(app.card(
                 ft.Semantics(live_region=True, content=app.text(
                     "Reading a photo replaces the table typed here. Replace it?", 16, bold=True)),
                 ft.Row([app.button("Replace it with the photo", self.replace_it, icon=ft.Icons.PHOTO_CAMERA),
                         app.button("Keep this table", self.keep_it, kind="outlined")], wrap=True, spacing=8, run_spacing=8),
-                color=ft.Colors.TERTIARY_CONTAINER))
+                color=ft.Colors.TERTIARY_CONTAINER, key="read-photo-ask"))
 
         if b.layout is None:
             body = [*another, app.text("Which double is in the centre (the hub)?", 18, bold=True),
@@ -308,6 +320,8 @@ def sheet_height(b: DisputeBuilder, st: DisputeState, width: float, scale: float
         h += 6 + 2 * fs(14) * 1.4  # where else it could go
     if b.selected is not None:
         h += 6 + max(48.0, fs(15) + 30)  # Add
+        if b.can_force and room < 380:  # "It is on the table anyway: add it" wraps under Add
+            h += 4 + max(40.0, fs(15) + 24)
     if st.picking:
         h += 6 + max(48.0, fs(16) + 30) + 8 + 6 + FACE_WIDTH * 2.15 + fs(NUMBERS_SIZE) * 1.4 + 8
     return h
@@ -376,7 +390,7 @@ def _sheet(app: App, screen: DisputeScreen, b: DisputeBuilder) -> ft.Control:
     if b.selected is not None:
         actions = [app.button("Add to table", screen.add, kind="filled" if v is not None and v.legal else "tonal",
                               icon=ft.Icons.ADD, compact=True)]
-        if v is not None and not v.legal:
+        if v is not None and not v.legal and b.can_force:
             actions.append(app.button("It is on the table anyway: add it", screen.add_anyway, kind="text",
                                       compact=True))
         parts.append(ft.Row(actions, wrap=True, spacing=6, run_spacing=4))
