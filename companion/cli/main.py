@@ -113,6 +113,10 @@ def output_file(text: str, flag: str, kinds: Sequence[str] = (), db: str | None 
     if any(_same_file(path, p) for p in (games, backup_path(games))):
         raise InputError(f"{flag} {text} is the scorekeeper file (or its backup), which holds every match: "
                          "give another file name")
+    if path.is_file() and (_KEPT_COPY.search(path.name) or _holds_scorekeeping(path)):
+        # another scorekeeper file (one --db did not name), its lock or a copy kept of it
+        raise InputError(f"{flag} {text} is a scorekeeper file (or a lock or copy kept of one), not written over: "
+                         "give another file name")
     if text.endswith(("/", os.sep)) or path.is_dir():
         raise InputError(f"{flag} {text} is a folder; give a file name in it, e.g. "
                          f"{path / ('out' + (kinds[0] if kinds else '.json'))}")
@@ -128,6 +132,28 @@ def output_file(text: str, flag: str, kinds: Sequence[str] = (), db: str | None 
     if path.exists() and (not os.access(path, os.W_OK) or not path.stat().st_mode & 0o222):
         raise InputError(f"{flag} {text}: the file is read-only")
     return path
+
+
+#: Names the scorekeeper storage gives the files kept beside a scorekeeper file.
+_KEPT_COPY = re.compile(r"\.(?:lock|bak|damaged-\d{8}T\d{6}(?:-\d+)?)$")
+#: Biggest file looked into for scorekeeping before it is written over (bytes).
+_LOOK_INTO = 256 * 1024 * 1024
+
+
+def _holds_scorekeeping(path: Path) -> bool:
+    """Whether ``path`` reads as a scorekeeper file (tables of numbered documents)."""
+    from chickenfoot.storage.errors import StorageError
+    from chickenfoot.storage.safe_json import decode
+
+    try:
+        if path.stat().st_size > _LOOK_INTO:
+            return False
+        with open(path, "rb") as f:
+            if f.read(1) != b"{":  # a picture, a CSV, an export's list: at a glance
+                return False
+        return bool(decode(path.read_bytes(), path))
+    except (OSError, StorageError, ValueError):
+        return False
 
 
 def _same_file(a: Path, b: Path) -> bool:

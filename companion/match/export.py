@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -40,6 +41,10 @@ def dumps_json(matches: Iterable[Match]) -> str:
     return json.dumps(export_json(matches), ensure_ascii=False, indent=1) + "\n"
 
 
+#: What a match id looks like (the program's own are 32 hex digits).
+_ID = re.compile(r"[a-z0-9_-]{1,64}")
+
+
 def read_export(data: Any) -> list[Match]:
     """Matches from an export document (all checked before any is returned)."""
     if isinstance(data, dict) and "matches" in data:
@@ -65,6 +70,11 @@ def read_export(data: Any) -> list[Match]:
         if not isinstance(d, dict) or not isinstance(d.get("id"), str) or "players" not in d:
             raise MatchDataError(f"entry {n} is not a match (a match has an \"id\" and \"players\"); "
                                  "export files are made by Export in the app's History, or `chickenfoot match export`")
+        if not _ID.fullmatch(d["id"]):
+            # ids are typed back in lower case: one with capitals or spaces could be listed but
+            # never opened, and its listed id would reach another match
+            raise MatchDataError(f"entry {n} has the id {d['id'][:40]!r}: an id is lower-case letters, digits, "
+                                 "'-' and '_' (as export writes it); was the file edited?")
     matches = [Match.from_dict(d) for d in items]
     seen: set[str] = set()
     for m in matches:

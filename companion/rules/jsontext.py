@@ -28,7 +28,8 @@ _LONG_NUMBER = re.compile(r"\d{" + str(MAX_DIGITS + 1) + ",}")
 
 
 class JSONLimitError(InputError):
-    """JSON nested too deeply or holding a number too long to be one the project wrote."""
+    """JSON nested too deeply, holding a number too long to be one the project wrote, or an
+    object with one key twice."""
 
 
 def check_limits(text: str) -> None:
@@ -60,11 +61,24 @@ def _finite(text: str) -> float:
     return value
 
 
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    # json.loads keeps the last of two equal keys without a word: in a scorekeeper file that
+    # is a match silently gone (a hand repair that pasted an entry under a key already used)
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        seen: set[str] = set()
+        twice = next(k for k, _ in pairs if k in seen or seen.add(k))  # type: ignore[func-returns-value]
+        raise JSONLimitError(f"it holds the key {twice[:40]!r} twice in one object")
+    return obj
+
+
 def loads(data: str | bytes) -> Any:
-    """``json.loads`` with the limits above (and no NaN or Infinity)."""
-    text = data.decode("utf-8") if isinstance(data, bytes | bytearray) else data
+    """``json.loads`` with the limits above (no NaN or Infinity, no key twice in an object);
+    a byte-order mark before bytes (an editor that writes one: Notepad) is read past."""
+    text = data.decode("utf-8-sig") if isinstance(data, bytes | bytearray) else data
     check_limits(text)
     try:
-        return json.loads(text, parse_constant=_no_constant, parse_float=_finite)
+        return json.loads(text, parse_constant=_no_constant, parse_float=_finite,
+                          object_pairs_hook=_unique_keys)
     except RecursionError:  # pragma: no cover - check_limits refuses this first
         raise JSONLimitError(f"it is nested more than {MAX_DEPTH} levels deep") from None

@@ -312,6 +312,8 @@ class Repository:
         """The full id of the one match whose id starts with ``prefix``."""
         with self._lock:
             self._refresh_index()
+            if prefix.strip() in self._index:  # an id as listed, whatever its case
+                return prefix.strip()
             key = prefix.strip().lower()
             if key in self._index:
                 return key

@@ -21,6 +21,7 @@ import contextlib
 import errno
 import json
 import os
+import re
 import shutil
 import stat
 import tempfile
@@ -127,6 +128,12 @@ def writable_folder(folder: Path) -> None:
         raise NotADirectoryError(errno.ENOTDIR, f"{folder} is not a folder", str(folder))
     if not st.st_mode & 0o222 or not os.access(folder, os.W_OK | os.X_OK):
         raise PermissionError(errno.EACCES, f"the folder {folder} is read-only", str(folder))
+
+
+def _own_temp_name(name: str) -> re.Pattern[str]:
+    """The temporary files written for the file ``name``: its new contents and its backup's
+    (``_write_temp``: mkstemp's 8 random characters) and the backup's hard link."""
+    return re.compile(rf"\.{re.escape(name)}\.(?:bak\.)?[a-z0-9_]{{8}}\.tmp|\.{re.escape(name)}\.bak-\d+-\d+\.tmp")
 
 
 def _write_temp(folder: Path, stem: str, data: bytes, mode: int | None = None) -> Path:
@@ -386,9 +393,14 @@ class SafeJSONStorage(Storage):
         self.generation += 1
 
     def remove_stale_temp_files(self) -> int:
-        """Delete temporary files a killed writer left behind (only call under the lock)."""
+        """Delete temporary files a killed writer left behind (only call under the lock): this
+        file's own, never another's whose name starts with this one's (``s.json.old`` beside
+        ``s.json``), which its own writer may be writing now."""
         n = 0
+        own = _own_temp_name(self.path.name)
         for p in self.path.parent.glob(f".{self.path.name}.*.tmp"):
+            if not own.fullmatch(p.name):
+                continue
             with contextlib.suppress(OSError):
                 p.unlink()
                 n += 1
@@ -426,13 +438,18 @@ def restore_backup(path: str | os.PathLike[str]) -> Path | None:
         except DamagedFileError:
             raise StorageError(f"the backup {bak} is damaged too; nothing was changed") from None
         kept = None
-        if path.exists():
-            stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
-            kept = path.with_name(f"{path.name}.damaged-{stamp}")
-            n = 1
-            while kept.exists():  # restored twice in one second: never over a copy kept before
-                n += 1
-                kept = path.with_name(f"{path.name}.damaged-{stamp}-{n}")
-            shutil.copy2(path, kept)
-        atomic_write(path, raw, keep_backup=False)
+        try:
+            if path.exists():
+                stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
+                kept = path.with_name(f"{path.name}.damaged-{stamp}")
+                n = 1
+                while kept.exists():  # restored twice in one second: never over a copy kept before
+                    n += 1
+                    kept = path.with_name(f"{path.name}.damaged-{stamp}-{n}")
+                shutil.copy2(path, kept)
+            atomic_write(path, raw, keep_backup=False)
+        except OSError as exc:  # a full disk: the file stays as it was, and no half copy is left
+            if kept is not None:
+                kept.unlink(missing_ok=True)
+            raise StorageError(f"cannot restore {path}: {exc.strerror or exc}; nothing was changed") from None
         return kept

@@ -222,6 +222,35 @@ def test_export_refuses_to_write_over_the_scorekeeper_file(cli: CLI) -> None:
     assert cli.db.read_bytes() == before and cli.json("db", "check")["problems"] == []
 
 
+def test_export_refuses_to_write_over_another_scorekeeper_file_or_its_lock(cli: CLI, tmp_path: Path) -> None:
+    cli.new("Ann,Bob")
+    other = CLI(tmp_path / "other.json", cli.capsys)
+    other.new("Cy,Di")
+    other.new("Ed,Fay")  # a save: other.json.bak and other.json.lock beside it
+    kept = {p.name: p.read_bytes() for p in tmp_path.iterdir() if p.name.startswith("other.json")}
+    assert set(kept) >= {"other.json", "other.json.bak", "other.json.lock"}
+    for name in kept:
+        code, _, err = cli("match", "export", "--all", "--out", str(tmp_path / name))
+        assert code == 2 and "is a scorekeeper file (or a lock or copy kept of one), not written over" in err, name
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir() if p.name.startswith("other.json")} == kept
+    old = tmp_path / "old-export.json"
+    assert cli("match", "export", "--all", "--out", str(old))[0] == 0
+    assert cli("match", "export", "--all", "--out", str(old))[0] == 0  # an export is written over as before
+
+
+def test_an_export_edited_to_an_id_in_capitals_is_refused_and_such_an_id_is_found_as_listed(
+        cli: CLI, tmp_path: Path) -> None:
+    a = cli.new("Ann,Bob")
+    out = tmp_path / "x.json"
+    assert cli("match", "export", a, "--out", str(out))[0] == 0
+    data = json.loads(out.read_text())
+    data["matches"][0]["id"] = a.upper()
+    out.write_text(json.dumps(data))
+    code, _, err = cli("match", "import", str(out))
+    assert code == 2 and f"entry 1 has the id '{a.upper()}'" in err and "was the file edited?" in err
+    assert [m["id"] for m in cli.json("match", "list")] == [a]
+
+
 def test_import_reads_an_export_saved_with_a_byte_order_mark(cli: CLI, tmp_path: Path) -> None:
     """An export opened and saved again in an editor that writes a UTF-8 byte-order mark."""
     mid = cli.new("Ann,Bob")

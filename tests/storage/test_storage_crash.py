@@ -294,3 +294,73 @@ def test_killed_between_backup_and_replace_next_save_is_clean(tmp_path: Path) ->
         assert len(repo) == 2
     assert backup_path(db).read_bytes() == previous
     assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []
+
+
+def test_an_entry_key_written_twice_is_a_damaged_file_not_a_match_gone(tmp_path: Path) -> None:
+    db = tmp_path / "m.json"
+    with Repository.open(db) as repo:
+        repo.create_match(["Ann", "Bob"])
+        repo.create_match(["Cy", "Di"])
+    data = json.loads(db.read_text())
+    one, two = (json.dumps(v) for v in data["matches"].values())
+    # a hand repair that pasted the second match under the first one's key
+    db.write_text('{"matches": {"1": %s, "1": %s}}' % (one, two))
+    with pytest.raises(DamagedFileError, match="holds the key '1' twice in one object"):
+        Repository.open(db).list_matches()
+    with pytest.raises(DamagedFileError):
+        Repository.open(db).check()
+
+
+def test_a_file_saved_again_with_a_byte_order_mark_reads_as_before(tmp_path: Path) -> None:
+    db = tmp_path / "m.json"
+    with Repository.open(db) as repo:
+        m = repo.create_match(["Ann", "Bob"])
+    db.write_bytes(b"\xef\xbb\xbf" + db.read_bytes())  # Notepad's way of saving UTF-8
+    with Repository.open(db) as repo:
+        assert [r.id for r in repo.list_matches()] == [m.id]
+        repo.create_match(["Cy", "Di"])
+    assert not db.read_bytes().startswith(b"\xef\xbb\xbf") and len(Repository.open(db)) == 2
+
+
+def test_a_save_leaves_the_temporary_files_of_a_file_whose_name_extends_its_own(tmp_path: Path) -> None:
+    db = tmp_path / "s.json"
+    other = tmp_path / ".s.json.old.abcd1234.tmp"  # s.json.old's writer, halfway
+    other.write_bytes(b"half")
+    own = tmp_path / ".s.json.x1y2z3_4.tmp"  # s.json's own, left by a killed writer
+    own.write_bytes(b"left")
+    with Repository.open(db) as repo:
+        repo.create_match(["Ann", "Bob"])
+    assert other.exists() and not own.exists()
+
+
+def test_a_restore_that_fails_on_a_full_disk_changes_nothing_and_leaves_no_half_copy(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import errno
+    import shutil
+
+    db = tmp_path / "m.json"
+    with Repository.open(db) as repo:
+        repo.create_match(["Ann", "Bob"])
+        repo.create_match(["Cy", "Di"])
+    db.write_bytes(b"{garbage")
+
+    def full(src: str, dst: str, **_: object) -> None:
+        Path(dst).write_bytes(b"")  # what a copy onto a full disk leaves
+        raise OSError(errno.ENOSPC, "No space left on device", str(dst))
+
+    monkeypatch.setattr(shutil, "copy2", full)
+    with pytest.raises(StorageError, match="cannot restore .*No space left on device; nothing was changed"):
+        restore_backup(db)
+    assert db.read_bytes() == b"{garbage"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.json", "m.json.bak", "m.json.lock"]
+
+
+def test_an_id_with_capitals_is_found_as_listed_not_as_another_match(tmp_path: Path) -> None:
+    db = tmp_path / "m.json"
+    low = Match.new(["Ann", "Bob"], get_rules(), match_id="abc")
+    high = Match.new(["Cy", "Di"], get_rules(), match_id="ABC")
+    with Repository.open(db) as repo:
+        repo.import_matches([low, high])
+        assert repo.get("ABC").players == ("Cy", "Di") and repo.get("abc").players == ("Ann", "Bob")
+        repo.delete_match("ABC")
+        assert [r.id for r in repo.list_matches()] == ["abc"]
