@@ -304,7 +304,7 @@ def test_an_entry_key_written_twice_is_a_damaged_file_not_a_match_gone(tmp_path:
     data = json.loads(db.read_text())
     one, two = (json.dumps(v) for v in data["matches"].values())
     # a hand repair that pasted the second match under the first one's key
-    db.write_text('{"matches": {"1": %s, "1": %s}}' % (one, two))
+    db.write_text('{"matches": {"1": ' + one + ', "1": ' + two + "}}")
     with pytest.raises(DamagedFileError, match="holds the key '1' twice in one object"):
         Repository.open(db).list_matches()
     with pytest.raises(DamagedFileError):
@@ -349,7 +349,7 @@ def test_a_restore_that_fails_on_a_full_disk_changes_nothing_and_leaves_no_half_
         raise OSError(errno.ENOSPC, "No space left on device", str(dst))
 
     monkeypatch.setattr(shutil, "copy2", full)
-    with pytest.raises(StorageError, match="cannot restore .*No space left on device; nothing was changed"):
+    with pytest.raises(StorageError, match=r"cannot restore .*No space left on device; nothing was changed"):
         restore_backup(db)
     assert db.read_bytes() == b"{garbage"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["m.json", "m.json.bak", "m.json.lock"]
