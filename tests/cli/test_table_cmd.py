@@ -83,7 +83,7 @@ def test_a_hub_not_in_the_photo_falls_back_with_a_warning(capsys):
     code, out, _ = _run(["table", str(PHOTO), "--hub", "2-2", "--json"], capsys)
     data = json.loads(out)
     assert code == 0 and data["hub"] == "3-3"
-    assert any("no 2-2 was read" in w for w in data["warnings"])
+    assert any("no 2-2, the hub named, was read" in w for w in data["warnings"])
 
 
 @needs_models
