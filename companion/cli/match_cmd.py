@@ -450,13 +450,18 @@ def cmd_db_restore(args: argparse.Namespace) -> int:
     if not args.force and path.is_file():
         try:
             with Repository.open(path) as repo:
-                healthy, n = not repo.check(), len(repo)
+                problems, n = repo.check(), len(repo)
         except StorageError:
-            healthy = False  # damaged: what restore is for
-        if healthy:
+            problems, n = None, 0  # damaged: what restore is for
+        if problems == []:
             raise InputError(f"{path} reads back fine ({count(n, 'match', 'matches')}): its backup is one save "
                              "older, so restoring it would undo the last save. Nothing was changed; pass "
                              "--force to restore it anyway")
+        if problems and _backup_problems(path):
+            # a match spoilt before the last save is spoilt in the backup too
+            raise InputError(f"the backup of {path} does not read back fine either ({problems[0]}): restoring it "
+                             "would undo the last save and mend nothing. Nothing was changed; delete the spoilt "
+                             "match alone with `chickenfoot match delete ID --yes`, or pass --force")
     kept = Repository.restore_backup(path)
     with Repository.open(path) as repo:
         n, problems = len(repo), repo.check()
@@ -468,6 +473,28 @@ def cmd_db_restore(args: argparse.Namespace) -> int:
          + ("\nbut the backup does not read back fine either (the entry was damaged before its last save):\n"
             + "\n".join(problems) if problems else ""))
     return 1 if problems else 0
+
+
+def _backup_problems(path: Path) -> list[str]:
+    """What ``db check`` would say of ``path``'s backup (read from a copy, never written);
+    nothing when there is no backup or it cannot be read at all (restore says why)."""
+    import shutil
+    import tempfile
+
+    from chickenfoot.storage import Repository, StorageError
+    from chickenfoot.storage.safe_json import backup_path
+
+    bak = backup_path(path)
+    if not bak.is_file():
+        return []
+    with tempfile.TemporaryDirectory(prefix="chickenfoot-restore-") as tmp:
+        copy = Path(tmp) / path.name
+        try:
+            shutil.copyfile(bak, copy)
+            with Repository.open(copy) as repo:
+                return repo.check()
+        except (OSError, StorageError):
+            return []
 
 
 # ------------------------------------------------------------------------------ output

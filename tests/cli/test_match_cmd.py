@@ -370,6 +370,10 @@ def test_a_hand_spoilt_match_is_named_and_can_be_deleted_alone(cli: CLI) -> None
         assert "Cy" in out and "Ann" not in out
     # a save since the spoiling: the backup holds it too, and restoring says so
     cli.new("Ed,Flo")
+    before = cli.db.read_bytes()
+    code, _, err = cli("db", "restore")  # it would undo that save and mend nothing: refused
+    assert code == 2 and "does not read back fine either" in err and "mend nothing" in err, err
+    assert cli.db.read_bytes() == before
     code, out, _ = cli("db", "restore", "--force", "--json")
     assert code == 1 and any(bad in p for p in json.loads(out)["problems"])
     code, _, err = cli("match", "delete", bad)
