@@ -162,7 +162,9 @@ def _open(source: Source, name: str) -> tuple[Image.Image, bytes]:
     except MemoryError:
         raise ImageError(f"{name}: image too large to open in memory") from None
     except Exception as exc:  # any decoder's own failure: the decoders raise every kind there is
-        raise ImageError(f"{name}: cannot open image ({_decoder_message(exc)})") from None
+        if "truncat" in _one_line(exc).lower():
+            raise ImageError(f"{name}: image file is truncated (incomplete download or copy?)") from None
+        raise ImageError(f"{name}: a damaged image that cannot be opened ({_decoder_message(exc)})") from None
     return im, head
 
 

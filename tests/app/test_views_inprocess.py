@@ -1098,6 +1098,14 @@ def test_a_hand_is_counted_from_a_photo_outside_any_match(app: App) -> None:
     # the reading stays while another screen is shown
     _go(app, "/rules")
     assert "Penalty from this photo: 153 points" in _go(app, "/count")
+    _picks(app, ("broken.jpg", photo[: len(photo) // 2]))
+    _aclick(app, "Another photo")
+    texts = _texts(app.page.controls)
+    # the number still shown is the hand before's, and said to be
+    assert any(t.startswith("Could not read the photo: broken.jpg: image file is truncated") and
+               t.endswith("The reading below is still that of the photo before.") for t in texts), texts
+    assert "Penalty from this photo: 153 points" in texts
+    _picks(app, ("notes.jpg", b"not an image at all"))
     _click(app, "Count another hand")
     texts = _texts(app.page.controls)
     assert "Choose photo" in texts and not any(t.startswith("Penalty from this photo") for t in texts)

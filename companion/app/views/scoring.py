@@ -688,7 +688,10 @@ def photo_panel(app: App, s: _Screen, i: int) -> ft.Control:
         parts.append(ft.Row([ft.ProgressRing(width=28, height=28, semantics_label="Reading"),
                              app.text(ui.busy, 16)]))
     if ui.error:
-        parts.append(app.text("Could not read the photo: " + ui.error, 15, color=ft.Colors.ERROR))
+        # a reading below is the photo before's, kept: said, so its number is not taken for this one's
+        parts.append(app.text("Could not read the photo: " + ui.error
+                              + (" The reading below is still that of the photo before." if review is not None else ""),
+                              15, color=ft.Colors.ERROR))
     if review is not None:
         parts.extend(_review(app, s, i, review, ui, as_match_set))
     return ft.Column(parts, spacing=10)
