@@ -19,8 +19,9 @@ from chickenfoot.rules.tiles import Tile
 from .geometry import OrientedBox
 
 #: Why a possible tile was not counted (``TileReading.uncounted``): read too unsurely, its half
-#: looks like print or a back, or it overlaps surer tiles (tiles lie flat and never overlap).
-UNCOUNTED = ("unsure", "not pips", "overlap")
+#: looks like print or a back, or it overlaps surer tiles (tiles lie flat and never overlap); or
+#: a player set it aside (not a tile, face down, another hand's): it keeps its place and number.
+UNCOUNTED = ("unsure", "not pips", "overlap", "set aside")
 #: Who says what a tile is: the reader, or a player who corrected it, added it by hand, or
 #: confirmed the reader's reading of it.
 SOURCES = ("read", "corrected", "added", "confirmed")
@@ -158,6 +159,11 @@ class TileReading:
         """This tile as a player says it reads; it counts."""
         return replace(self, a=tile.low, b=tile.high, uncounted="", needs_review=False, question="",
                        source="corrected")
+
+    def set_aside(self) -> TileReading:
+        """This find as a player says it is not in the hand (not a tile, face down, or another
+        hand's): not counted, kept with its box."""
+        return replace(self, uncounted="set aside", needs_review=False, question="", source="confirmed")
 
     def accepted(self) -> TileReading:
         """A possible tile, or an open one, that a player says is a tile read right: it counts."""

@@ -160,7 +160,15 @@ class PhotoReview:
         self.items.append(TileReading.added(self._check(tile)))
 
     def remove(self, i: int) -> None:
-        del self.items[self._index(i)]
+        """Take tile ``i`` out of the hand. A find on the photo is set aside, not deleted: every
+        other tile keeps its number, on the photo and in the rows, and it can be counted again
+        from the unsure finds; a tile added by hand (no place on the photo) goes."""
+        i = self._index(i)
+        it = self.items[i]
+        if it.box is None:
+            del self.items[i]
+        else:
+            self.items[i] = it.set_aside()
 
     # ----------------------------------------------------------- results
     @property

@@ -179,7 +179,8 @@ def total_headline(readings: list[Reading]) -> str:
 
 #: Why a possible tile is not counted, as its row says it. "not pips": the reader saw no pips on
 #: a half, which a face-down tile and a picture of a tile have alike.
-NOT_COUNTED = {"not pips": "(no pips seen: face down, or not a tile)", "overlap": "(overlaps a surer tile)"}
+NOT_COUNTED = {"not pips": "(no pips seen: face down, or not a tile)", "overlap": "(overlaps a surer tile)",
+               "set aside": "(set aside by hand)"}
 
 
 def _row(t: Any, note: str = "") -> str:

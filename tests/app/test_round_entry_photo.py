@@ -106,9 +106,14 @@ def test_photo_review_correct_add_remove_and_low_confidence():
     r.correct(2, "6-6")  # a candidate corrected is counted, as the player says
     assert r.low_confidence == [] and r.items[2].source == "corrected" and r.candidates == []
     r.add("1-2")
-    r.remove(1)
+    r.remove(1)  # set aside where it lies: the tiles after it keep their numbers
     assert r.tiles == [Tile(3, 4), Tile(6, 6), Tile(1, 2)] and r.penalty == 22
-    assert [(str(it.tile), it.source) for it in r.items][1:] == [("6-6", "corrected"), ("1-2", "added")]
+    assert [(str(it.tile), it.source, it.uncounted) for it in r.items][1:] == [
+        ("0-0", "confirmed", "set aside"), ("6-6", "corrected", ""), ("1-2", "added", "")]
+    assert r.unsure_finds == [1] and r.open == []
+    r.add("2-2")
+    r.remove(4)  # a tile added by hand has no place on the photo: it goes
+    assert len(r.items) == 4 and r.penalty == 22
     with pytest.raises(ReviewError):
         r.correct(7, "1-1")
     with pytest.raises(ReviewError):

@@ -910,6 +910,8 @@ def _check_row(app: App, review: PhotoReview, preview: Preview, k: int, open_: b
             what = f"Tile {k + 1}: {it.question}{why}"
         elif it.counted:
             what = f"Tile {k + 1} reads {it.tile}, not surely"
+        elif it.uncounted == "set aside":
+            what = f"Tile {k + 1}, read {it.tile}: set aside, not counted"
         elif k in review.unsure_finds:
             what = f"Tile {k + 1} may be {it.tile} (unsure find)"
         else:
