@@ -92,8 +92,11 @@ def run(args: argparse.Namespace) -> int:
         "warnings": warnings,
     }
     found = f" (+{len(table.found)} found in gaps)" if table.found else ""
+    joined = len(table.layout.plays)
+    refused = joined - (len(report.table) - 1)  # a tile read twice, or on one that was: see the problems
     lines = [f"{args.photo}: {count(len(reading.tiles), 'tile')} read{found}; hub {table.layout.hub}; "
-             f"{len(table.layout.plays)} played on it"
+             f"{count(joined, 'tile')} joined to it"
+             + (f", {refused} of them not taken onto the table (see the problems)" if refused > 0 else "")
              + (f" ({len(table.loose)} not in the layout)" if table.loose else "")]
     lines += report.summary_lines()
     ok = report.legal

@@ -136,6 +136,19 @@ def _own_temp_name(name: str) -> re.Pattern[str]:
     return re.compile(rf"\.{re.escape(name)}\.(?:bak\.)?[a-z0-9_]{{8}}\.tmp|\.{re.escape(name)}\.bak-\d+-\d+\.tmp")
 
 
+def _culprit(exc: OSError, path: Path) -> str:
+    """" (at FILE.bak)" when the error is about a file beside ``path`` (its backup or lock made a
+    folder, say), not ``path`` itself; a temporary file is not named (it is gone)."""
+    for name in (exc.filename2, exc.filename):
+        if not name:
+            continue
+        p = Path(os.fsdecode(name))
+        if p.name.endswith(".tmp"):
+            continue
+        return "" if p == path else f" (at {p})"
+    return ""
+
+
 def _write_temp(folder: Path, stem: str, data: bytes, mode: int | None = None) -> Path:
     fd, tmp = tempfile.mkstemp(prefix=f".{stem}.", suffix=".tmp", dir=folder)
     try:
@@ -169,7 +182,12 @@ def _keep_backup(path: Path) -> None:
     except OSError:
         tmp = _write_temp(path.parent, path.name + ".bak", path.read_bytes(),
                           stat.S_IMODE(os.stat(path).st_mode))
-    os.replace(tmp, bak)
+    try:
+        os.replace(tmp, bak)
+    except OSError:  # a folder where the backup goes, say: no temporary copy left behind
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise
     with contextlib.suppress(FileNotFoundError):
         tmp.unlink()  # only still there if rename found both names on one inode
 
@@ -354,8 +372,8 @@ class SafeJSONStorage(Storage):
                         f"held {lock_path(self.path).name} for {self._lock_timeout:.0f} s); "
                         "try again") from None
                 except OSError as exc:
-                    raise StorageError(f"cannot write the scorekeeper file {self.path}: {exc.strerror}; "
-                                       "nothing was changed") from None
+                    raise StorageError(f"cannot write the scorekeeper file {self.path}: {exc.strerror}"
+                                       f"{_culprit(exc, self.path)}; nothing was changed") from None
             try:
                 if outer:
                     self._load()
@@ -384,8 +402,8 @@ class SafeJSONStorage(Storage):
             self._sig = _signature(os.stat(self.path))
         except OSError as exc:
             self._forget()
-            raise StorageError(f"could not save {self.path}: {exc.strerror}; the previous state "
-                               "is kept") from None
+            raise StorageError(f"could not save {self.path}: {exc.strerror}{_culprit(exc, self.path)}; "
+                               "the previous state is kept") from None
         self._dirty = False
 
     def _forget(self) -> None:

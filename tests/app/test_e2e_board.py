@@ -186,7 +186,7 @@ def test_a_table_photo_is_shown_as_a_board_beside_the_photo(server: Server, brow
     ui.open(server.url)
     ui.click("Dispute checker")
     ui.choose_file("Read the table from a photo", photo)
-    ui.see(re.compile(r"^From the photo: .*the hub is 3-3 with 14 tiles played on it$"), timeout=60_000)
+    ui.see(re.compile(r"^From the photo: .*the hub is 3-3 with 14 tiles joined to it$"), timeout=60_000)
     label = page.locator(BOARD_LABEL).first.get_attribute("aria-label") or ""
     assert label.startswith("The table drawn as a board: 3-3 (hub) · ") and label.count(" on ") >= 14, label
     photo_box = page.locator('flt-semantics[aria-label^="Photo of the table"], '

@@ -332,7 +332,7 @@ def test_dispute_reads_the_table_from_a_photo(server: Server, browser, tmp_path:
     ui.open(server.url)
     ui.click("Dispute checker")
     ui.choose_file("Read the table from a photo", photo)
-    ui.see(re.compile(r"^From the photo: .*the hub is 3-3 with 14 tiles played on it$"), timeout=60_000)
+    ui.see(re.compile(r"^From the photo: .*the hub is 3-3 with 14 tiles joined to it$"), timeout=60_000)
     ui.see("The hub has its spokes and no foot is open: any matching open end is fine.")
     ui.see("On the table (order of play unknown)")
     ui.shot("dispute-photo-read")

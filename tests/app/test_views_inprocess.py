@@ -676,7 +676,7 @@ def test_dispute_reads_the_table_from_a_photo(app: App) -> None:
     _picks(app, ("table.jpg", photo))
     _aclick(app, "Read the table from a photo")
     texts = _texts(app.page.controls)
-    assert any(t.startswith("From the photo:") and t.endswith("the hub is 3-3 with 14 tiles played on it")
+    assert any(t.startswith("From the photo:") and t.endswith("the hub is 3-3 with 14 tiles joined to it")
                for t in texts)
     assert "The hub has its spokes and no foot is open: any matching open end is fine." in texts
     assert "On the table (order of play unknown)" in texts

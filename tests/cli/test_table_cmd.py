@@ -36,7 +36,7 @@ TRUE_JOINTS = {(str(p.tile), str(p.on)) for p in TRUTH.plays}
 def test_text_report_of_a_legal_table(capsys):
     code, out, err = _run(["table", str(PHOTO), "--hub", "3-3", "--rules", "double-chicken-foot"], capsys)
     assert code == 0, err
-    assert "15 tiles read; hub 3-3; 14 played on it" in out
+    assert "15 tiles read; hub 3-3; 14 tiles joined to it" in out
     assert "Hub 3-3: 6 of 6 spokes" in out
     assert "No problems: the layout is legal." in out
 

@@ -364,3 +364,23 @@ def test_an_id_with_capitals_is_found_as_listed_not_as_another_match(tmp_path: P
         assert repo.get("ABC").players == ("Cy", "Di") and repo.get("abc").players == ("Ann", "Bob")
         repo.delete_match("ABC")
         assert [r.id for r in repo.list_matches()] == ["abc"]
+
+
+def test_a_folder_where_the_backup_or_the_lock_goes_is_named_and_nothing_is_left(tmp_path: Path) -> None:
+    db = tmp_path / "m.json"
+    with Repository.open(db) as repo:
+        repo.create_match(["Ann", "Bob"])
+    before = db.read_bytes()
+    backup_path(db).unlink()
+    backup_path(db).mkdir()
+    with pytest.raises(StorageError, match=r"could not save .*m\.json: Is a directory \(at .*m\.json\.bak\); "
+                                           "the previous state is kept"):
+        Repository.open(db).create_match(["Cy", "Di"])
+    assert db.read_bytes() == before and not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+    backup_path(db).rmdir()
+    lock = tmp_path / "m.json.lock"
+    lock.unlink(missing_ok=True)
+    lock.mkdir()
+    with pytest.raises(StorageError, match=r"Is a directory \(at .*m\.json\.lock\); nothing was changed"):
+        Repository.open(db).create_match(["Cy", "Di"])
+    assert db.read_bytes() == before

@@ -438,7 +438,7 @@ def _photo_header(app: App, b: DisputeBuilder) -> ft.Control:
     ph = b.photo
     assert ph is not None
     return app.text(f"From the photo: {count(ph.tiles_read, 'tile')} seen, the hub is {ph.table.layout.hub} "
-                    f"with {count(len(ph.table.layout.plays), 'tile')} played on it", 16, bold=True)
+                    f"with {count(len(ph.table.layout.plays), 'tile')} joined to it", 16, bold=True)
 
 
 def _photo(app: App, b: DisputeBuilder, width: float) -> ft.Control:
