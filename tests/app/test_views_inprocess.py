@@ -1343,3 +1343,24 @@ def test_rules_that_play_one_set_bring_it_to_the_dispute_checker_or_are_refused_
             "start a new table for it") in " ".join(texts)
     assert _find(app.page.controls, ft.Dropdown, lambda c: c.label == "Rules")[0].value == "pagat"  # kept
     assert app.drafts.dispute.top == 9 and app.drafts.dispute.layout is not None
+
+
+def test_the_picker_marks_the_tiles_this_photo_counts_already(app: App) -> None:
+    from chickenfoot.vision.geometry import OrientedBox
+    from chickenfoot.vision.reading import TileReading
+
+    hc = _counting(app, [
+        TileReading(3, 4, 0.95, OrientedBox(50, 30, 80, 40, 0.0), False, 0.95, (1.0, 0.95)),
+        TileReading(5, 6, 0.95, OrientedBox(200, 30, 80, 40, 0.0), False, 0.95, (1.0, 0.95)),
+    ])
+    _click(app, "1: 3-4")  # correcting tile 1: tile 2's 5-6 is in this photo already
+    _click(app, "5")
+    faces = [str(_caption(b)) for b in _buttons(app.page.controls)]
+    assert "5-6, counted in this photo already" in faces and "5-4" not in faces and "4-5" in faces
+    _click(app, "5-6, counted in this photo already")
+    said = app.page.dialogs[-1]
+    assert isinstance(said, ft.SnackBar) and said.content.value == (
+        "5-6 is counted in this photo already (tile 2): a set has only one 5-6")
+    assert [str(t) for t in hc.review.tiles] == ["3-4", "5-6"]  # nothing changed
+    _click(app, "4-5")
+    assert [str(t) for t in hc.review.tiles] == ["4-5", "5-6"]

@@ -1020,8 +1020,20 @@ def _suit_grid(app: App, s: _Screen, i: int, ui: PhotoPanel, on_pick: Any) -> ft
         app.render()
 
     suit, suits = suit_row(app, entry.top, ui.suit, pick)
+    review = s.content.reviews.get(i)
+    # tiles this photo counts already (but the one being corrected): a set has one of each
+    here = {} if review is None else {it.tile: k for k, it in enumerate(review.items)
+                                      if it.counted and k != ui.selected}
+
+    def counted_here(t: Tile) -> None:
+        s.tell(f"{t} is counted in this photo already (tile {here[t] + 1}): a set has only one {t}")
+
     faces = []
     for pt in entry.suit_tiles(suit, i, s.content.photo_tiles()):
+        if pt.taken_by is None and pt.tile in here:
+            faces.append(face_button(app, pt.tile, f"{pt.label}, counted in this photo already",
+                                     bind(counted_here, pt.tile), zero_zero=entry.zero_zero, taken=True))
+            continue
         name = pt.label if pt.taken_by is None else f"{pt.label}, taken: {pt.taken_by} has it"
         faces.append(face_button(app, pt.tile, name, bind(on_pick, pt.tile), zero_zero=entry.zero_zero,
                                  taken=pt.taken_by is not None))
