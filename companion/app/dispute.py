@@ -46,6 +46,9 @@ if TYPE_CHECKING:
     from chickenfoot.board import Picture
     from chickenfoot.vision.table import TableReading
 
+#: Longest table text a device keeps and gives back (characters): a whole double-18 table is
+#: under 20,000.
+KEPT_MAX = 64_000
 #: Longest side of the annotated photo the screen shows (pixels).
 PHOTO_MAX_SIDE = 1024
 #: Table shown round the tiles read, in the longest tile's lengths (see DisputeBuilder.photo_crop).
@@ -223,6 +226,23 @@ class DisputeBuilder:
         """The layout file, with the options of its rules that differ from the preset's."""
         lay = self._layout()
         return replace(lay, options=tuple(changed_options(self.rules).items())).to_json()
+
+    def kept(self) -> str:
+        """The table as a device keeps it between sessions ("" for none): its layout file (rules,
+        options, set, whether its order is known), without the photo or the question asked."""
+        return "" if self.layout is None else self.to_json()
+
+    def restore(self, text: Any) -> bool:
+        """Bring back a table :meth:`kept` on the device, when none is laid here. What comes back
+        from a device is read as any layout file from outside is; anything else is left unread
+        (False)."""
+        if self.layout is not None or not isinstance(text, str) or not text or len(text) > KEPT_MAX:
+            return False
+        try:
+            self.load(text, "the table kept on this device")
+        except InputError:
+            return False
+        return True
 
     # --------------------------------------------------------------- reading
     def _layout(self) -> Layout:

@@ -66,6 +66,10 @@ class Drafts:
     dispute_tile: str = ""
     dispute_fix: str = ""
     dispute_photo: DisputePhoto = field(default_factory=DisputePhoto)
+    #: The table as last kept on the device ("" none; None: not asked for yet this session),
+    #: and whether the device's table is being fetched (nothing is kept over it meanwhile).
+    dispute_kept: str | None = None
+    dispute_fetching: bool = False
     #: The practice form, and the practice round being played.
     practice_setup: PracticeSetup | None = None
     practice: PracticeSession | None = None

@@ -190,7 +190,32 @@ class App(Kit):
         # One picker per session, made while the page is the current context (so it registers).
         self.picker = ft.FilePicker(on_upload=self._upload_event)
         self._uploading: Any = None  # the upload under way (see _upload)
+        #: What this device keeps between sessions (the browser's storage of this address, or
+        #: the desktop app's): a session ends a minute after its tab closed or its phone slept.
+        self.device_store = ft.SharedPreferences()
         self.apply_settings()
+
+    async def kept_on_device(self, key: str) -> Any:
+        """What this device keeps under ``key`` (None: nothing, or no answer: it is only a
+        convenience, and the client's to give)."""
+        try:
+            return await self.device_store.get(key)
+        except Exception:
+            log.debug("the device's storage did not answer", exc_info=True)
+            return None
+
+    def keep_on_device(self, key: str, text: str) -> None:
+        """Keep ``text`` on this device under ``key`` ("" forgets it); sent beside the redraw."""
+        async def keep() -> None:
+            try:
+                if text:
+                    await self.device_store.set(key, text)
+                else:
+                    await self.device_store.remove(key)
+            except Exception:
+                log.debug("the device's storage did not keep %s", key, exc_info=True)
+
+        self.page.run_task(keep)
 
     # ------------------------------------------------------------ plumbing
     @property

@@ -324,3 +324,27 @@ def test_the_dispute_checker_is_one_surface_at_360px(tmp_path: Path, browser, la
         page.screenshot(path=str(shots / f"after-dispute-{text}-4-added.png"))
     finally:
         srv.stop()
+
+
+def test_a_table_being_built_is_kept_on_the_phone_for_its_next_session(tmp_path: Path, browser) -> None:  # type: ignore[no-untyped-def]
+    """The browser keeps the dispute table (its storage for this address): a new tab, or the
+    session a phone gets after sleeping past its old one, opens on the same table."""
+    srv = Server(tmp_path / "matches.json", tmp_path / "app.log")
+    try:
+        ctx = browser.new_context(viewport=PHONE)
+        ui = Ui(ctx.new_page(), shots_dir("board-kept"))
+        ui.open(srv.url)
+        ui.click("Dispute checker")
+        ui.click("9-9")
+        ui.click(re.compile(r"^9 on 9-9"))
+        ui.click("8-9")
+        ui.click("Add to table")
+        ui.see(re.compile(r"9-8 on 9-9|8-9 on 9-9"))
+        ui.page.wait_for_timeout(500)  # the table sent to the browser's storage beside the redraw
+        later = Ui(ctx.new_page(), ui.shots)
+        later.open(srv.url + "dispute")
+        later.see(re.compile(r"9-8 on 9-9|8-9 on 9-9"))  # the same table, in a session of its own
+        later.shot("kept")
+        ctx.close()
+    finally:
+        srv.stop()

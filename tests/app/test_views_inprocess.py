@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import json
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -1364,3 +1365,45 @@ def test_the_picker_marks_the_tiles_this_photo_counts_already(app: App) -> None:
     assert [str(t) for t in hc.review.tiles] == ["3-4", "5-6"]  # nothing changed
     _click(app, "4-5")
     assert [str(t) for t in hc.review.tiles] == ["4-5", "5-6"]
+
+
+def test_the_dispute_table_is_kept_on_the_device_and_back_in_a_new_session(app: App, tmp_path) -> None:
+    """A phone that slept past its session comes back to a new one: the table it was building is
+    kept on the device (the browser's storage: its stand-in here is a dict) and brought back."""
+    kept: dict[str, str] = {}
+
+    def on_device(a: App) -> None:
+        async def get(key: str) -> Any:
+            return kept.get(key)
+
+        def keep(key: str, text: str) -> None:
+            if text:
+                kept[key] = text
+            else:
+                kept.pop(key, None)
+
+        a.kept_on_device = get  # type: ignore[method-assign]
+        a.keep_on_device = keep  # type: ignore[method-assign]
+
+    on_device(app)
+    assert "Which double is in the centre (the hub)?" in _go(app, "/dispute")
+    assert kept == {}
+    _click(app, "9-9")
+    app.drafts.dispute.add("9-4", "9-9")
+    _go(app, "/dispute")
+    assert json.loads(kept["chickenfoot.dispute-table"])["plays"] == [{"tile": "4-9", "on": "9-9"}]
+
+    later = App(FakePage(), app.ctx)  # type: ignore[arg-type]
+    on_device(later)
+    texts = _go(later, "/dispute")
+    assert "9-9 (hub) · 4-9 on 9-9" in texts
+    said = later.page.dialogs[-1]
+    assert isinstance(said, ft.SnackBar) and said.content.value == "The table from before is back (kept on this device)"
+    _click(later, "New table")
+    _click(later, "Start a new table")
+    assert "chickenfoot.dispute-table" not in kept  # a new table forgets the old one
+    # what a device gives back is read as any file from outside: a bad one is left unread
+    kept["chickenfoot.dispute-table"] = '{"hub": "9-9", "plays": [{"tile": "9-4"'
+    third = App(FakePage(), app.ctx)  # type: ignore[arg-type]
+    on_device(third)
+    assert "Which double is in the centre (the hub)?" in _go(third, "/dispute")

@@ -31,6 +31,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+#: Where a device keeps its dispute table between sessions.
+KEPT_KEY = "chickenfoot.dispute-table"
 #: The board's window is never shorter than this (pixels), whatever the sheet leaves.
 MIN_BOARD_HEIGHT = 200.0
 #: The narrowest a face's button is drawn (Material's least button width, pixels).
@@ -188,8 +190,37 @@ class DisputeScreen(Screen):
         self.state.toggle_picker()
         self.app.render()
 
+    async def _fetch_kept(self) -> None:
+        d = self.session.drafts
+        try:
+            text = await self.app.kept_on_device(KEPT_KEY)
+        finally:
+            d.dispute_fetching = False
+        if self.table.restore(text):
+            d.dispute_kept = text
+            self.app.snack("The table from before is back (kept on this device)")
+            self.app.render()
+
+    def _keep(self) -> None:
+        """Keep the table on this device as it changes; a session's first look brings back the
+        one kept before (a phone that slept a few minutes comes back to a new session)."""
+        d, b = self.session.drafts, self.table
+        if d.dispute_kept is None:
+            d.dispute_kept = ""
+            if b.layout is None:
+                d.dispute_fetching = True
+                self.app.page.run_task(self._fetch_kept)
+                return
+        if d.dispute_fetching:
+            return
+        text = b.kept()
+        if text != d.dispute_kept:
+            d.dispute_kept = text
+            self.app.keep_on_device(KEPT_KEY, text)
+
     def view(self) -> tuple[str, list[Any], str | None] | tuple[str, list[Any], str | None, Any]:
         app, b = self.app, self.table
+        self._keep()
         photo = self.session.drafts.dispute_photo
         self.tile_field = tile_field = ft.TextField(label="Tile, e.g. 4-7", width=170, text_size=app.fs(18),
                                                     value=self.session.drafts.dispute_tile)
