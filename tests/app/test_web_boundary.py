@@ -107,7 +107,7 @@ def test_beyond_loopback_a_client_without_the_table_code_sees_no_match(table: Se
                               "POST", f"code={table.code}")
     assert status == 303 and headers["location"] == "/"
     cookie = headers["set-cookie"].split(";")[0]
-    assert "HttpOnly" in headers["set-cookie"] and "SameSite=Strict" in headers["set-cookie"]
+    assert "HttpOnly" in headers["set-cookie"] and "SameSite=Lax" in headers["set-cookie"]
     # kept when the phone's browser is closed: a family's phones do not join again every evening
     assert f"Max-Age={400 * 24 * 3600}" in headers["set-cookie"]
     assert _get(table, "/", {"Cookie": cookie})[0] == 200
@@ -118,6 +118,15 @@ def test_beyond_loopback_a_client_without_the_table_code_sees_no_match(table: Se
     # the QR code's address, opened by a phone that joined already: straight to the app
     status, headers, _ = _get(table, f"/join?code={table.code}", {"Cookie": cookie})
     assert status == 303 and headers["location"] == "/"
+    # ... and a wrong code sent by a joined phone (a page that led it to /join?code=000000) is
+    # no try: never counted against its own address
+    for _ in range(12):
+        status, headers, _ = _get(table, "/join", {"Content-Type": "application/x-www-form-urlencoded",
+                                                   "Cookie": cookie}, "POST", f"code={wrong}")
+        assert status == 303 and headers["location"] == "/"
+    status, headers, _ = _get(table, "/join", {"Content-Type": "application/x-www-form-urlencoded"},
+                              "POST", f"code={table.code}")
+    assert status == 303  # the address was never counted against
 
 
 def test_wrong_codes_are_rate_limited() -> None:

@@ -368,6 +368,11 @@ class TableGate:
         if headers.get("sec-fetch-site", "same-origin") != "same-origin":
             await reply(send, 403, "Requests from other sites are refused.\n", close=True)
             return
+        if self.has_joined(scope, headers):
+            # joined already: whatever code a page sent it here with, it is no try (a wrong one
+            # would count against the phone's own address)
+            await redirect(send, "/", None)
+            return
         now = time.monotonic()
         why = self.tries.blocked_by(client, now)
         if why == "address":
@@ -386,8 +391,12 @@ class TableGate:
                                   "starts, and with New code: ask for the one it shows now).")
             return
         self._remember(scope)
+        # Lax, not Strict: a joined phone that follows a link to the table from another site (a
+        # chat, a browser's start page) is sent the app, not the join page. What another site
+        # could do with the cookie sent is refused on its own: a POST or an upload by its Origin,
+        # the WebSocket by its Origin, and a GET only ever answers the app's page.
         await redirect(send, "/", f"{COOKIE}={self.token}; Path=/; Max-Age={COOKIE_MAX_AGE_S}; HttpOnly; "
-                       "SameSite=Strict")
+                       "SameSite=Lax")
 
     async def _join_page(self, send: Send, status: int, message: str, code: str = "") -> None:
         """The join page; ``code`` (from the QR code's address) filled in and sent at once."""
