@@ -76,6 +76,24 @@ class RulesSection:
     players: str
 
 
+#: How every preset is played, for a player who has never played: the words the presets' own
+#: lines build on (each preset then says its numbers: spokes, toes, drawing, the 0-0).
+BASICS = (
+    "Everyone plays alone. A round starts from one double, the hub, in the middle of the table: the "
+    "set's highest double in the first round, one lower each round after, down to 0-0.",
+    "A tile is laid against an open end that shows the same number. The hub's tiles are its spokes; "
+    "each spoke starts a line, which goes on from its open end.",
+    "The hub needs all its spokes before a tile goes anywhere else.",
+    "A double laid at the end of a line closes it and makes a chicken foot: it needs its toes, tiles "
+    "with its number laid against it, before a tile goes anywhere else.",
+    "A player who cannot lay a tile draws one from the boneyard (the tiles not dealt); if it fits it "
+    "can be laid, else the turn passes. With the boneyard empty, a player who cannot lay a tile passes.",
+    "The round ends when a player lays their last tile, or when nobody can lay one and the boneyard "
+    "is empty. The tiles left in each hand are penalty points (their pips; the 0-0 counts more in "
+    "most presets). After the last round the lowest total wins.",
+)
+
+
 def rules_sections() -> list[RulesSection]:
     """One section per preset for the rules page, straight from ``RuleSet.describe()``."""
     out = []

@@ -126,6 +126,8 @@ class SeatLine:
     tiles_left: int
     penalty: int
     total: int
+    #: The tiles left in the hand, shown at the end so the penalty can be counted along.
+    tiles: tuple[Tile, ...] = ()
 
 
 class PracticeSession:
@@ -191,8 +193,18 @@ class PracticeSession:
         if not p.waiting:
             return f"{p.seats[p.state.current].name} to play."
         who = "" if self.who == "You" else f", {self.who}"  # a table with more than one person
+        plays = bool(p.hint())
         if self.drawn is not None:
+            if not plays:
+                return f"Your turn{who}: you drew {self.drawn}; it fits nowhere, so pass."
+            if not p.can_pass:
+                return f"Your turn{who}: you drew {self.drawn}; it fits, and the rules say it is played."
             return f"Your turn{who}: you drew {self.drawn}; play it, or pass."
+        if not plays:  # what the only move is, said where the eye goes first
+            if p.can_draw:
+                return f"Your turn{who}: nothing in your hand fits, so draw a tile."
+            if p.can_pass:
+                return f"Your turn{who}: nothing in your hand fits and the boneyard is empty, so pass."
         return f"Your turn{who}: choose a tile, then an open end."
 
     def recent(self) -> list[Event]:
@@ -225,8 +237,8 @@ class PracticeSession:
         m = self.practice.scored()
         r = m.rounds[-1]
         totals = m.totals()
-        return [SeatLine(s.name, s.bot, n, pen, tot) for s, n, pen, tot in
-                zip(self.practice.seats, self.practice.hand_sizes(), r.penalties, totals, strict=True)]
+        return [SeatLine(s.name, s.bot, len(hand), pen, tot, tuple(sorted(hand))) for s, hand, pen, tot in
+                zip(self.practice.seats, self.practice.state.hands, r.penalties, totals, strict=True)]
 
     def match_words(self) -> str:
         m = self.practice.scored()

@@ -112,7 +112,7 @@ def test_a_round_against_three_bots_played_to_the_end(server: Server, browser) -
     ui.click(str(bad[0]))
     ui.see(f"Open ends: put the {bad[0]} on")
     _end_chip(ui, shadow, str(bad[1]))
-    ui.see(f"Not allowed: {p.state.table.judge(*bad).message}")
+    ui.see(f"Not allowed. {p.state.table.judge(*bad).message}")
     ui.shot("refused-360px")
     shadow.choose(bad[0])
 

@@ -97,8 +97,12 @@ def _play_round(sess: PracticeSession, use_tap: bool = True) -> int:
             else:
                 assert sess.play_on(p.target) is True, sess.refusal
         elif sess.practice.can_draw:
+            # the headline says the one move there is
+            assert sess.status().endswith("nothing in your hand fits, so draw a tile."), sess.status()
             assert sess.draw() is True
         else:
+            assert sess.status().endswith(("it fits nowhere, so pass.", "the boneyard is empty, so pass.")), \
+                sess.status()
             assert sess.pass_turn() is True
         moves += 1
         assert moves < 200
@@ -123,6 +127,9 @@ def test_a_round_against_three_bots_is_played_to_the_end_and_scored_like_a_match
     scored = m.add_round(tiles={n: [str(t) for t in h] for n, h in zip(names, p.state.hands, strict=True)
                                 if n != out}, out=out, blocked=out is None)
     assert [x.penalty for x in lines] == list(scored.rounds[-1].penalties)
+    # each hand's tiles are shown with it, so its penalty can be counted along
+    assert [x.tiles for x in lines] == [tuple(sorted(h)) for h in p.state.hands]
+    assert [x.penalty for x in lines] == [get_rules("pagat").penalty(x.tiles) for x in lines]
     assert [x.total for x in lines] == [x.penalty for x in lines]
     assert sess.match_words() == f"Round 1 of {scored.planned_rounds}."
     # continue as a match: round 2 with this one's totals; play again: round 1 afresh

@@ -69,7 +69,7 @@ def test_practice_from_home_to_the_end_of_a_round_and_on(app: App) -> None:
     _tile_buttons(app)[str(bad)].on_click(None)
     _click(app, "9 on 9-9, 4 spokes to go")
     verdict = sess.practice.state.table.judge(bad, sess.practice.state.hub)
-    assert f"Not allowed: {verdict.message}" in _texts(app.page.controls)
+    assert f"Not allowed. {verdict.message}" in _texts(app.page.controls)
 
     # then the round to its end: moves from the hint, the first by a tap on the drawing
     tapped = False

@@ -1407,3 +1407,15 @@ def test_the_dispute_table_is_kept_on_the_device_and_back_in_a_new_session(app: 
     third = App(FakePage(), app.ctx)  # type: ignore[arg-type]
     on_device(third)
     assert "Which double is in the centre (the hub)?" in _go(third, "/dispute")
+
+
+def test_the_rules_page_first_says_how_any_chicken_foot_round_goes(app: App) -> None:
+    texts = _go(app, "/rules")
+    start = texts.index("How Chicken Foot is played")
+    basics = texts[start + 1:start + 7]
+    assert basics[0].startswith("Everyone plays alone. A round starts from one double, the hub")
+    assert any("open end that shows the same number" in t for t in basics)
+    assert any(t.startswith("The round ends when a player lays their last tile") for t in basics)
+    # then each preset's own numbers, the one that ends rounds also otherwise among them
+    assert texts.index("Chickie Sixes") > start
+    assert "The round also ends when an open foot can no longer be completed." in " ".join(texts)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -147,11 +147,12 @@ def available_width(app: App) -> float:
 def board_view(app: App, pic: Picture, png: bytes, *, label: str,
                on_tap: Callable[[float, float, float], Any] | None = None,
                selected: Tile | None = None, width: float | None = None,
-               max_height: float = MAX_HEIGHT, selected_note: str = "") -> ft.Control:
+               max_height: float = MAX_HEIGHT, selected_note: str = "", whole: bool = False) -> ft.Control:
     """The board ``pic`` (its PNG ``png``), fitted into ``width`` (default: the screen's).
 
     ``on_tap(px, py, reach_px)`` gets a tap in the drawing's pixels; ``selected``: the open end
-    (its tile) to ring on the drawing, with ``selected_note`` beside the ring (what to do next)."""
+    (its tile) to ring on the drawing, with ``selected_note`` beside the ring (what to do next);
+    ``whole``: shown whole at first (a round over: no play to centre on)."""
     f = framing(pic, width or available_width(app), max_height, focus_of(pic, selected))
     k = f.k
     pw, ph = pic.size
@@ -214,23 +215,35 @@ def board_view(app: App, pic: Picture, png: bytes, *, label: str,
         if x or y:
             await viewer.pan(-x / z, -y / z)
 
+    async def moved(change: Callable[[], Awaitable[None]]) -> None:
+        try:
+            await change()
+        except RuntimeError:
+            # a button of a drawing the page no longer holds (a page reloaded before it was
+            # drawn again): draw the screen anew, whose buttons move its own board
+            log.debug("zoomed a board no longer on the page", exc_info=True)
+            app.render()
+
     async def zoom_in(_: Any) -> None:
-        await show(min(zoom["z"] * 1.6, 8.0))
+        await moved(lambda: show(min(zoom["z"] * 1.6, 8.0)))
 
     async def zoom_out(_: Any) -> None:
-        await show(max(zoom["z"] / 1.6, f.whole / k))
+        await moved(lambda: show(max(zoom["z"] / 1.6, f.whole / k)))
 
-    async def reset(_: Any) -> None:
+    async def whole_board() -> None:
         zoom["z"] = 1.0
         await viewer.reset()
         if f.panned:
             await show(f.whole / k)
 
+    async def reset(_: Any) -> None:
+        await moved(whole_board)
+
     if f.panned:
         async def centre() -> None:
             await asyncio.sleep(CENTRE_DELAY_S)
             try:
-                await show(1.0)
+                await (whole_board() if whole else show(1.0))
             except Exception:  # redrawn meanwhile, or not in a browser: nothing to move
                 log.debug("board not centred", exc_info=True)
         app.page.run_task(centre)

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 import flet as ft
 
-from chickenfoot.app.brief import rules_sections
+from chickenfoot.app.brief import BASICS, rules_sections
 from chickenfoot.app.kit import image
 from chickenfoot.app.settings import THEMES
 from chickenfoot.app.views import Screen, bind
@@ -211,7 +211,11 @@ class RulesScreen(Screen):
     def view(self) -> tuple[str, list[Any], str | None]:
         app = self.app
         body: list[Any] = [app.text("These are the rules the scorekeeper and the dispute checker follow, "
-                                    "so this page always agrees with them.", 15, italic=True)]
+                                    "so this page always agrees with them.", 15, italic=True),
+                           app.card(app.text("How Chicken Foot is played", 20, bold=True),
+                                    *[app.text(line, 15) for line in BASICS],
+                                    app.text("Groups differ on the numbers: each set of rules below says its own.",
+                                             14, italic=True))]
         for sec in rules_sections():
             body.append(app.card(
                 app.text(sec.title, 20, bold=True),

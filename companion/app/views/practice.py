@@ -129,7 +129,7 @@ class PracticeScreen(Screen):
         ends = p.state.table.open_ends()
         words = " · ".join(f"{pl.tile} on {pl.on}" for pl in p.state.layout().plays)
         drawing = board_view(
-            app, pic, png, on_tap=None if sess.over else tapped, width=room * 0.55 if wide else None,
+            app, pic, png, on_tap=None if sess.over else tapped, width=room * 0.55 if wide else None, whole=sess.over,
             max_height=640 if wide else 520,
             label=f"The table drawn as a board: {p.state.hub} (hub)" + (f" · {words}" if words else "")
             + ". Open ends: " + (", ".join(end_label(e) for e in ends) or "none") + ".")
@@ -162,7 +162,7 @@ def _hand(app: App, sess: PracticeSession, choose: Any, play_on: Any, draw: Any,
                            for t in sess.hand()], wrap=True, spacing=6, run_spacing=6))
     if sess.refusal:
         out.append(app.card(ft.Semantics(live_region=True, content=app.text(
-            f"Not allowed: {sess.refusal}", 17, bold=True, color=ft.Colors.ERROR))))
+            f"Not allowed. {sess.refusal}", 17, bold=True, color=ft.Colors.ERROR))))
     out.append(ft.Row([
         app.button("Hide hint" if sess.hint_shown else "Hint", hint, kind="tonal", icon=ft.Icons.LIGHTBULB_OUTLINE,
                    compact=True),
@@ -191,8 +191,9 @@ def _results(app: App, sess: PracticeSession, again: Any, next_round: Any) -> li
     rows = [app.text("Penalties, as the scorekeeper counts them", 18, bold=True)]
     for x in lines:
         who = f"{x.name} ({x.bot})" if x.bot else x.name
+        held = f" ({', '.join(map(str, x.tiles))})" if x.tiles else ""
         rows.append(app.text(f"{who}: {count(x.penalty, 'point')}, {count(x.tiles_left, 'tile')} "
-                             f"left · total {x.total}", 16))
+                             f"left{held} · total {x.total}", 16))
     rows.append(app.text(sess.match_words(), 15, italic=True))
     return [app.card(*rows), ft.Row([
         app.button("Play again", again, icon=ft.Icons.REPLAY),
