@@ -98,7 +98,8 @@ def test_a_round_against_three_bots_played_to_the_end(server: Server, browser) -
     ui.click("Deal")
     shadow = PracticeSetup(Settings().default_preset, seats=4, bot="greedy", seed=SEED).start()
     p = shadow.practice
-    ui.see("Your turn: choose a tile, then an open end.")
+    assert not p.hint()  # this deal leaves nothing to lay at first: the headline says so
+    ui.see("Your turn: nothing in your hand fits, so draw a tile.")
     ui.see(f"Boneyard: {p.boneyard} tiles")
     for t in shadow.hand():
         assert ui.button(str(t)).count() == 1, f"no button for {t} of the hand"
