@@ -219,7 +219,8 @@ class RulesScreen(Screen):
         for sec in rules_sections():
             body.append(app.card(
                 app.text(sec.title, 20, bold=True),
-                app.text(f"{sec.players}. Source: {sec.source}.", 14, italic=True),
+                # the summary and the first line say the players and the set already
+                app.text(f"Source: {sec.source}.", 14, italic=True),
                 app.text(sec.summary),
                 *[app.text("• " + line, 15) for line in sec.lines],
             ))
