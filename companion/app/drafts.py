@@ -65,28 +65,36 @@ class DraftContent:
     #: Photos this draft has used: kept (and removed with the draft) even after their reading
     #: became a hand, so the storage knows which files to remove when the round is saved.
     photos: set[str] = field(default_factory=set)
+    #: Readings used for a hand, by seat, kept so the hand's reading can be opened again (its
+    #: numbered photo, its tiles to check) until the round is saved.
+    used: dict[int, PhotoReview] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         photos = {str(i): review_to_dict(r) for i, r in sorted(self.reviews.items())}
-        blobs = sorted(self.photos | {p["image"] for p in photos.values() if p["image"]})
-        return {"entry": self.entry.to_dict(), "photos": photos, "blobs": blobs}
+        used = {str(i): review_to_dict(r) for i, r in sorted(self.used.items())}
+        blobs = sorted(self.photos | {p["image"] for p in (*photos.values(), *used.values()) if p["image"]})
+        return {"entry": self.entry.to_dict(), "photos": photos, "blobs": blobs, "used": used}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], rules: RuleSet, players: list[str], top: int,
                   double: int | None, photo: Callable[[str], bytes | None]) -> DraftContent:
         entry = RoundEntry.from_dict(data.get("entry"), rules, players, top, double)
-        reviews: dict[int, PhotoReview] = {}
-        photos = data.get("photos")
-        for k, raw in (photos.items() if isinstance(photos, dict) else ()):
-            try:
-                seat = int(k)
-                if 0 <= seat < len(players):
-                    reviews[seat] = review_from_dict(raw, rules, top, photo)
-            except (KeyError, TypeError, ValueError, IndexError):
-                continue  # a reading that cannot be read back is dropped, not guessed
+
+        def readings(key: str) -> dict[int, PhotoReview]:
+            out: dict[int, PhotoReview] = {}
+            kept = data.get(key)
+            for k, raw in (kept.items() if isinstance(kept, dict) else ()):
+                try:
+                    seat = int(k)
+                    if 0 <= seat < len(players):
+                        out[seat] = review_from_dict(raw, rules, top, photo)
+                except (KeyError, TypeError, ValueError, IndexError):
+                    continue  # a reading that cannot be read back is dropped, not guessed
+            return out
+
         blobs = data.get("blobs")
         kept = {k for k in blobs if isinstance(k, str)} if isinstance(blobs, list) else set()
-        return cls(entry, reviews, kept)
+        return cls(entry, readings("photos"), kept, readings("used"))
 
     def use_photo(self, seat: int, answer: str | None = None) -> UseQuestion | None:
         """Use seat's photo reading for its hand. A reading with nothing counted, or with tiles
@@ -105,12 +113,34 @@ class DraftContent:
         if answer in (CHECK, RETAKE):
             return None
         del self.reviews[seat]
+        self.used.pop(seat, None)
         if answer == OUT:
             self.entry.went_out(seat)
         else:
             assert answer in (None, LEAVE, EMPTY)
             self.entry.set_tiles(seat, [] if answer == EMPTY else review.tiles, Mode.PHOTO)
+            if answer != EMPTY:
+                self.used[seat] = review
         return None
+
+    def can_reopen(self, seat: int) -> bool:
+        """Whether seat's hand is still the tiles its used photo reading counted (nothing changed
+        since), so the reading can be opened again."""
+        review, h = self.used.get(seat), self.entry.hands[seat]
+        return (review is not None and seat not in self.reviews and h.mode is Mode.PHOTO
+                and sorted(h.tiles) == sorted(review.tiles))
+
+    def reopen_photo(self, seat: int) -> None:
+        """Open seat's used photo reading again, to check or correct it; the hand keeps its tiles
+        until the reading is used again. A hand changed since (tiles corrected by hand, a number
+        typed) is not the reading any more: refused, and the reading let go."""
+        if seat not in self.used:
+            raise ReviewError(f"no photo reading was used for {self.entry.hands[seat].player}'s hand")
+        if not self.can_reopen(seat):
+            del self.used[seat]
+            raise ReviewError(f"{self.entry.hands[seat].player}'s hand was changed after its photo was used, so "
+                              "the reading is not the hand any more: choose the photo again to read it anew")
+        self.reviews[seat] = self.used.pop(seat)
 
     def on_table_in_review(self, seat: int) -> list[int]:
         """Tiles of seat's photo reading that are the double on the table (1-based numbers as

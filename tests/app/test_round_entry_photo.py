@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import io
+import json
 from pathlib import Path
 
 import pytest
@@ -558,3 +559,30 @@ def test_a_tile_row_shows_its_crop_of_the_photo(tmp_path):
     assert crop.format == "JPEG" and max(crop.size) == 112
     # the box is 80x40 with a margin: wider than high
     assert crop.width > crop.height
+
+
+def test_a_used_reading_can_be_opened_again_while_the_hand_is_still_its_tiles():
+    from chickenfoot.app.drafts import DraftContent
+    from chickenfoot.app.photo_review import LEAVE
+
+    two = [_tile(3, 4, 0.95, 100), _tile(5, 6, 0.4, 300, review=True)]
+    c = _content(PhotoReview(get_rules(), 9, list(two), (640, 480)))
+    assert not c.can_reopen(0)  # not used yet: it is open already
+    c.use_photo(0, LEAVE)  # the 5-6 left out, unchecked
+    assert 0 not in c.reviews and c.can_reopen(0) and c.entry.hands[0].tiles == [Tile(3, 4)]
+    # kept with the draft: a reload, a restart or another device opens it again too
+    back = DraftContent.from_dict(json.loads(json.dumps(c.to_dict())), get_rules(), PLAYERS, 9, 9,
+                                  lambda _k: None)
+    assert back.can_reopen(0)
+    back.reopen_photo(0)
+    r = back.reviews[0]
+    assert r.to_check == [1] and r.headline() == "7 points so far, 1 tile to check"  # as it was
+    assert back.entry.hands[0].tiles == [Tile(3, 4)]  # the hand keeps its tiles meanwhile
+    r.accept(1)
+    assert back.use_photo(0) is None and back.entry.hands[0].tiles == [Tile(3, 4), Tile(5, 6)]
+    # a hand changed after its photo was used is not that reading any more
+    back.entry.add_tile(0, "1-2")
+    assert not back.can_reopen(0)
+    with pytest.raises(ReviewError, match="hand was changed after its photo was used"):
+        back.reopen_photo(0)
+    assert 0 not in back.used and 0 not in back.reviews

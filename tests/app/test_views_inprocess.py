@@ -1419,3 +1419,23 @@ def test_the_rules_page_first_says_how_any_chicken_foot_round_goes(app: App) -> 
     # then each preset's own numbers, the one that ends rounds also otherwise among them
     assert texts.index("Chickie Sixes") > start
     assert "The round also ends when an open foot can no longer be completed." in " ".join(texts)
+
+
+def test_a_used_photo_reading_is_opened_again_from_its_hand(app: App) -> None:
+    from chickenfoot.vision.geometry import OrientedBox
+    from chickenfoot.vision.reading import TileReading
+
+    m = app.ctx.store.create(["Eve", "Fay", "Gus"], "double-chicken-foot", {})
+    _go(app, f"/match/{m.id}/round")
+    _review_in_draft(app, m, 1, (200, 100), [TileReading(5, 6, 0.9, OrientedBox(32.5, 22.5, 55, 35, 0.0)),
+                                             TileReading(1, 2, 0.9, OrientedBox(110, 22.5, 60, 35, 0.0))])
+    _click(app, "Photo", 1)
+    _click(app, "Use these tiles (14 points)")
+    texts = _texts(app.page.controls)
+    assert not any(t.startswith("Penalty from this photo") for t in texts)
+    _click(app, "Photo", 1)
+    assert "Open its photo's reading again" in _texts(app.page.controls)
+    _click(app, "Open its photo's reading again")
+    texts = _texts(app.page.controls)
+    assert "Penalty from this photo: 14 points" in texts and "Use these tiles (14 points)" in texts
+    assert "2: 1-2" in texts  # its tiles with their numbers, as before

@@ -680,10 +680,20 @@ def photo_panel(app: App, s: _Screen, i: int) -> ft.Control:
 
     ui.choose = choose  # the Photo button opens the picker at once (see _Screen.open_photo)
 
+    def reopen(_: Any) -> None:
+        ui.selected, ui.adding, ui.taken, ui.error = None, False, None, None
+        s.change(lambda c: c.reopen_photo(i), redraw=True)
+        app.scroll_into_view(seat_key(i))
+
     parts: list[Any] = []
     if review is None:  # with a reading, "Another photo" sits beside its thumbnail
-        parts.append(app.button("Choose photo", choose, icon=ft.Icons.PHOTO_CAMERA, kind="tonal",
-                                disabled=bool(ui.busy)))
+        again = s.content.can_reopen(i)
+        parts.append(ft.Row([
+            *([app.button("Open its photo's reading again", reopen, icon=ft.Icons.PHOTO_LIBRARY, kind="tonal",
+                          disabled=bool(ui.busy))] if again else []),
+            app.button("Choose photo" if not again else "Another photo", choose, icon=ft.Icons.PHOTO_CAMERA,
+                       kind="outlined" if again else "tonal", disabled=bool(ui.busy)),
+        ], wrap=True, spacing=8, run_spacing=8))
     if ui.busy:
         parts.append(ft.Row([ft.ProgressRing(width=28, height=28, semantics_label="Reading"),
                              app.text(ui.busy, 16)]))
