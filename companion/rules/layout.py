@@ -184,6 +184,14 @@ class Table:
         return self.hub not in self.short
 
     @property
+    def confined_to(self) -> Tile | None:
+        """The double every play must go on now, or None. ``short`` keeps the order doubles
+        became short in (the hub from the start, a foot when laid), so its first is the hub
+        until it has its spokes, then the foot opened first: on a wrong table with a second foot
+        open, that one waits."""
+        return next(iter(self.short), None)
+
+    @property
     def open_feet(self) -> list[Tile]:
         """Doubles other than the hub still short of toes (more than one only in a wrong layout)."""
         return [d for d in self.short if d != self.hub]
@@ -229,9 +237,8 @@ class Table:
 
     def _restricted_targets(self) -> list[Tile] | None:
         """Where play is confined right now (the short hub, or the open foot), or None."""
-        if not self.short:
-            return None
-        return [next(iter(self.short))]
+        first = self.confined_to
+        return None if first is None else [first]
 
     def legal_plays(self, tiles: Tile | Iterable[Tile]) -> Iterator[Play]:
         return legal_plays(self, tiles)
@@ -252,18 +259,14 @@ class Table:
                            tile, on)
         v = self.value[on]
         shown = show(tile, v)
-        short = self.short
-        if short:
-            # The first double short of tiles takes every play: the hub until it has its
-            # spokes, then the foot opened first (a wrong table can have a second one open).
-            first = next(iter(short))
-            if on != first:
-                need = short[first]
-                if first == self.hub:
-                    return Verdict(HUB_INCOMPLETE, f"The {first} still needs {count(need, 'more spoke')}"
-                                   " before anything else.", tile, on)
-                return Verdict(FOOT_INCOMPLETE, f"The {first} still needs {count(need, 'toe')} before "
-                               "anything else.", tile, on)
+        first = self.confined_to
+        if first is not None and on != first:
+            need = self.short[first]
+            if first == self.hub:
+                return Verdict(HUB_INCOMPLETE, f"The {first} still needs {count(need, 'more spoke')}"
+                               " before anything else.", tile, on)
+            return Verdict(FOOT_INCOMPLETE, f"The {first} still needs {count(need, 'toe')} before "
+                           "anything else.", tile, on)
         taken = self.taken(tile, on)
         if taken is not None:
             return taken

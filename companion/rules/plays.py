@@ -84,8 +84,7 @@ def hand_plays(table: Table, hand: Iterable[Tile]) -> list[Play]:
     out: list[Play] = []
     short = table.short
     if short:
-        # Only the first double short of tiles takes plays: the hub before any foot, and on a
-        # table that is already wrong (two feet open), the foot opened first.
+        # Table.confined_to, inlined: this runs on every action of a simulation
         row = OFFERS[next(iter(short))]  # a double's row is exactly the tiles that fit it
         for tile in hand:
             if tile in row:
@@ -107,7 +106,7 @@ def has_play(table: Table, tiles: Iterable[Tile]) -> bool:
     """Whether any of ``tiles`` (off the table) can be played now."""
     short = table.short
     if short:
-        row = OFFERS[next(iter(short))]
+        row = OFFERS[next(iter(short))]  # Table.confined_to, inlined as above
         return any(tile in row for tile in tiles)
     ends = table.ends
     return any(ends[lo] or ends[hi] for lo, hi in tiles)
