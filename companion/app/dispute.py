@@ -443,10 +443,7 @@ class DisputeBuilder:
         ("it is on the table anyway"): it breaks a rule of turn or room, but it does touch a
         matching number (a tile that shows no such number cannot lie there at all)."""
         v = self.last
-        return v is not None and v.code in FORCEABLE and self._touches(v)
-
-    def _touches(self, v: Verdict) -> bool:
-        return v.tile.has(self.report().table.value.get(v.on, -1))
+        return v is not None and v.code in FORCEABLE and v.tile.has(self.report().table.value.get(v.on, -1))
 
     def where_can(self, tile: Tile | str) -> list[Verdict]:
         """Every open end ``tile`` could legally go on right now."""
@@ -460,10 +457,10 @@ class DisputeBuilder:
         verdict = self.ask(tile, on)
         if not verdict.legal and not force:
             return verdict
-        if not self._touches(verdict) and verdict.code in (*FORCEABLE, NO_MATCH):
-            raise DisputeError(f"{verdict.tile} cannot touch the {verdict.on}: no matching number")
-        if not verdict.legal and verdict.code not in FORCEABLE:  # not in the set, laid already
-            raise DisputeError(verdict.message)
+        if not verdict.legal and not self.can_force:
+            if verdict.code in (*FORCEABLE, NO_MATCH):
+                raise DisputeError(f"{verdict.tile} cannot touch the {verdict.on}: no matching number")
+            raise DisputeError(verdict.message)  # not in the set, laid already
         self.layout = self._layout().with_play(verdict.tile, verdict.on)
         # The question is answered by the tile on the table: no verdict is left to show.
         self.last = None
