@@ -57,16 +57,17 @@ class AppContext:
     """What every session of one server shares: the match store, settings, the tile reader."""
 
     def __init__(self, db_path: str | Path, models_dir: str | Path | None = None, *,
-                 web: bool = False, invite_url: str | None = None) -> None:
+                 web: bool = False, invite_url: str | None = None, table_code: str | None = None) -> None:
         self.store = MatchStore.open(db_path)
         self.db_path = self.store.path
         #: Served to browsers: no session may name a path on this machine, whatever its client
         #: says about itself (``page.web`` is the client's word; this is the server's).
         self.web = web
-        #: The address with the table code (``/join?code=...``) when the table needs one.
+        #: The QR code's address (``/join?key=...``) and the code to type, when the table needs one.
         self.invite_url = invite_url
-        #: Makes a new table code and returns it (set where the table's gate is made).
-        self.renew_code: Callable[[], str] | None = None
+        self.table_code = table_code
+        #: Makes a new table code and QR key and returns them (set where the table's gate is made).
+        self.renew_code: Callable[[], tuple[str, str]] | None = None
         self.settings_store = SettingsStore(self.db_path.with_name(self.db_path.stem + "-settings.json"))
         self.settings: Settings = self.settings_store.load()
         self.models_dir = models_dir
@@ -119,11 +120,13 @@ class AppContext:
         return True
 
     def new_table_code(self) -> str:
-        """Replace the table code (see ``TableGate.new_code``); the invite address follows."""
+        """Replace the table code and the QR code's key (see ``TableGate.new_code``); the invite
+        address follows."""
         if self.renew_code is None or self.invite_url is None:
             raise InputError("this table is served without a code")
-        code = self.renew_code()
-        self.invite_url = self.invite_url.rsplit("code=", 1)[0] + "code=" + code
+        code, key = self.renew_code()
+        self.invite_url = self.invite_url.split("/join", 1)[0] + "/join?key=" + key
+        self.table_code = code
         return code
 
     def save_settings(self, settings: Settings) -> None:
@@ -635,7 +638,7 @@ def run_desktop(ctx: AppContext) -> None:
 
 
 def web_app(ctx: AppContext, *, port: int, loopback_only: bool, code: str | None,
-            key: bytes | None = None) -> Any:
+            key: bytes | None = None, join_key: str | None = None) -> Any:
     """The ASGI app browsers get: Flet's web app behind the table's gate (see :mod:`.web`)."""
     import socket as _socket
 
@@ -643,13 +646,15 @@ def web_app(ctx: AppContext, *, port: int, loopback_only: bool, code: str | None
 
     names = (_socket.gethostname(), _socket.gethostname() + ".local")
     gate = TableGate(flet_app(make_main(ctx)), port=port, loopback_only=loopback_only, code=code,
-                     names=names, uploads=ctx.uploads, key=key)
+                     names=names, uploads=ctx.uploads, key=key, join_key=join_key)
     if code is not None:
-        def renew() -> str:
+        def renew() -> tuple[str, str]:
             new = gate.new_code()
             # whoever reads the terminal is told too: the code and QR code printed there are old
-            print(f"  new table code: {new} (the one printed above no longer works)", flush=True)
-            return new
+            print(f"  new table code: {new} (the one printed above and its QR code no longer work; "
+                  "Invite a phone shows the new QR code)", flush=True)
+            assert gate.join_key is not None
+            return new, gate.join_key
 
         ctx.renew_code = renew
     return gate

@@ -29,7 +29,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "app", help="open the table companion app (or serve it to browsers with --web)",
         description="Open the Chicken Foot companion app. With --web, serve it to browsers fully "
         "offline; with --host 0.0.0.0, phones on the same network can join: they need the table "
-        "code printed at start (also shown as a QR code). Exit 2 with one line when the port, "
+        "code printed at start, or the QR code printed with it. Exit 2 with one line when the port, "
         "address, scorekeeper file or models cannot be used.")
     p.add_argument("--web", action="store_true", help="serve the web app instead of a desktop window")
     p.add_argument("--port", type=int, default=None,
@@ -121,11 +121,13 @@ def serve_web(args: argparse.Namespace, db: Path) -> int:
     try:
         port = sock.getsockname()[1]
         code = None if loopback_only else web.new_code()
+        join_key = web.new_join_key() if code else None
         lan = web.lan_addresses() if web.is_wildcard(host) else ([] if loopback_only else [host])
-        invite = f"http://{web.url_host(lan[0])}:{port}/join?code={code}" if code and lan else None
+        invite = f"http://{web.url_host(lan[0])}:{port}/join?key={join_key}" if code and lan else None
         if code and not invite:
-            invite = f"http://{'127.0.0.1' if web.is_wildcard(host) else web.url_host(host)}:{port}/join?code={code}"
-        ctx = AppContext(db, args.models, web=True, invite_url=invite)
+            invite = (f"http://{'127.0.0.1' if web.is_wildcard(host) else web.url_host(host)}:{port}"
+                      f"/join?key={join_key}")
+        ctx = AppContext(db, args.models, web=True, invite_url=invite, table_code=code)
     except BaseException:
         sock.close()
         raise
@@ -138,7 +140,8 @@ def serve_web(args: argparse.Namespace, db: Path) -> int:
         print(f"  table code: {code}  (every device types it once, this computer's browser too)",
               flush=True)
         assert invite is not None
-        print(f"  or scan this QR code to join ({invite}):", flush=True)
+        print(f"  or scan this QR code to join, which holds a key no guessing reaches ({invite}):",
+              flush=True)
         print(web.qr_text(invite), end="", flush=True)
     print("Press Ctrl+C to stop.", flush=True)
     key = None
@@ -148,6 +151,6 @@ def serve_web(args: argparse.Namespace, db: Path) -> int:
         except OSError as exc:
             print(f"  (joined devices will join again after a restart: the key file cannot be kept: "
                   f"{exc.strerror or exc})", flush=True)
-    app = web_app(ctx, port=port, loopback_only=loopback_only, code=code, key=key)
+    app = web_app(ctx, port=port, loopback_only=loopback_only, code=code, key=key, join_key=join_key)
     web.serve(app, sock, on_stop=ctx.store.close)
     return 0

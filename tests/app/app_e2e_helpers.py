@@ -106,6 +106,7 @@ class Server:
         self.url = f"http://127.0.0.1:{self.port}/"
         self.log = log
         self.code: str | None = None
+        self.qr_url: str | None = None
         self._fh = open(log, "w")  # noqa: SIM115 - closed in stop()
         full_env = {**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})}
         self.proc = subprocess.Popen(
@@ -116,14 +117,17 @@ class Server:
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"app exited early:\n{log.read_text()}")
-            found = re.search(r"table code: (\d+)", log.read_text())
+            said = log.read_text()
+            found = re.search(r"table code: (\d+)", said)
             self.code = found.group(1) if found else None
+            qr = re.search(r"scan this QR code to join.*\((http://\S+/join\?key=[\w-]+)\):", said)
+            self.qr_url = qr.group(1) if qr else None
             try:
                 with urllib.request.urlopen(self.url, timeout=2) as r:
                     if r.status == 200:
                         return
             except urllib.error.HTTPError as exc:  # the "join this table" page
-                if exc.code == 403 and self.code:
+                if exc.code == 403 and self.code and self.qr_url:
                     return
             except OSError:
                 pass
@@ -133,8 +137,10 @@ class Server:
 
     @property
     def join_url(self) -> str:
-        """The address a QR code of this table holds (the code in it)."""
-        return f"{self.url}join?code={self.code}"
+        """The address the QR code printed at start holds (its key in it), on this machine's
+        loopback address."""
+        assert self.qr_url is not None, "served without a code"
+        return self.url + "join?" + self.qr_url.split("/join?", 1)[1]
 
     def stop(self) -> None:
         if self.proc.poll() is None:

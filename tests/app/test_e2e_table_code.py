@@ -72,7 +72,7 @@ def test_a_second_device_joins_the_table_with_its_code(table: Server) -> None:
 
             # --- a phone: the address from the QR code (as its camera would read it)
             address = _qr_address(qr_shot) or table.join_url
-            assert address.endswith(f"/join?code={table.code}")
+            assert table.qr_url and address.endswith(table.qr_url.split("/join", 1)[1])
             # (the QR code holds this machine's network address, which the test's phone, on the
             # same machine, reaches too)
             ui2 = Ui(browser.new_context(viewport={"width": 360, "height": 780}).new_page(), shots)
@@ -93,9 +93,10 @@ def test_a_second_device_joins_the_table_with_its_code(table: Server) -> None:
 
 
 def test_a_phone_kept_out_by_wrong_codes_joins_with_a_new_code(table: Server, browser) -> None:  # type: ignore[no-untyped-def]
-    """A phone that typed the code wrong until it was kept out (429) is let in by a new code
-    made on a device already at the table (Invite a phone, New code), at once; the device that
-    made it stays joined, and the old code no longer joins."""
+    """A phone that typed the code wrong until it was kept out (429) is let in by the QR code's
+    address, or by a new code made on a device already at the table (Invite a phone, New
+    code), at once; the device that made it stays joined, and the old code and QR code no
+    longer join."""
     from chickenfoot.app.web import TRIES_PER_MINUTE
 
     assert table.code
@@ -115,9 +116,15 @@ def test_a_phone_kept_out_by_wrong_codes_joins_with_a_new_code(table: Server, br
         phone.get_by_text(re.compile(r"^That is not this table's code \(it changes each time")).wait_for(timeout=10_000)
     phone.fill("#code", table.code)
     phone.get_by_role("button", name="Join").click()
-    phone.get_by_text(re.compile(r"^Too many wrong codes: wait a minute, then try again, or ask someone "
-                                 r"at the table for a new code")).wait_for(timeout=10_000)
+    phone.get_by_text(re.compile(r"^Too many wrong codes: wait a minute, then try again, or scan the QR "
+                                 r"code shown at the table")).wait_for(timeout=10_000)
     phone.screenshot(path=str(shots / "00-phone-kept-out-360px.png"))
+    # the QR code's address joins a device of that address all the same (its key is never held back)
+    scanned = Ui(browser.new_context(viewport={"width": 360, "height": 780}).new_page(), shots)
+    old_qr = table.join_url.replace("127.0.0.1", "127.0.0.2")
+    scanned.open(old_qr)
+    scanned.see("Resume match")
+    scanned.shot("kept-out-address-joined-by-qr-360px")
 
     host.click("Invite a phone")
     host.see(f"Table code: {table.code}")
@@ -144,6 +151,13 @@ def test_a_phone_kept_out_by_wrong_codes_joins_with_a_new_code(table: Server, br
     host.page.goto(table.url)
     host.ready()
     host.see("Resume match")  # the host's cookie still holds
+
+    # the old QR code no longer joins: said so, with the code to type
+    late = browser.new_context(viewport={"width": 360, "height": 780}).new_page()
+    late.goto(old_qr)
+    late.get_by_text(re.compile(r"^This QR code or link is an old one")).wait_for(timeout=10_000)
+    assert late.locator("#code").is_visible()
+    late.screenshot(path=str(shots / "04-old-qr-code-360px.png"))
 
 
 def test_pictures_show_on_a_phone_joined_over_the_network(table: Server, browser) -> None:  # type: ignore[no-untyped-def]
@@ -178,7 +192,8 @@ def test_pictures_show_on_a_phone_joined_over_the_network(table: Server, browser
     if address is None:
         import cv2  # noqa: F401 - without OpenCV the QR code cannot be read back: say so
 
-    assert address is not None and address.endswith(f"/join?code={table.code}"), address
+    assert address is not None and table.qr_url and address == table.qr_url.replace(
+        table.qr_url.split("/join", 1)[0], f"http://{lan[0]}:{table.port}"), address
     assert [u for u in elsewhere if u not in refused] == []
 
 

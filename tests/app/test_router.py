@@ -51,5 +51,5 @@ def test_a_route_opens_its_screen_over_the_state_the_session_keeps_for_it(app: S
 def test_a_route_naming_nothing_is_refused(app: SimpleNamespace, route: str) -> None:
     with pytest.raises(NotFound, match="nothing at"):
         route_screen(app, route)  # type: ignore[arg-type]
-    app.ctx.invite_url = "http://10.0.0.2:8550/join?code=123456"
+    app.ctx.invite_url = "http://10.0.0.2:8550/join?key=k3Y"
     assert route_screen(app, "/invite").route.screen == "invite"  # type: ignore[arg-type]

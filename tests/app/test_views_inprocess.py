@@ -1142,20 +1142,22 @@ def test_the_invite_screen_makes_a_new_table_code(tmp_path, capsys) -> None:  # 
     invite they show, and the terminal that printed the old code prints the new one."""
     from chickenfoot.app.shell import TOPIC, web_app
 
-    ctx = AppContext(tmp_path / "matches.json", web=True, invite_url="http://10.0.0.1:8550/join?code=123456")
-    gate = web_app(ctx, port=8550, loopback_only=False, code="123456")
+    ctx = AppContext(tmp_path / "matches.json", web=True, invite_url="http://10.0.0.1:8550/join?key=OLDkey",
+                     table_code="123456")
+    gate = web_app(ctx, port=8550, loopback_only=False, code="123456", join_key="OLDkey")
     app = App(FakePage(), ctx)  # type: ignore[arg-type]
     try:
         assert "Table code: 123456" in _go(app, "/invite")
         _click(app, "New code")
-        code = gate.code
-        assert code != "123456" and ctx.invite_url == f"http://10.0.0.1:8550/join?code={code}"
+        code, key = gate.code, gate.join_key
+        assert code != "123456" and key and key != "OLDkey" and len(key) == 22
+        assert ctx.invite_url == f"http://10.0.0.1:8550/join?key={key}" and ctx.table_code == code
         assert f"Table code: {code}" in _texts(app.page.controls)
         snack = app.page.dialogs[-1]
         assert snack.content.value == f"New table code: {code}. The old code and its QR code no longer work."
         assert app.page.pubsub.sent[-1] == (TOPIC, {"code": True})
         assert app.session.concerns("/invite", {"code": True}) and not app.session.concerns("/", {"code": True})
-        assert f"new table code: {code} (the one printed above no longer works)" in capsys.readouterr().out
+        assert f"new table code: {code} (the one printed above and its QR code no longer work" in capsys.readouterr().out
     finally:
         ctx.store.close()
 

@@ -205,9 +205,53 @@ def test_a_phone_kept_out_by_its_networks_wrong_codes_is_told_why() -> None:
     for k in range(web.TRIES_PER_MINUTE_NETWORK):  # one wrong code from each of many addresses
         _gate_join(gate, "POST", "", form, b"code=000000", client=f"fd00::{k + 2:x}", host="[fd00::1]:8550")
     status, page = _gate_join(gate, "POST", "", form, b"code=123456", client="fd00::ffff", host="[fd00::1]:8550")
-    assert status == 429 and b"came from this network" in page and b"ask someone at the table for a new code" in page
+    assert status == 429 and b"came from this network" in page and b"Scan the QR code shown at the table" in page
     status, page = _gate_join(gate, "POST", "", _FORM, b"code=123456", client="10.0.0.7")
     assert status == 303  # an IPv4 phone is not held by it
+
+
+def test_the_qr_codes_key_joins_a_phone_that_wrong_codes_keep_out() -> None:
+    """A stranger on a home network's IPv6 /64 can send the loose cap's wrong codes and keep
+    every phone of it from typing the code. The QR code holds a 128-bit key besides: no number
+    of tries guesses it, so a join with it is never counted nor held back."""
+    gate = TableGate(None, port=8550, loopback_only=False, code="123456")  # type: ignore[arg-type]
+    key = gate.join_key
+    assert key and len(key) == 22 and re.fullmatch(r"[\w-]+", key)
+    assert TableGate(None, port=8550, loopback_only=False, code="123456").join_key != key  # type: ignore[arg-type]
+    assert TableGate(None, port=8550, loopback_only=True, code=None).join_key is None  # type: ignore[arg-type]
+    v6, host = {**_FORM, "Origin": "http://[fd00::1]:8550"}, "[fd00::1]:8550"
+    for k in range(web.TRIES_PER_MINUTE_NETWORK):  # the stranger, from many addresses of the /64
+        _gate_join(gate, "POST", "", v6, b"code=000000", client=f"fd00::{k + 2:x}", host=host)
+    assert _gate_join(gate, "POST", "", v6, b"code=123456", client="fd00::ffff", host=host)[0] == 429
+    # the QR code's address fills in a form with the key hidden (nothing to type) and sends it
+    status, page = _gate_join(gate, "GET", f"key={key}", {}, client="fd00::ffff", host=host)
+    assert status == 200 and f'name="key" value="{key}"'.encode() in page and b".submit()" in page
+    assert b'id="code"' not in page and b"Joining this table" in page
+    status, headers, _ = _through_gate(gate, "POST", "/join", v6, [f"key={key}".encode()], "fd00::ffff", host)
+    assert status == 303 and (b"location", b"/") in headers
+    assert any(k == b"set-cookie" and v.startswith(f"{COOKIE}={gate.token};".encode()) for k, v in headers)
+    # a phone that spent its own wrong codes too
+    for _ in range(web.TRIES_PER_MINUTE):
+        _gate_join(gate, "POST", "", _FORM, b"code=000000", client="10.0.0.3")
+    assert _gate_join(gate, "POST", "", _FORM, b"code=123456", client="10.0.0.3")[0] == 429
+    assert _gate_join(gate, "POST", "", _FORM, f"key={key}".encode(), client="10.0.0.3")[0] == 303
+    # a wrong key is an old QR code: said so, and never counted against the address
+    for _ in range(3 * web.TRIES_PER_MINUTE):
+        status, page = _gate_join(gate, "POST", "", _FORM, b"key=" + b"A" * 22, client="10.0.0.4")
+        assert status == 403 and b"This QR code or link is an old one" in page
+        assert b'name="key"' not in page and b'id="code"' in page  # the code can be typed there
+    assert _gate_join(gate, "POST", "", _FORM, b"code=123456", client="10.0.0.4")[0] == 303
+    # another site's page cannot post it (a phone made to join a table it never saw)
+    assert _gate_join(gate, "POST", "", {**_FORM, "Origin": "http://evil.example"}, f"key={key}".encode(),
+                      client="10.0.0.5")[0] == 403
+    # what the address puts in the page is escaped and cut short
+    status, page = _gate_join(gate, "GET", "key=%22%3E%3Cscript%3Ealert(1)%3C/script%3E" + "x" * 200, {})
+    assert status == 200 and b"<script>alert" not in page and b"x" * 100 not in page
+    # a new code makes a new key: the old QR code no longer joins, the new one does
+    gate.new_code()
+    assert gate.join_key != key
+    assert _gate_join(gate, "POST", "", _FORM, f"key={key}".encode(), client="10.0.0.6")[0] == 403
+    assert _gate_join(gate, "POST", "", _FORM, f"key={gate.join_key}".encode(), client="10.0.0.6")[0] == 303
 
 
 def test_a_new_code_lets_in_the_phones_kept_out_and_keeps_the_joined_ones() -> None:
@@ -224,7 +268,7 @@ def test_a_new_code_lets_in_the_phones_kept_out_and_keeps_the_joined_ones() -> N
     for k in range(web.TRIES_PER_MINUTE_NETWORK):  # a device guessing from many addresses of its /64
         _gate_join(gate, "POST", "", v6, b"code=000000", client=f"fd00::{k + 2:x}", host="[fd00::1]:8550")
     status, page = _gate_join(gate, "POST", "", _FORM, b"code=123456", client="10.0.0.3")
-    assert status == 429 and b"ask someone at the table for a new code (Invite a phone, New code)" in page
+    assert status == 429 and b"scan the QR code shown at the table (Invite a phone)" in page
     code = gate.new_code()
     assert code != "123456" and re.fullmatch(r"\d{6}", code)
     status, _ = _gate_join(gate, "POST", "", _FORM, b"code=123456", client="10.0.0.4")

@@ -92,7 +92,7 @@ class InviteScreen(Screen):
         from chickenfoot.app.web import qr_png
 
         url = app.ctx.invite_url or ""
-        code = url.rsplit("code=", 1)[-1]
+        code = app.ctx.table_code or ""
         side = min(320, int(getattr(app.page, "width", None) or 360) - 40)
         return "Invite a phone", [
             app.text("Scan this code with the phone's camera, or open the address below on it and "
@@ -103,7 +103,8 @@ class InviteScreen(Screen):
             app.text(url.split("/join", 1)[0] + "/", 16, selectable=True),
             app.text("The code changes each time the app is started.", 14, italic=True),
             app.text("A phone told it typed too many wrong codes (or that another device of its network "
-                     "did) can join with a new code. Phones already at the table stay joined.", 14),
+                     "did) joins by scanning this QR code all the same, or with a new code. Phones "
+                     "already at the table stay joined.", 14),
             app.button("New code", self.new_code, kind="outlined", icon=ft.Icons.REFRESH),
         ], "/"
 

@@ -9,7 +9,7 @@ reaches a screen unchecked. The package's rooms, each read in a sitting:
   under (a device by its full address, IPv4 or IPv6; an IPv6 /64 only for loose second caps).
 * :mod:`.gate`: ``Host`` and ``Origin`` (against DNS rebinding and other sites), the table code
   (the join page, which the QR code's address only fills in, its form's deadline, a signed
-  cookie, wrong codes limited per address), and
+  cookie, wrong codes limited per address, the QR code's 128-bit key that no limit holds back), and
   the app's own face (:mod:`.face`: manifest, icons, favicon from the package's data).
 * :mod:`.uploads`: files a session asked a browser for, ``PUT /upload/<token>`` to a one-time
   name, bounded in number, bytes held and pace; nothing written to disk, no path from a client.
@@ -24,6 +24,7 @@ docs/app.md ("Serving it safely") states each limit with its measured figures.
 """
 
 from .addresses import (
+    JOIN_KEY_BYTES,
     ServeError,
     address_key,
     bind,
@@ -33,6 +34,7 @@ from .addresses import (
     lan_addresses,
     network_key,
     new_code,
+    new_join_key,
     qr_png,
     qr_text,
     split_host,
@@ -87,12 +89,12 @@ from .uploads import (
 
 __all__ = [
     "CONNECTIONS_IN_ALL", "CONNECTIONS_OF_STRANGERS", "CONNECTIONS_PER_ADDRESS", "COOKIE",
-    "CRASH_MESSAGE", "FLET_PRIVATE", "HANDLERS", "HEADERS_WITHIN_S", "JOIN_BODY_S", "KEEP_ALIVE_S",
+    "CRASH_MESSAGE", "FLET_PRIVATE", "HANDLERS", "HEADERS_WITHIN_S", "JOIN_BODY_S", "JOIN_KEY_BYTES", "KEEP_ALIVE_S",
     "SESSIONS_PER_DEVICE", "SESSION_KEEP_S", "STOP_HARD_S", "TRIES_ADDRESSES", "TRIES_PER_HOUR",
     "TRIES_PER_HOUR_NETWORK", "TRIES_PER_MINUTE", "TRIES_PER_MINUTE_NETWORK", "UPLOADS_HELD_MAX",
     "UPLOAD_GRACE_S", "UPLOAD_PATH", "WS_MAX_BYTES", "Connections", "Devices", "FletChanged",
     "Joined", "Limits", "ServeError", "TableGate", "Tries", "UploadRefused", "Uploads",
     "address_key", "bind", "check_flet", "check_port", "flet_app", "is_gone", "is_loopback",
-    "is_wildcard", "lan_addresses", "network_key", "new_code", "qr_png", "qr_text", "serve",
+    "is_wildcard", "lan_addresses", "network_key", "new_code", "new_join_key", "qr_png", "qr_text", "serve",
     "server_config", "settle", "split_host", "table_key", "url_host",
 ]

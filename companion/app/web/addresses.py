@@ -96,6 +96,18 @@ def new_code() -> str:
     return f"{secrets.randbelow(10**6):06d}"
 
 
+#: Random bytes of the key the QR code's address holds (``/join?key=...``): 128 bits, which no
+#: number of tries guesses, so a join with it is never counted nor held back by wrong codes,
+#: and a phone kept out of typing the code (its own mistakes, or a stranger guessing from its
+#: network) joins by scanning the QR code shown at the table.
+JOIN_KEY_BYTES = 16
+
+
+def new_join_key() -> str:
+    """A key for the QR code's address, URL-safe (22 characters)."""
+    return secrets.token_urlsafe(JOIN_KEY_BYTES)
+
+
 def qr_text(url: str) -> str:
     """The QR code of ``url`` drawn with block characters, for a terminal."""
     import io

@@ -16,7 +16,7 @@ from pathlib import Path
 from urllib.parse import parse_qs
 
 from . import face
-from .addresses import address_key, is_loopback, network_key, new_code, split_host
+from .addresses import address_key, is_loopback, network_key, new_code, new_join_key, split_host
 from .answers import (
     ASGIApp,
     BodyTooSlow,
@@ -46,7 +46,9 @@ TRIES_PER_HOUR = 30
 #: Wrong codes an IPv6 /64 as a whole may send, a loose second cap: one device can take any
 #: number of addresses in its /64, so without it IPv6 would bound nothing. It is what a whole
 #: IPv4 /24 can send (254 addresses' worth), so it is reached only by an attacker with that many
-#: addresses' chance, and until then no phone of the /64 is locked out by another.
+#: addresses' chance. A home network's phones share one /64, so a stranger on it who sends that
+#: many keeps them from typing the code; the QR code's key (:data:`~.addresses.JOIN_KEY_BYTES`) still joins
+#: them, as no count of wrong codes holds it back.
 TRIES_PER_MINUTE_NETWORK = 254 * TRIES_PER_MINUTE
 TRIES_PER_HOUR_NETWORK = 254 * TRIES_PER_HOUR
 #: Client addresses the wrong-code limiter remembers at most (the least recently failing one is
@@ -184,6 +186,15 @@ WATCHDOG = b"""<script>(function () {
 })();</script>""" % ALIVE_PATH.encode()
 
 
+#: The join form's field: the code to type, or (from the QR code's address) its key, hidden.
+CODE_FIELD = """<label for="code">Table code</label><br>
+<input id="code" name="code" inputmode="numeric" autocomplete="one-time-code" maxlength="12"
+ value="{code}" autofocus required><br>"""
+KEY_FIELD = """<input type="hidden" name="key" value="{key}">"""
+#: Characters of a key the join page takes from an address (a real one has 22).
+KEY_MAX_CHARS = 64
+
+
 JOIN_PAGE = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -204,9 +215,7 @@ button {{ font-size: 1.3em; padding: 10px 22px; margin-top: 14px; }}
 The code is new each time the companion starts.</p>
 {message}
 <form id="join" method="post" action="/join">
-<label for="code">Table code</label><br>
-<input id="code" name="code" inputmode="numeric" autocomplete="one-time-code" maxlength="12"
- value="{code}" autofocus required><br>
+{field}
 <button type="submit">Join</button>
 </form>
 {send}
@@ -220,7 +229,8 @@ class TableGate:
     connection counting (:func:`~.limits.server_config` finds it here)."""
 
     def __init__(self, app: ASGIApp, *, port: int, loopback_only: bool, code: str | None,
-                 names: tuple[str, ...] = (), uploads: Uploads | None = None, key: bytes | None = None) -> None:
+                 names: tuple[str, ...] = (), uploads: Uploads | None = None, key: bytes | None = None,
+                 join_key: str | None = None) -> None:
         import secrets
 
         self.app = app
@@ -228,6 +238,8 @@ class TableGate:
         self.port = port
         self.loopback_only = loopback_only
         self.code = code
+        #: What the QR code's address holds besides the code (see :data:`JOIN_KEY_BYTES`).
+        self.join_key = (join_key or new_join_key()) if code is not None else None
         # the joined devices' cookie: kept across restarts when ``key`` is (see table_key)
         self._key = key or secrets.token_bytes(32)
         self.token = hmac.new(self._key, b"joined this table", hashlib.sha256).hexdigest()
@@ -237,13 +249,14 @@ class TableGate:
 
     def new_code(self) -> str:
         """A new table code, made from a device already at the table (the invite screen's New
-        code): the old code and its QR code stop working, and every wrong code counted so far,
-        by address or by network, is forgotten, so phones kept out by someone's guessing (or
-        their own mistyping) can join at once. Joined devices stay: their cookie does not
-        depend on the code."""
+        code): the old code and its QR code stop working (a new :attr:`join_key` with it), and
+        every wrong code counted so far, by address or by network, is forgotten, so phones kept
+        out by someone's guessing (or their own mistyping) can type it at once. Joined devices
+        stay: their cookie does not depend on the code."""
         if self.code is None:
             raise ValueError("this table is served without a code")
         self.code = new_code()
+        self.join_key = new_join_key()
         self.tries = Tries()
         log.info("a new table code was made; wrong codes so far forgotten")
         return self.code
@@ -346,21 +359,23 @@ class TableGate:
                 return
             if body is None:
                 return
-            given = parse_qs(body.decode("latin-1")).get("code", [""])[0]
+            form = parse_qs(body.decode("latin-1"))
+            given, given_key = form.get("code", [""])[0], form.get("key", [""])[0]
         elif scope.get("method") in ("GET", "HEAD"):
             # Any page a phone opens can make its browser load /join?code=... (an image, a
             # frame, a script's fetch): were such codes tried, a page left open would spend the
             # phone's wrong codes and lock it out of its own table. So the address only fills
             # the form in, and the page sends it: a POST, which carries its Origin.
-            given = parse_qs(scope.get("query_string", b"").decode("latin-1")).get("code", [""])[0]
-            again = "again" in parse_qs(scope.get("query_string", b"").decode("latin-1"))
+            query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
+            given, given_key = query.get("code", [""])[0], query.get("key", [""])[0]
             if self.has_joined(scope, headers):
                 await redirect(send, "/", None)
             else:
-                said = ("Joining this table (press Join if nothing happens)." if given else
+                said = ("Joining this table (press Join if nothing happens)." if given or given_key else
                         "This phone is no longer joined to the table (the companion asks every device to "
-                        "join anew, or this browser forgot it). Type the code it shows now." if again else "")
-                await self._join_page(send, 200, said, given)
+                        "join anew, or this browser forgot it). Type the code it shows now."
+                        if "again" in query else "")
+                await self._join_page(send, 200, said, given, given_key)
             return
         else:
             await reply(send, 405, "Only GET and POST are served here.\n", close=True)
@@ -373,23 +388,37 @@ class TableGate:
             # would count against the phone's own address)
             await redirect(send, "/", None)
             return
+        assert self.code is not None and self.join_key is not None
+        if given_key:
+            # the QR code's key: never guessed, so never counted nor held back by wrong codes
+            if not hmac.compare_digest(given_key.strip().encode(), self.join_key.encode()):
+                await self._join_page(send, 403, "This QR code or link is an old one: the table has a new "
+                                      "code since. Scan the QR code it shows now (Invite a phone), or "
+                                      "type its code.")
+                return
+            await self._let_in(scope, send)
+            return
         now = time.monotonic()
         why = self.tries.blocked_by(client, now)
         if why == "address":
-            await self._join_page(send, 429, "Too many wrong codes: wait a minute, then try again, or ask "
-                                  "someone at the table for a new code (Invite a phone, New code).")
+            await self._join_page(send, 429, "Too many wrong codes: wait a minute, then try again, or scan "
+                                  "the QR code shown at the table (Invite a phone), which joins whatever "
+                                  "was typed.")
             return
         if why == "network":  # another device of this network, guessing: this phone did nothing wrong
             await self._join_page(send, 429, "Too many wrong codes came from this network (another device "
-                                  "guessing the code): ask someone at the table for a new code (Invite a "
-                                  "phone, New code), or wait.")
+                                  "guessing the code). Scan the QR code shown at the table (Invite a "
+                                  "phone), which joins whatever was typed, or ask for a new code.")
             return
-        assert self.code is not None
         if not hmac.compare_digest("".join(given.split()).encode(), self.code.encode()):
             self.tries.failed(client, now)
             await self._join_page(send, 403, "That is not this table's code (it changes each time the companion "
                                   "starts, and with New code: ask for the one it shows now).")
             return
+        await self._let_in(scope, send)
+
+    async def _let_in(self, scope: Scope, send: Send) -> None:
+        """The joined cookie, and on to the app."""
         self._remember(scope)
         # Lax, not Strict: a joined phone that follows a link to the table from another site (a
         # chat, a browser's start page) is sent the app, not the join page. What another site
@@ -398,13 +427,16 @@ class TableGate:
         await redirect(send, "/", f"{COOKIE}={self.token}; Path=/; Max-Age={COOKIE_MAX_AGE_S}; HttpOnly; "
                        "SameSite=Lax")
 
-    async def _join_page(self, send: Send, status: int, message: str, code: str = "") -> None:
-        """The join page; ``code`` (from the QR code's address) filled in and sent at once."""
+    async def _join_page(self, send: Send, status: int, message: str, code: str = "", key: str = "") -> None:
+        """The join page; ``code`` or ``key`` (from the QR code's address) filled in and sent at
+        once. A key is sent as it is, hidden: there is nothing to type."""
         kind = "note" if status == 200 else "err"
         text = f'<p class="{kind}" role="alert">{html.escape(message)}</p>' if message else ""
+        key = html.escape(key.strip()[:KEY_MAX_CHARS], quote=True) if status == 200 else ""
         filled = html.escape("".join(code.split())[:12], quote=True)
-        page = JOIN_PAGE.format(message=text, theme=face.THEME_COLOUR, code=filled,
-                                send=SEND_FORM if filled and status == 200 else "")
+        field = KEY_FIELD.format(key=key) if key else CODE_FIELD.format(code=filled)
+        page = JOIN_PAGE.format(message=text, theme=face.THEME_COLOUR, field=field,
+                                send=SEND_FORM if (filled or key) and status == 200 else "")
         await reply(send, status, page, "text/html; charset=utf-8")
 
 
