@@ -40,6 +40,7 @@ from chickenfoot.rules import (
     parse_tiles,
     set_size,
 )
+from chickenfoot.rules.ruleset import MISSING_DOUBLE_WORDS
 from chickenfoot.rules.standings import DRAW_RESULT, decide_winners
 from chickenfoot.rules.words import count
 
@@ -312,16 +313,7 @@ class Match:
         r = self.rules
         if r.start is Start.CENTRE:
             return "The round's double is placed in the centre before the deal; nobody can miss it."
-        return {
-            MissingDouble.DRAW_UNTIL_FOUND:
-                "If nobody holds it, players draw one tile at a time in turn until it appears; "
-                "whoever finds it places it.",
-            MissingDouble.NEXT_HIGHEST:
-                "If nobody holds it, the next-highest double held starts the round instead; if nobody "
-                "holds a lower double either, players draw one tile at a time in turn until one appears.",
-            MissingDouble.SKIP:
-                "If nobody holds it, the round starts from the next lower double someone holds.",
-        }[r.missing_double]
+        return MISSING_DOUBLE_WORDS[r.missing_double]
 
     def seat_of(self, name: str) -> int:
         key = name.strip().casefold()

@@ -449,6 +449,17 @@ def parse_option(text: str) -> tuple[str, str]:
     return key.strip(), value.strip()
 
 
+#: What the players do when nobody was dealt the round's double (the rules page, a match's
+#: next round), one sentence per :class:`MissingDouble`.
+MISSING_DOUBLE_WORDS = {
+    MissingDouble.DRAW_UNTIL_FOUND: ("If nobody holds it, players draw one tile at a time in turn until it appears; "
+                                     "whoever finds it places it."),
+    MissingDouble.NEXT_HIGHEST: ("If nobody holds it, the next-highest double held starts the round instead; if nobody "
+                                 "holds a lower double either, players draw one tile at a time in turn until one appears."),
+    MissingDouble.SKIP: "If nobody holds it, the round starts from the next lower double that someone holds.",
+}
+
+
 def describe(r: RuleSet) -> list[str]:
     lines = []
     if r.set is not None:
@@ -483,12 +494,7 @@ def describe(r: RuleSet) -> list[str]:
         lines.append("The round's double is placed in the centre before the deal.")
     else:
         lines.append("The player who holds the round's double plays it.")
-        lines.append({
-            MissingDouble.DRAW_UNTIL_FOUND: "If nobody holds it, players draw one tile at a time in turn until it appears.",
-            MissingDouble.NEXT_HIGHEST: ("If nobody holds it, the next-highest double held starts the round instead; if nobody "
-                                     "holds a lower double either, players draw one tile at a time in turn until one appears."),
-            MissingDouble.SKIP: "If nobody holds it, the round starts from the next lower double that someone holds.",
-        }[r.missing_double])
+        lines.append(MISSING_DOUBLE_WORDS[r.missing_double])
     if r.first_player is FirstPlayer.ROTATE:
         lines.append("The first turn moves one seat each round.")
     elif r.start is Start.CENTRE:  # nobody placed it: the engine falls back to the rotating seat
