@@ -68,6 +68,9 @@ class AppContext:
         self.table_code = table_code
         #: Makes a new table code and QR key and returns them (set where the table's gate is made).
         self.renew_code: Callable[[], tuple[str, str]] | None = None
+        #: The devices that joined the table (:class:`chickenfoot.app.web.JoinedDevices`), when
+        #: it has a code.
+        self.table_devices: Any = None
         self.settings_store = SettingsStore(self.db_path.with_name(self.db_path.stem + "-settings.json"))
         self.settings: Settings = self.settings_store.load()
         self.models_dir = models_dir
@@ -128,6 +131,14 @@ class AppContext:
         self.invite_url = self.invite_url.split("/join", 1)[0] + "/join?key=" + key
         self.table_code = code
         return code
+
+    def devices_changed(self) -> None:
+        """A device joined or was removed: screens showing the list redraw it."""
+        for app in list(self.sessions):
+            try:
+                app.table_devices_changed()
+            except Exception:  # a closed browser tab: nothing to redraw
+                self.sessions.discard(app)
 
     def save_settings(self, settings: Settings) -> None:
         self.settings_store.save(settings)
@@ -196,6 +207,13 @@ class App(Kit):
         #: What this device keeps between sessions (the browser's storage of this address, or
         #: the desktop app's): a session ends a minute after its tab closed or its phone slept.
         self.device_store = ft.SharedPreferences()
+        #: The joined device this session's connection came from (the table's gate names it),
+        #: or None without a table code.
+        self.table_device: str | None = None
+        if ctx.web:
+            from .web.bridge import device_of
+
+            self.table_device = device_of(page)
         self.apply_settings()
 
     async def kept_on_device(self, key: str) -> Any:
@@ -299,6 +317,11 @@ class App(Kit):
     def notify_entry(self, match_id: str) -> None:
         """Tell the other devices that the shared round entry of a match changed."""
         self.page.pubsub.send_others_on_topic(TOPIC, {"entry": match_id})
+
+    def table_devices_changed(self) -> None:
+        """A device joined the table or was removed (the server's word): an invite shown is
+        redrawn."""
+        self.page.run_task(self._remote_change, TOPIC, {"code": True})
 
     async def _remote_change(self, topic: str, message: Any) -> None:
         # On the event loop, a moment later: taps this page sent before it heard of the change
@@ -638,7 +661,7 @@ def run_desktop(ctx: AppContext) -> None:
 
 
 def web_app(ctx: AppContext, *, port: int, loopback_only: bool, code: str | None,
-            key: bytes | None = None, join_key: str | None = None) -> Any:
+            key: bytes | None = None, join_key: str | None = None, devices: Any = None) -> Any:
     """The ASGI app browsers get: Flet's web app behind the table's gate (see :mod:`.web`)."""
     import socket as _socket
 
@@ -646,8 +669,10 @@ def web_app(ctx: AppContext, *, port: int, loopback_only: bool, code: str | None
 
     names = (_socket.gethostname(), _socket.gethostname() + ".local")
     gate = TableGate(flet_app(make_main(ctx)), port=port, loopback_only=loopback_only, code=code,
-                     names=names, uploads=ctx.uploads, key=key, join_key=join_key)
+                     names=names, uploads=ctx.uploads, key=key, join_key=join_key, devices=devices)
     if code is not None:
+        ctx.table_devices = gate.devices
+        gate.devices.on_change = ctx.devices_changed
         def renew() -> tuple[str, str]:
             new = gate.new_code()
             # whoever reads the terminal is told too: the code and QR code printed there are old

@@ -144,13 +144,19 @@ def serve_web(args: argparse.Namespace, db: Path) -> int:
               flush=True)
         print(web.qr_text(invite), end="", flush=True)
     print("Press Ctrl+C to stop.", flush=True)
-    key = None
-    if code:  # phones that joined stay joined across a restart (see web.table_key)
+    key, devices = None, None
+    if code:  # phones that joined stay joined across a restart (see web.table_key, web.JoinedDevices)
         try:
             key = web.table_key(ctx.db_path.with_name(ctx.db_path.stem + "-table.key"), args.forget_devices)
         except OSError as exc:
             print(f"  (joined devices will join again after a restart: the key file cannot be kept: "
                   f"{exc.strerror or exc})", flush=True)
-    app = web_app(ctx, port=port, loopback_only=loopback_only, code=code, key=key, join_key=join_key)
+        else:
+            devices = web.JoinedDevices(key, ctx.db_path.with_name(ctx.db_path.stem + "-table-devices.json"),
+                                        forget=args.forget_devices)
+            if devices.unread:
+                print(f"  (every device joins again with the code: {devices.unread})", flush=True)
+    app = web_app(ctx, port=port, loopback_only=loopback_only, code=code, key=key, join_key=join_key,
+                  devices=devices)
     web.serve(app, sock, on_stop=ctx.store.close)
     return 0

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from app_e2e_helpers import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, Server, Ui, require_browser, shots_dir
+from app_e2e_helpers import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, Server, Ui, require_browser, reveal, shots_dir
 
 from chickenfoot.storage import Repository
 
@@ -158,6 +158,60 @@ def test_a_phone_kept_out_by_wrong_codes_joins_with_a_new_code(table: Server, br
     late.get_by_text(re.compile(r"^This QR code or link is an old one")).wait_for(timeout=10_000)
     assert late.locator("#code").is_visible()
     late.screenshot(path=str(shots / "04-old-qr-code-360px.png"))
+
+
+def test_a_device_removed_at_the_table_is_put_out_at_once_and_the_others_stay(table: Server, browser) -> None:  # type: ignore[no-untyped-def]
+    """Invite a phone lists the devices that joined, this one marked. Removing one sends its
+    open page to the join page, told why, at once; the device that removed it stays in, and so
+    does a third; the one removed joins again only with the code."""
+    assert table.code
+    shots = shots_dir("table-code-remove")
+    host = Ui(browser.new_context(viewport={"width": 360, "height": 780}).new_page(), shots)
+    host.open(table.join_url)
+    host.see("Resume match")
+    # told apart by their browsers' words (all three reach the server from 127.0.0.1); both
+    # still Chromium on Linux to the page's own code
+    phone = Ui(browser.new_context(viewport={"width": 360, "height": 780}, user_agent=(
+        "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) "
+        "Chrome/126.0.0.0 Safari/537.36")).new_page(), shots)
+    phone.open(table.join_url)
+    phone.click("Resume match")
+    phone.see("Standings")
+    third = Ui(browser.new_context(viewport={"width": 360, "height": 780}, user_agent=(
+        "Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/537.36 (KHTML, like Gecko) "
+        "Chrome/126.0.0.0 Safari/537.36")).new_page(), shots)
+    third.open(table.join_url)
+    third.see("Resume match")
+
+    host.click("Invite a phone")
+    host.see("Devices at the table (3)")
+    host.scroll_to("Devices at the table (3)", top=0.1)
+    host.see(re.compile(r"^Linux · Chrome \(this device\)$"))
+    host.see("Windows · Chrome")
+    host.see("Mac · Chrome")
+    host.shot("devices-at-the-table-360px")
+    name = host.page.get_by_text("Windows · Chrome").first
+    reveal(host, name)
+    removes = host.button("Remove")
+    assert removes.count() == 2  # not on this device
+    top = (name.bounding_box() or {"y": 0.0})["y"]
+    below = [(box["y"], k) for k in range(removes.count()) if (box := removes.nth(k).bounding_box()) and box["y"] > top]
+    removes.nth(min(below)[1]).click()  # the Remove of that device's card
+    host.see(re.compile(r"is off the table: its pages close"))
+    host.see("Devices at the table (2)")
+    host.shot("device-removed-360px")
+
+    phone.page.get_by_text(re.compile(r"^This phone is no longer joined")).wait_for(timeout=30_000)
+    assert phone.page.get_by_role("heading", name="Join this table").is_visible()
+    phone.page.screenshot(path=str(shots / "03-removed-phone-360px.png"))
+    third.page.reload()
+    third.ready()
+    third.see("Resume match")  # still in
+    phone.page.fill("#code", table.code)
+    phone.page.get_by_role("button", name="Join").click()
+    phone.ready()
+    phone.see("Resume match")  # in again, with the code
+    host.see("Devices at the table (3)")
 
 
 def test_pictures_show_on_a_phone_joined_over_the_network(table: Server, browser) -> None:  # type: ignore[no-untyped-def]

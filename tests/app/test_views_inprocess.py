@@ -1162,6 +1162,39 @@ def test_the_invite_screen_makes_a_new_table_code(tmp_path, capsys) -> None:  # 
         ctx.store.close()
 
 
+def test_the_invite_screen_lists_the_joined_devices_and_removes_one(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Invite a phone lists the devices that joined (this one marked, with no Remove); Remove
+    puts one out: its cookie no longer lets it in, the others' do, the list and the other
+    screens follow."""
+    from chickenfoot.app.shell import web_app
+
+    ctx = AppContext(tmp_path / "matches.json", web=True, invite_url="http://10.0.0.1:8550/join?key=k",
+                     table_code="123456")
+    gate = web_app(ctx, port=8550, loopback_only=False, code="123456", join_key="k")
+    devices = gate.devices
+    host = devices.join("10.0.0.2", "Mozilla/5.0 (Linux; Android 14) Chrome/126.0 Mobile Safari/537.36")
+    phone = devices.join("10.0.0.3", "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5) Version/17.5 Mobile Safari/604.1")
+    app = App(FakePage(), ctx)  # type: ignore[arg-type]
+    app.table_device = devices.check(host)
+    watcher = App(FakePage(), ctx)  # type: ignore[arg-type]  # another device showing the invite
+    ctx.sessions.add(watcher)
+    try:
+        assert "Devices at the table (2)" in _go(watcher, "/invite")
+        texts = _go(app, "/invite")
+        assert "Devices at the table (2)" in texts
+        assert "Android · Chrome (this device)" in texts and "iPhone · Safari" in texts
+        assert any(t.startswith("joined ") and t.endswith(" · here now · 10.0.0.3") for t in texts)
+        assert [_caption(b) for b in _buttons(app.page.controls)].count("Remove") == 1  # not on this device
+        _click(app, "Remove")
+        assert devices.check(phone) is None and devices.check(host)
+        texts = _texts(app.page.controls)
+        assert "Devices at the table (1)" in texts and "iPhone · Safari" not in texts
+        assert app.page.dialogs[-1].content.value.startswith("iPhone · Safari (10.0.0.3) is off the table")
+        assert "Devices at the table (1)" in _texts(watcher.page.controls)  # told by the server
+    finally:
+        ctx.store.close()
+
+
 def test_a_second_copy_of_a_tile_is_offered_as_another_tile_first(app: App) -> None:
     """"Is this a second 1-3?": one set has one of each, so the likely answers come first (it is
     another tile, or no tile); counting a second 1-3 stays possible (two sets mixed), last."""

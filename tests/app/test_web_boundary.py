@@ -173,6 +173,15 @@ def _gate_join(gate: TableGate, method: str, query: str, headers: dict[str, str]
 _FORM = {"Origin": "http://10.0.0.1:8550", "Content-Type": "application/x-www-form-urlencoded"}
 
 
+def _join_cookie(gate: TableGate, client: str = "10.0.0.2", agent: str = "") -> str:
+    """The ``Cookie`` header of a device that joined through ``gate`` with its code."""
+    assert gate.code is not None
+    status, headers, _ = _through_gate(gate, "POST", "/join", {**_FORM, "User-Agent": agent},
+                                       [f"code={gate.code}".encode()], client)
+    assert status == 303, status
+    return next(v.decode().split(";")[0] for k, v in headers if k == b"set-cookie")
+
+
 def test_another_site_cannot_spend_a_phones_wrong_codes() -> None:
     """Any page a phone opens can make its browser load /join?code=... (an image, a frame, a
     script's fetch). Were those codes tried, a page left open would lock the phone out of its
@@ -229,7 +238,8 @@ def test_the_qr_codes_key_joins_a_phone_that_wrong_codes_keep_out() -> None:
     assert b'id="code"' not in page and b"Joining this table" in page
     status, headers, _ = _through_gate(gate, "POST", "/join", v6, [f"key={key}".encode()], "fd00::ffff", host)
     assert status == 303 and (b"location", b"/") in headers
-    assert any(k == b"set-cookie" and v.startswith(f"{COOKIE}={gate.token};".encode()) for k, v in headers)
+    cookie = next(v.decode().split(";")[0] for k, v in headers if k == b"set-cookie")
+    assert gate.has_joined({"client": ("fd00::ffff", 5000)}, {"cookie": cookie})
     # a phone that spent its own wrong codes too
     for _ in range(web.TRIES_PER_MINUTE):
         _gate_join(gate, "POST", "", _FORM, b"code=000000", client="10.0.0.3")
@@ -259,9 +269,7 @@ def test_a_new_code_lets_in_the_phones_kept_out_and_keeps_the_joined_ones() -> N
     longer joins, the wrong codes counted by address and by network are forgotten, and a
     device that joined before stays joined."""
     gate = TableGate(None, port=8550, loopback_only=False, code="123456")  # type: ignore[arg-type]
-    status, _ = _gate_join(gate, "POST", "", _FORM, b"code=123456", client="10.0.0.2")
-    assert status == 303
-    cookie = f"{COOKIE}={gate.token}"
+    cookie = _join_cookie(gate, "10.0.0.2")
     for _ in range(web.TRIES_PER_MINUTE):  # a phone mistyping until it is kept out
         _gate_join(gate, "POST", "", _FORM, b"code=000000", client="10.0.0.3")
     v6 = {**_FORM, "Origin": "http://[fd00::1]:8550"}
@@ -529,11 +537,18 @@ def test_the_joined_devices_key_is_kept_for_the_next_start_and_made_afresh_when_
     key = web.table_key(path)
     assert len(key) == 32 and path.read_bytes() == key and path.stat().st_mode & 0o777 == 0o600
     assert web.table_key(path) == key  # the next start: the same key, the phones stay joined
-    one = TableGate(None, port=8550, loopback_only=False, code="123456", key=key)  # type: ignore[arg-type]
-    two = TableGate(None, port=8550, loopback_only=False, code="654321", key=web.table_key(path))  # type: ignore[arg-type]
-    assert one.token == two.token
+    kept = tmp_path / "matches-table-devices.json"
+    one = TableGate(None, port=8550, loopback_only=False, code="123456",  # type: ignore[arg-type]
+                    devices=web.JoinedDevices(key, kept))
+    cookie = _join_cookie(one)
+    two = TableGate(None, port=8550, loopback_only=False, code="654321",  # type: ignore[arg-type]
+                    devices=web.JoinedDevices(web.table_key(path), kept))
+    assert two.has_joined({"client": ("10.0.0.2", 5000)}, {"cookie": cookie})
+    assert kept.stat().st_mode & 0o777 == 0o600 and key.hex() not in kept.read_text()
     fresh = web.table_key(path, forget=True)
     assert fresh != key and path.read_bytes() == fresh
+    forgot = web.JoinedDevices(fresh, kept, forget=True)
+    assert len(forgot) == 0 and len(web.JoinedDevices(fresh, kept)) == 0
     path.write_bytes(b"not a key")  # damaged: a new one, never a short key
     assert len(web.table_key(path)) == 32 and web.table_key(path) != b"not a key"
     assert not list(tmp_path.glob(".*.tmp"))
@@ -556,7 +571,7 @@ def test_the_app_page_watches_whether_it_is_still_joined_and_the_table_still_ans
         await send({"type": "http.response.body", "body": body[10:]})
 
     gate = TableGate(app, port=8550, loopback_only=False, code="123456")  # type: ignore[arg-type]
-    joined = {"Cookie": f"{COOKIE}={gate.token}"}
+    joined = {"Cookie": _join_cookie(gate, "10.0.0.8")}
     status, headers, body = _through_gate(gate, "GET", "/", joined, [b""])
     assert status == 200 and body.count(b"fetch('/alive'") == 1 and body.endswith(b"</head><body>app</body></html>")
     assert dict(headers)[b"content-length"] == str(len(body)).encode()

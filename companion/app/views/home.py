@@ -106,7 +106,59 @@ class InviteScreen(Screen):
                      "did) joins by scanning this QR code all the same, or with a new code. Phones "
                      "already at the table stay joined.", 14),
             app.button("New code", self.new_code, kind="outlined", icon=ft.Icons.REFRESH),
+            *self.devices_view(),
         ], "/"
+
+    def remove(self, device: Any) -> None:
+        app = self.app
+        if app.ctx.table_devices.remove(device.id):
+            app.snack(f"{device.kind} ({device.address}) is off the table: its pages close, and it joins "
+                      "again only with the code or the QR code. If it should not come back, make a New code too.")
+        app.render()
+
+    def devices_view(self) -> list[Any]:
+        """The devices that joined, this one marked, each other one with Remove."""
+        import time
+
+        app = self.app
+        devices = app.ctx.table_devices
+        if devices is None:
+            return []
+        listing = sorted(devices.listing(), key=lambda d: d.id != app.table_device)  # this one first
+        out: list[Any] = [app.heading(f"Devices at the table ({len(listing)})")]
+        if devices.unkept:
+            out.append(app.text(f"The list could not be saved ({devices.unkept}): a device removed may be let "
+                                "in again after a restart. Make a New code as well.", 14, color=ft.Colors.ERROR))
+        now = time.time()
+        for d in listing:
+            mine = d.id == app.table_device
+            lines: list[Any] = [app.text(d.kind + (" (this device)" if mine else ""), 16, bold=True),
+                                app.text(f"{_when('joined', d.joined_at, now)} · {_ago(d.seen_at, now)} · "
+                                         f"{d.address}", 14)]
+            if not mine:
+                lines.append(app.button("Remove", bind(self.remove, d), kind="outlined", icon=ft.Icons.LOGOUT,
+                                        tooltip=f"Remove {d.kind}, {d.address}, from the table"))
+            out.append(app.card(*lines))
+        out.append(app.text("A device removed is put out at once, and joins again only with the code or the "
+                            "QR code.", 14))
+        return out
+
+
+def _when(word: str, at: float, now: float) -> str:
+    import time
+
+    t, today = time.localtime(at), time.localtime(now)
+    same_day = (t.tm_year, t.tm_yday) == (today.tm_year, today.tm_yday)
+    return f"{word} {time.strftime('%H:%M' if same_day else '%d %b %H:%M', t)}"
+
+
+def _ago(at: float, now: float) -> str:
+    seconds = max(0.0, now - at)
+    if seconds < 90:
+        return "here now"
+    if seconds < 3600:
+        return f"seen {round(seconds / 60)} min ago"
+    return _when("seen", at, now)
 
 
 class HistoryScreen(Screen):

@@ -11,6 +11,9 @@ reaches a screen unchecked. The package's rooms, each read in a sitting:
   (the join page, which the QR code's address only fills in, its form's deadline, a signed
   cookie, wrong codes limited per address, the QR code's 128-bit key that no limit holds back), and
   the app's own face (:mod:`.face`: manifest, icons, favicon from the package's data).
+* :mod:`.devices`: the joined devices, each with a cookie of its own, listed on the invite
+  screen and put out one by one (their open connections closed), kept beside the scorekeeper
+  file.
 * :mod:`.uploads`: files a session asked a browser for, ``PUT /upload/<token>`` to a one-time
   name, bounded in number, bytes held and pace; nothing written to disk, no path from a client.
 * :mod:`.limits`: connections per address and in all, with room kept for joined devices,
@@ -49,9 +52,11 @@ from .bridge import (
     Devices,
     FletChanged,
     check_flet,
+    device_of,
     flet_app,
     is_gone,
 )
+from .devices import DEVICES_MOST, JoinedDevice, JoinedDevices, device_kind
 from .gate import (
     COOKIE,
     JOIN_BODY_S,
@@ -89,12 +94,13 @@ from .uploads import (
 
 __all__ = [
     "CONNECTIONS_IN_ALL", "CONNECTIONS_OF_STRANGERS", "CONNECTIONS_PER_ADDRESS", "COOKIE",
-    "CRASH_MESSAGE", "FLET_PRIVATE", "HANDLERS", "HEADERS_WITHIN_S", "JOIN_BODY_S", "JOIN_KEY_BYTES", "KEEP_ALIVE_S",
-    "SESSIONS_PER_DEVICE", "SESSION_KEEP_S", "STOP_HARD_S", "TRIES_ADDRESSES", "TRIES_PER_HOUR",
-    "TRIES_PER_HOUR_NETWORK", "TRIES_PER_MINUTE", "TRIES_PER_MINUTE_NETWORK", "UPLOADS_HELD_MAX",
-    "UPLOAD_GRACE_S", "UPLOAD_PATH", "WS_MAX_BYTES", "Connections", "Devices", "FletChanged",
-    "Joined", "Limits", "ServeError", "TableGate", "Tries", "UploadRefused", "Uploads",
-    "address_key", "bind", "check_flet", "check_port", "flet_app", "is_gone", "is_loopback",
-    "is_wildcard", "lan_addresses", "network_key", "new_code", "new_join_key", "qr_png", "qr_text", "serve",
-    "server_config", "settle", "split_host", "table_key", "url_host",
+    "CRASH_MESSAGE", "DEVICES_MOST", "FLET_PRIVATE", "HANDLERS", "HEADERS_WITHIN_S", "JOIN_BODY_S",
+    "JOIN_KEY_BYTES", "KEEP_ALIVE_S", "SESSIONS_PER_DEVICE", "SESSION_KEEP_S", "STOP_HARD_S",
+    "TRIES_ADDRESSES", "TRIES_PER_HOUR", "TRIES_PER_HOUR_NETWORK", "TRIES_PER_MINUTE",
+    "TRIES_PER_MINUTE_NETWORK", "UPLOADS_HELD_MAX", "UPLOAD_GRACE_S", "UPLOAD_PATH", "WS_MAX_BYTES",
+    "Connections", "Devices", "FletChanged", "Joined", "JoinedDevice", "JoinedDevices", "Limits",
+    "ServeError", "TableGate", "Tries", "UploadRefused", "Uploads", "address_key", "bind",
+    "check_flet", "check_port", "device_kind", "device_of", "flet_app", "is_gone", "is_loopback",
+    "is_wildcard", "lan_addresses", "network_key", "new_code", "new_join_key", "qr_png", "qr_text",
+    "serve", "server_config", "settle", "split_host", "table_key", "url_host",
 ]

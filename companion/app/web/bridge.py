@@ -16,6 +16,7 @@ import asyncio
 import contextlib
 import logging
 import os
+import weakref
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
@@ -26,6 +27,7 @@ from chickenfoot.rules.errors import ChickenFootError
 
 from .addresses import address_key
 from .answers import ASGIApp
+from .devices import DEVICE_SCOPE_KEY
 
 log = logging.getLogger(__name__)
 
@@ -72,6 +74,20 @@ def is_gone(exc: BaseException) -> bool:
         return True
     # what Flet's Session.close() resolves a pending call to the browser with
     return isinstance(exc, RuntimeError) and str(exc) == "Session closed"
+
+
+_DEVICE_OF: dict[int, str] = {}
+
+
+def device_of(page: Any) -> str | None:
+    """The joined device (:class:`~.devices.JoinedDevices`) whose connection started the session
+    of ``page``; None without a table code, or outside the served web app."""
+    return _DEVICE_OF.get(id(page))
+
+
+def _note_device(page: Any, device: str) -> None:
+    _DEVICE_OF[id(page)] = device
+    weakref.finalize(page, _DEVICE_OF.pop, id(page), None)
 
 
 class Devices:
@@ -197,8 +213,11 @@ def flet_app(main: Callable[[Any], Any], keep_s: float | None = None,
             await websocket.close(code=1008)  # before accept: HTTP 403
             return
         watched = _WatchedSocket(websocket)
-        conn = QuietFletApp(loop=asyncio.get_running_loop(), executor=app_manager.executor,
-                            main=main, before_main=None, session_timeout_seconds=int(keep_s) or 1)
+        # the gate names the joined device: the session's page is told which one it is on
+        joined = websocket.scope.get(DEVICE_SCOPE_KEY)
+        conn = QuietFletApp(loop=asyncio.get_running_loop(), executor=app_manager.executor, main=main,
+                            before_main=(lambda page: _note_device(page, joined)) if joined else None,
+                            session_timeout_seconds=int(keep_s) or 1)
         conn.receive_ended = watched.ended
         conn.device = device
         task = asyncio.ensure_future(conn.handle(watched))

@@ -3,7 +3,8 @@
 
 from __future__ import annotations
 
-import hashlib
+import asyncio
+import contextlib
 import hmac
 import html
 import ipaddress
@@ -30,6 +31,7 @@ from .answers import (
     reply,
     safe_headers,
 )
+from .devices import DEVICE_SCOPE_KEY, JoinedDevices
 from .limits import Joined
 from .uploads import UPLOAD_PATH, Uploads, receive_upload
 
@@ -62,7 +64,7 @@ TRIES_NETWORKS = 64
 JOIN_BODY_S = 10.0
 #: How long a phone's browser keeps the joined cookie, even when it is closed: 400 days, the
 #: most Chromium keeps one. The cookie holds no secret of the code, and it stops working when
-#: the key changes (``--forget-devices``); without a lifetime, a browser that drops session
+#: its device is removed at the table, or the key changes (``--forget-devices``); without a lifetime, a browser that drops session
 #: cookies on closing sent the family's phones back to the join page every evening.
 COOKIE_MAX_AGE_S = 400 * 24 * 3600
 
@@ -230,7 +232,7 @@ class TableGate:
 
     def __init__(self, app: ASGIApp, *, port: int, loopback_only: bool, code: str | None,
                  names: tuple[str, ...] = (), uploads: Uploads | None = None, key: bytes | None = None,
-                 join_key: str | None = None) -> None:
+                 join_key: str | None = None, devices: JoinedDevices | None = None) -> None:
         import secrets
 
         self.app = app
@@ -240,9 +242,9 @@ class TableGate:
         self.code = code
         #: What the QR code's address holds besides the code (see :data:`JOIN_KEY_BYTES`).
         self.join_key = (join_key or new_join_key()) if code is not None else None
-        # the joined devices' cookie: kept across restarts when ``key`` is (see table_key)
-        self._key = key or secrets.token_bytes(32)
-        self.token = hmac.new(self._key, b"joined this table", hashlib.sha256).hexdigest()
+        # the joined devices' cookies: kept across restarts when ``key`` and ``devices`` are (see
+        # table_key, JoinedDevices)
+        self.devices = devices if devices is not None else JoinedDevices(key or secrets.token_bytes(32))
         self.names = {n.lower() for n in names if n} | {"localhost"}
         self.tries = Tries()
         self.joined = Joined()
@@ -284,14 +286,22 @@ class TableGate:
         return origin is not None and origin.lower() == f"http://{host.lower()}"
 
     def has_joined(self, scope: Scope, headers: dict[str, str]) -> bool:
-        """Whether the client shows the table's cookie (always, with no code); its address is
-        then remembered as joined, for the room kept for joined devices."""
+        """Whether the client shows a joined device's cookie (always, with no code); its address
+        is then remembered as joined, for the room kept for joined devices."""
+        return self.joined_device(scope, headers) is not None
+
+    def joined_device(self, scope: Scope, headers: dict[str, str]) -> str | None:
+        """The joined device whose cookie the client shows (``""`` when the table has no code),
+        or None; its visit is noted."""
+        device = ""
         if self.code is not None:
-            given = cookies_of(headers.get("cookie", "")).get(COOKIE, "")
-            if not hmac.compare_digest(given.encode(), self.token.encode()):
-                return False
+            found = self.devices.check(cookies_of(headers.get("cookie", "")).get(COOKIE, ""))
+            if found is None:
+                return None
+            device = found
+            self.devices.seen(device, str((scope.get("client") or ("?", 0))[0]))
         self._remember(scope)
-        return True
+        return device
 
     def _remember(self, scope: Scope) -> None:
         client = scope.get("client")
@@ -308,12 +318,20 @@ class TableGate:
         host = headers.get("host", "")
         origin = headers.get("origin")
         if kind == "websocket":
-            if not (self.host_ok(host) and self.origin_ok(origin, host) and self.has_joined(scope, headers)):
+            device = self.joined_device(scope, headers) if self.host_ok(host) and self.origin_ok(origin, host) else None
+            if device is None:
                 log.info("refused a WebSocket (host %r, origin %r)", host, origin)
                 await receive()  # websocket.connect
                 await send({"type": "websocket.close", "code": 1008})  # before accept: HTTP 403
                 return
-            await self.app(scope, receive, send)
+            if not device:  # no code, no devices to put out
+                await self.app(scope, receive, send)
+                return
+            cut = self.devices.opened(device)
+            try:
+                await self.app({**scope, DEVICE_SCOPE_KEY: device}, _until(cut, receive, send), send)
+            finally:
+                self.devices.closed(device, cut)
             return
         if kind != "http":
             return
@@ -372,8 +390,8 @@ class TableGate:
                 await redirect(send, "/", None)
             else:
                 said = ("Joining this table (press Join if nothing happens)." if given or given_key else
-                        "This phone is no longer joined to the table (the companion asks every device to "
-                        "join anew, or this browser forgot it). Type the code it shows now."
+                        "This phone is no longer joined to the table (it was removed there, the companion "
+                        "asks every device to join anew, or this browser forgot it). Type the code it shows now."
                         if "again" in query else "")
                 await self._join_page(send, 200, said, given, given_key)
             return
@@ -396,7 +414,7 @@ class TableGate:
                                       "code since. Scan the QR code it shows now (Invite a phone), or "
                                       "type its code.")
                 return
-            await self._let_in(scope, send)
+            await self._let_in(scope, send, headers)
             return
         now = time.monotonic()
         why = self.tries.blocked_by(client, now)
@@ -415,16 +433,17 @@ class TableGate:
             await self._join_page(send, 403, "That is not this table's code (it changes each time the companion "
                                   "starts, and with New code: ask for the one it shows now).")
             return
-        await self._let_in(scope, send)
+        await self._let_in(scope, send, headers)
 
-    async def _let_in(self, scope: Scope, send: Send) -> None:
-        """The joined cookie, and on to the app."""
+    async def _let_in(self, scope: Scope, send: Send, headers: dict[str, str]) -> None:
+        """A cookie of its own for the device, and on to the app."""
         self._remember(scope)
+        cookie = self.devices.join(str((scope.get("client") or ("?", 0))[0]), headers.get("user-agent", ""))
         # Lax, not Strict: a joined phone that follows a link to the table from another site (a
         # chat, a browser's start page) is sent the app, not the join page. What another site
         # could do with the cookie sent is refused on its own: a POST or an upload by its Origin,
         # the WebSocket by its Origin, and a GET only ever answers the app's page.
-        await redirect(send, "/", f"{COOKIE}={self.token}; Path=/; Max-Age={COOKIE_MAX_AGE_S}; HttpOnly; "
+        await redirect(send, "/", f"{COOKIE}={cookie}; Path=/; Max-Age={COOKIE_MAX_AGE_S}; HttpOnly; "
                        "SameSite=Lax")
 
     async def _join_page(self, send: Send, status: int, message: str, code: str = "", key: str = "") -> None:
@@ -438,6 +457,33 @@ class TableGate:
         page = JOIN_PAGE.format(message=text, theme=face.THEME_COLOUR, field=field,
                                 send=SEND_FORM if (filled or key) and status == 200 else "")
         await reply(send, status, page, "text/html; charset=utf-8")
+
+
+#: The close code a removed device's open connection is closed with.
+REMOVED_CLOSE_CODE = 4003
+
+
+def _until(cut: asyncio.Event, receive: Receive, send: Send) -> Receive:
+    """``receive`` that ends the connection once ``cut`` is set (its device was removed): the
+    client is sent a close, the app a disconnect."""
+
+    async def guarded() -> dict:
+        if not cut.is_set():
+            got = asyncio.ensure_future(receive())
+            waiting = asyncio.ensure_future(cut.wait())
+            try:
+                await asyncio.wait({got, waiting}, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                waiting.cancel()
+                if not got.done():
+                    got.cancel()
+            if got.done() and not got.cancelled():
+                return got.result()
+        with contextlib.suppress(Exception):  # the app or the client closed it already
+            await send({"type": "websocket.close", "code": REMOVED_CLOSE_CODE})
+        return {"type": "websocket.disconnect", "code": REMOVED_CLOSE_CODE}
+
+    return guarded
 
 
 #: Bytes of the key the joined devices' cookie is made with.
