@@ -23,6 +23,7 @@ import statistics
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
+from chickenfoot.board.scene import LIGHT, Palette
 from chickenfoot.rules import PRESETS, RuleSet, Tile, get_rules
 from chickenfoot.rules.errors import InputError
 from chickenfoot.rules.layout import (
@@ -132,6 +133,8 @@ class DisputeBuilder:
         self.match_rules: RuleSet | None = None
         self._picture: tuple[Any, Picture] | None = None
         self._png: tuple[Picture, bytes] | None = None
+        #: The colours the board is drawn in (the screen's theme: see ``App.board_palette``).
+        self.palette: Palette = LIGHT
         if hub is not None:
             self.start(hub)
 
@@ -370,9 +373,9 @@ class DisputeBuilder:
         # The last question, unless its tile has been laid since (then it is on the table).
         last = self.last
         play = None if last is None or last.tile in lay.tiles() else (last.tile, last.on)
-        key = (lay, self.rules, self.top, play)
+        key = (lay, self.rules, self.top, play, self.palette)
         if self._picture is None or self._picture[0] != key:
-            self._picture = (key, board.picture(board.from_report(self.report(), play)))
+            self._picture = (key, board.picture(board.from_report(self.report(), play), palette=self.palette))
         return self._picture[1]
 
     def board_png(self) -> bytes:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from chickenfoot.app.dispute import TableNeeds
 from chickenfoot.app.setup import MatchSetup
+from chickenfoot.board.scene import LIGHT, Palette
 from chickenfoot.practice import Practice, seats_for
 from chickenfoot.rules.bots import BOTS
 from chickenfoot.rules.errors import ChickenFootError, IllegalPlayError, InputError
@@ -142,6 +143,8 @@ class PracticeSession:
         #: Where in the round's events the person's last action begins (what happened since).
         self.since = 0
         self._picture: tuple[Any, Picture, bytes] | None = None
+        #: The colours the board is drawn in (the screen's theme: see ``App.board_palette``).
+        self.palette: Palette = LIGHT
 
     # ------------------------------------------------------------ reading
     @property
@@ -226,9 +229,9 @@ class PracticeSession:
         from chickenfoot.board import picture
 
         s = self.practice.state
-        key = len(s.table.order)
+        key = (len(s.table.order), self.palette)
         if self._picture is None or self._picture[0] != key:
-            pic = picture(self.practice.board())
+            pic = picture(self.practice.board(), palette=self.palette)
             self._picture = (key, pic, pic.png())
         return self._picture[1], self._picture[2]
 

@@ -23,6 +23,7 @@ from typing import Any
 
 import flet as ft
 
+from chickenfoot.board.scene import DARK, LIGHT, Palette
 from chickenfoot.rules.errors import ChickenFootError, InputError
 
 from .kit import Kit
@@ -199,6 +200,8 @@ class App(Kit):
         #: The dialog over the screen (the full-screen photo), closed when another screen is shown.
         self._modal: ft.AlertDialog | None = None
         page.on_resize = self._resized
+        # under the "system" theme, the boards follow the device's light or dark
+        page.on_platform_brightness_change = lambda _e: self.render()
         self._drawn_width = page.width
         page.pubsub.subscribe_topic(TOPIC, self._remote_change)
         # One picker per session, made while the page is the current context (so it registers).
@@ -252,6 +255,14 @@ class App(Kit):
     @property
     def settings(self) -> Settings:
         return self.ctx.settings
+
+    @property
+    def board_palette(self) -> Palette:
+        """The colours boards and faces are drawn in: dark under the dark theme (chosen, or the
+        device's own under "system")."""
+        theme = self.settings.theme
+        dark = theme == "dark" or (theme == "system" and self.page.platform_brightness == ft.Brightness.DARK)
+        return DARK if dark else LIGHT
 
     @property
     def scale(self) -> float:

@@ -28,7 +28,7 @@ from chickenfoot.rules.ruleset import RuleSet
 from chickenfoot.rules.tiles import Tile
 
 from .geometry import Board, EndMark, Ghost, Piece, Spot, layout_table
-from .scene import Scene, board_scene, face_scene
+from .scene import DARK, LIGHT, Palette, Scene, board_scene, face_scene
 from .svg import to_svg
 
 if TYPE_CHECKING:
@@ -99,22 +99,22 @@ class Picture:
         return self.board.end_at(*self.to_board(px, py), reach=reach_px / self.scale)
 
 
-def picture(board: Board, scale: float = SCALE) -> Picture:
-    return Picture(board, board_scene(board), scale)
+def picture(board: Board, scale: float = SCALE, palette: Palette = LIGHT) -> Picture:
+    return Picture(board, board_scene(board, palette=palette), scale)
 
 
 def face_svg(tile: Tile | str, *, zero_zero: int | None = None, taken: bool = False,
-             scale: float = 48.0) -> str:
+             scale: float = 48.0, palette: Palette = LIGHT) -> str:
     """One domino face, low half on top, as SVG (``zero_zero``: the 0-0's value under the rules,
     shown on it; ``taken``: greyed and crossed out)."""
-    return to_svg(face_scene(Tile.parse(tile), zero_zero=zero_zero, taken=taken), scale)
+    return to_svg(face_scene(Tile.parse(tile), zero_zero=zero_zero, taken=taken, palette=palette), scale)
 
 
 def face_png(tile: Tile | str, *, zero_zero: int | None = None, taken: bool = False,
-             scale: float = 48.0) -> bytes:
+             scale: float = 48.0, palette: Palette = LIGHT) -> bytes:
     from .png import to_png
 
-    return to_png(face_scene(Tile.parse(tile), zero_zero=zero_zero, taken=taken), scale)
+    return to_png(face_scene(Tile.parse(tile), zero_zero=zero_zero, taken=taken, palette=palette), scale)
 
 
 def check_output(path: str | Path) -> Path:
@@ -148,12 +148,15 @@ def save(board: Board, path: str | Path, scale: float = SCALE) -> Path:
 
 
 __all__ = [
+    "DARK",
     "FORMATS",
+    "LIGHT",
     "SCALE",
     "Board",
     "DrawingError",
     "EndMark",
     "Ghost",
+    "Palette",
     "Picture",
     "Piece",
     "Spot",

@@ -51,7 +51,7 @@ def to_image(scene: Scene, scale: float = 40.0) -> Image.Image:
     k = scale * _SUPER
     x0, y0 = scene.box[0], scene.box[1]
     size = (max(1, round(scene.width * k)), max(1, round(scene.height * k)))
-    img = Image.new("RGB", size, (255, 255, 255))
+    img = Image.new("RGB", size, _rgba(scene.background)[:3])
     draw = ImageDraw.Draw(img, "RGBA")
 
     def px(p: tuple[float, float]) -> tuple[float, float]:

@@ -17,7 +17,7 @@ def to_svg(scene: Scene, scale: float = 40.0) -> str:
     w, h = scene.width, scene.height
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{_num(w * scale)}" height="{_num(h * scale)}" '
            f'viewBox="{_num(x0)} {_num(y0)} {_num(w)} {_num(h)}" font-family="DejaVu Sans, Arial, sans-serif">',
-           f'<rect x="{_num(x0)}" y="{_num(y0)}" width="{_num(w)}" height="{_num(h)}" fill="#ffffff"/>']
+           f'<rect x="{_num(x0)}" y="{_num(y0)}" width="{_num(w)}" height="{_num(h)}" fill="{scene.background}"/>']
     for s in scene.shapes:
         if isinstance(s, Poly):
             pts = " ".join(f"{_num(x)},{_num(y)}" for x, y in s.points)

@@ -37,6 +37,7 @@ class FakePage:
         self.route = "/"
         self.web = True
         self.width = 400
+        self.platform_brightness: Any = None  # the client says it once connected (Flet's default)
         self.updates = 0
         self.dialogs: list[Any] = []
         self.pushed: list[str] = []
@@ -870,6 +871,39 @@ def test_the_picker_shows_taken_tiles_refuses_them_and_moves_one_when_asked(app:
     assert "7 points (3-4)" in texts and sum(t.startswith("not entered") for t in texts) == 2  # Ann's hand is empty again
     assert "3-4 moved from Ann to Bob" in texts  # said above Save, not in a toast over it
     assert not any(t.startswith("3-4 is already") for t in texts)
+
+
+def test_boards_and_faces_follow_the_dark_theme_chosen_or_the_devices_own(app: App) -> None:
+    """Under the dark theme (chosen in settings, or the device's own under "system") the board
+    and the tile faces are drawn on a dark table; under the light one on white."""
+    import io
+
+    from PIL import Image
+
+    from chickenfoot.board import DARK
+
+    dark = tuple(int(DARK.background[i:i + 2], 16) for i in (1, 3, 5))
+
+    def corners() -> tuple[Any, Any]:
+        _go(app, "/dispute")
+        sem = _find(app.page.controls, ft.Semantics, lambda c: str(c.label).startswith("The table drawn as a board"))
+        board = Image.open(io.BytesIO(image_bytes(_find(sem, ft.Image)[0]))).convert("RGB").getpixel((1, 1))
+        faces = [c for c in _find(app.page.controls, ft.Image) if c.exclude_from_semantics]
+        face = Image.open(io.BytesIO(image_bytes(faces[0]))).convert("RGB").getpixel((0, 0))
+        return board, face
+
+    _go(app, "/dispute")
+    _click(app, "9-9")
+    app.drafts.dispute.add("9-4", "9-9")
+    assert app.settings.theme == "system" and app.page.platform_brightness is None
+    assert corners() == ((255, 255, 255), (255, 255, 255))
+    app.page.platform_brightness = ft.Brightness.DARK  # the device is dark: so is the board
+    assert corners() == (dark, dark)
+    app.ctx.save_settings(app.settings.with_(theme="light"))
+    assert corners() == ((255, 255, 255), (255, 255, 255))
+    app.ctx.save_settings(app.settings.with_(theme="dark"))
+    app.page.platform_brightness = ft.Brightness.LIGHT
+    assert corners() == (dark, dark)
 
 
 def test_the_dispute_checker_chooses_a_tile_by_its_face(app: App) -> None:

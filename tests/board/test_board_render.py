@@ -121,3 +121,45 @@ def test_the_verdict_is_written_inside_the_drawing(play):
         left = s.x - (width / 2 if s.anchor == "middle" else 0)
         assert scene.box[0] <= left and left + width <= scene.box[2], (s.text, left + width, scene.box)
         assert scene.box[1] <= s.y - s.size and s.y <= scene.box[3], (s.text, s.y, scene.box)
+
+
+def _luminance(colour: str) -> float:
+    def channel(v: int) -> float:
+        c = v / 255
+        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+
+    r, g, b = (int(colour.lstrip("#")[i:i + 2], 16) for i in (0, 2, 4))
+    return 0.2126 * channel(r) + 0.7152 * channel(g) + 0.0722 * channel(b)
+
+
+def _contrast(a: str, b: str) -> float:
+    hi, lo = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+def test_the_dark_palette_draws_a_dark_table_whose_lines_and_words_read_on_it():
+    """Under a dark theme the board is no light panel: a dark table, the tiles ivory as dominoes
+    are, and every line or word that lies on the table itself (open ends, joints, the judged
+    play's sentence, the tiles not on it) light enough to read there (WCAG contrast 4.5)."""
+    from chickenfoot.board import DARK, LIGHT
+    from chickenfoot.board.scene import Dot, Label, Poly, Segment, board_scene
+
+    layout = Layout.build("9-9", [*SPOKES, ("4-4", "9-4"), ("4-2", "4-4")])
+    board = from_layout(layout, play=("0-6", "9-0"))
+    scene = board_scene(board, palette=DARK)
+    assert scene.background == DARK.background and _luminance(DARK.background) < 0.02
+    on_table = [s.fill for s in scene.shapes if isinstance(s, Label)]
+    on_table += [s.stroke for s in scene.shapes if isinstance(s, Segment) and s.dash]
+    on_table += [s.stroke for s in scene.shapes if isinstance(s, Poly) and s.dash and s.stroke]
+    assert on_table and all(_contrast(c, DARK.background) >= 4.5 for c in on_table), on_table
+    tiles = [s for s in scene.shapes if isinstance(s, Poly) and s.fill == DARK.ivory]
+    assert len(tiles) == len(board.pieces) and DARK.ivory == LIGHT.ivory
+    assert {s.fill for s in scene.shapes if isinstance(s, Dot)} == {DARK.ink}
+    # the renderers paint the table's colour
+    img = Image.open(io.BytesIO(picture(board, palette=DARK).png())).convert("RGB")
+    assert img.getpixel((1, 1)) == tuple(int(DARK.background[i:i + 2], 16) for i in (1, 3, 5))
+    assert f'fill="{DARK.background}"' in picture(board, palette=DARK).svg()
+    light = Image.open(io.BytesIO(picture(board).png())).convert("RGB")
+    assert light.getpixel((1, 1)) == (255, 255, 255)
+    face = Image.open(io.BytesIO(face_png("0-0", zero_zero=50, palette=DARK))).convert("RGB")
+    assert face.getpixel((0, 0)) == img.getpixel((1, 1))

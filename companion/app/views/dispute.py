@@ -75,7 +75,9 @@ class DisputeScreen(Screen):
 
     @property
     def table(self) -> DisputeBuilder:
-        return self.session.dispute_table()
+        b = self.session.dispute_table()
+        b.palette = self.app.board_palette  # drawn in the screen's theme, wherever it is drawn
+        return b
 
     @property
     def typed(self) -> str:

@@ -18,7 +18,7 @@ import flet as ft
 
 from chickenfoot.app.kit import image
 from chickenfoot.app.views import bind
-from chickenfoot.board import face_png
+from chickenfoot.board import LIGHT, Palette, face_png
 from chickenfoot.rules import Tile
 from chickenfoot.rules.words import article
 
@@ -37,14 +37,14 @@ _ASPECT = (2 + 2 * 0.08) / (1 + 2 * 0.08)  # a face scene: 1 x 2 units and its m
 
 
 @lru_cache(maxsize=2048)
-def _png(tile: str, zero_zero: int | None, taken: bool) -> bytes:
-    return face_png(tile, zero_zero=zero_zero, taken=taken, scale=_PNG_SCALE)
+def _png(tile: str, zero_zero: int | None, taken: bool, palette: Palette) -> bytes:
+    return face_png(tile, zero_zero=zero_zero, taken=taken, scale=_PNG_SCALE, palette=palette)
 
 
-def face_bytes(tile: Tile, zero_zero: int | None = None, taken: bool = False) -> bytes:
+def face_bytes(tile: Tile, zero_zero: int | None = None, taken: bool = False, palette: Palette = LIGHT) -> bytes:
     """PNG of ``tile``'s face (kept after the first drawing); ``zero_zero`` is shown on the 0-0."""
     zz = zero_zero if tile.low == 0 and tile.high == 0 else None
-    return _png(str(tile), zz, taken)
+    return _png(str(tile), zz, taken, palette)
 
 
 def face_button(app: App, tile: Tile, label: str, on_click: Callable[[Any], Any], *,
@@ -56,7 +56,7 @@ def face_button(app: App, tile: Tile, label: str, on_click: Callable[[Any], Any]
     node of its own inside a nameless button). ``width``: the face's width (default
     :data:`FACE_WIDTH` at the text scale)."""
     w = width or app.fs(FACE_WIDTH)
-    img = image(face_bytes(tile, zero_zero, taken), width=w, height=round(w * _ASPECT, 1),
+    img = image(face_bytes(tile, zero_zero, taken, app.board_palette), width=w, height=round(w * _ASPECT, 1),
                    fit=ft.BoxFit.CONTAIN, exclude_from_semantics=True)
     numbers = ft.Text(str(tile), size=app.fs(NUMBERS_SIZE), weight=ft.FontWeight.BOLD, no_wrap=True,
                       semantics_label=label, color=ft.Colors.OUTLINE if taken else None,

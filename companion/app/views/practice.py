@@ -15,6 +15,7 @@ from chickenfoot.app.practice_session import BOT_WORDS, MAX_SEATS, MIN_SEATS, Pr
 from chickenfoot.app.views import Screen, bind, bind_event
 from chickenfoot.app.views.board import available_width, board_view, end_label
 from chickenfoot.app.views.setup import options_tile
+from chickenfoot.board import Palette
 from chickenfoot.rules import PRESETS
 from chickenfoot.rules.bots import BOTS
 from chickenfoot.rules.words import count
@@ -28,15 +29,15 @@ FACE_W, FACE_H = 30, 56
 
 
 @lru_cache(maxsize=512)
-def _face(tile: str, zero_zero: int) -> bytes:
+def _face(tile: str, zero_zero: int, palette: Palette) -> bytes:
     from chickenfoot.board import face_png
 
-    return face_png(tile, zero_zero=zero_zero, scale=40)
+    return face_png(tile, zero_zero=zero_zero, scale=40, palette=palette)
 
 
 def _tile_button(app: App, tile: Tile, zero_zero: int, selected: bool, on_click: Any,
                  disabled: bool = False) -> ft.Control:
-    face = image(_face(str(tile), zero_zero), width=FACE_W, height=FACE_H, fit=ft.BoxFit.CONTAIN)
+    face = image(_face(str(tile), zero_zero, app.board_palette), width=FACE_W, height=FACE_H, fit=ft.BoxFit.CONTAIN)
     content = ft.Column([face, ft.Text(str(tile), size=app.fs(14), weight=ft.FontWeight.BOLD if selected else None)],
                         spacing=2, horizontal_alignment=ft.CrossAxisAlignment.CENTER, tight=True)
     cls = ft.FilledButton if selected else ft.OutlinedButton
@@ -125,6 +126,7 @@ class PracticeScreen(Screen):
             info.extend(app.text(line, 15) for line in sess.needs())
         room = available_width(app)
         wide = room >= 900
+        sess.palette = app.board_palette
         pic, png = sess.picture()
         ends = p.state.table.open_ends()
         words = " · ".join(f"{pl.tile} on {pl.on}" for pl in p.state.layout().plays)
