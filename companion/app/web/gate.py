@@ -49,8 +49,8 @@ TRIES_PER_HOUR = 30
 #: number of addresses in its /64, so without it IPv6 would bound nothing. It is what a whole
 #: IPv4 /24 can send (254 addresses' worth), so it is reached only by an attacker with that many
 #: addresses' chance. A home network's phones share one /64, so a stranger on it who sends that
-#: many keeps them from typing the code; the QR code's key (:data:`~.addresses.JOIN_KEY_BYTES`) still joins
-#: them, as no count of wrong codes holds it back.
+#: many keeps them from typing the code; the QR code's key (:data:`~.addresses.JOIN_KEY_BYTES`)
+#: still joins them, as no count of wrong codes holds it back.
 TRIES_PER_MINUTE_NETWORK = 254 * TRIES_PER_MINUTE
 TRIES_PER_HOUR_NETWORK = 254 * TRIES_PER_HOUR
 #: Client addresses the wrong-code limiter remembers at most (the least recently failing one is
@@ -64,8 +64,9 @@ TRIES_NETWORKS = 64
 JOIN_BODY_S = 10.0
 #: How long a phone's browser keeps the joined cookie, even when it is closed: 400 days, the
 #: most Chromium keeps one. The cookie holds no secret of the code, and it stops working when
-#: its device is removed at the table, or the key changes (``--forget-devices``); without a lifetime, a browser that drops session
-#: cookies on closing sent the family's phones back to the join page every evening.
+#: its device is removed at the table, or the key changes (``--forget-devices``); without a
+#: lifetime, a browser that drops session cookies on closing sent the family's phones back to
+#: the join page every evening.
 COOKIE_MAX_AGE_S = 400 * 24 * 3600
 
 
@@ -240,7 +241,7 @@ class TableGate:
         self.port = port
         self.loopback_only = loopback_only
         self.code = code
-        #: What the QR code's address holds besides the code (see :data:`JOIN_KEY_BYTES`).
+        #: What the QR code's address holds besides the code (see :data:`~.addresses.JOIN_KEY_BYTES`).
         self.join_key = (join_key or new_join_key()) if code is not None else None
         # the joined devices' cookies: kept across restarts when ``key`` and ``devices`` are (see
         # table_key, JoinedDevices)
