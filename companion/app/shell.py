@@ -38,6 +38,8 @@ TOPIC = "chickenfoot-match"
 UPLOAD_MAX_BYTES = 40 * 2**20
 #: Seconds between checks of the scorekeeper file's change counter (writes from other processes).
 POLL_S = 2.0
+#: Seconds a screen showing the joined devices waits for more changes before it is redrawn.
+DEVICES_REDRAW_S = 0.5
 #: Seconds after a device connects before the tile reader is loaded in the background.
 WARM_DELAY_S = 2.0
 #: Seconds a screen waits before redrawing for another device's change (see App._remote_change).
@@ -72,6 +74,8 @@ class AppContext:
         #: The devices that joined the table (:class:`chickenfoot.app.web.JoinedDevices`), when
         #: it has a code.
         self.table_devices: Any = None
+        self._devices_lock = threading.Lock()
+        self._devices_timer: threading.Timer | None = None
         self.settings_store = SettingsStore(self.db_path.with_name(self.db_path.stem + "-settings.json"))
         self.settings: Settings = self.settings_store.load()
         self.models_dir = models_dir
@@ -119,8 +123,8 @@ class AppContext:
         for app in list(self.sessions):
             try:
                 app.external_change()
-            except Exception:  # a closed browser tab: nothing to redraw
-                self.sessions.discard(app)
+            except Exception:  # a tab closing as it is told: it goes from the set once it is gone
+                log.debug("a session could not be told of a change", exc_info=True)
         return True
 
     def new_table_code(self) -> str:
@@ -134,12 +138,23 @@ class AppContext:
         return code
 
     def devices_changed(self) -> None:
-        """A device joined or was removed: screens showing the list redraw it."""
+        """A device joined or was removed: screens showing the list redraw it, once for changes
+        that come together (a burst of joins redraws each screen once, not once a join)."""
+        with self._devices_lock:
+            if self._devices_timer is not None:
+                return
+            self._devices_timer = threading.Timer(DEVICES_REDRAW_S, self._tell_devices_changed)
+            self._devices_timer.daemon = True
+            self._devices_timer.start()
+
+    def _tell_devices_changed(self) -> None:
+        with self._devices_lock:
+            self._devices_timer = None
         for app in list(self.sessions):
             try:
                 app.table_devices_changed()
-            except Exception:  # a closed browser tab: nothing to redraw
-                self.sessions.discard(app)
+            except Exception:  # a tab closing as it is told: it goes from the set once it is gone
+                log.debug("a session could not be told of the devices", exc_info=True)
 
     def save_settings(self, settings: Settings) -> None:
         self.settings_store.save(settings)
@@ -210,13 +225,6 @@ class App(Kit):
         #: What this device keeps between sessions (the browser's storage of this address, or
         #: the desktop app's): a session ends a minute after its tab closed or its phone slept.
         self.device_store = ft.SharedPreferences()
-        #: The joined device this session's connection came from (the table's gate names it),
-        #: or None without a table code.
-        self.table_device: str | None = None
-        if ctx.web:
-            from .web.bridge import device_of
-
-            self.table_device = device_of(page)
         self.apply_settings()
 
     async def kept_on_device(self, key: str) -> Any:
@@ -257,6 +265,17 @@ class App(Kit):
         return self.ctx.settings
 
     @property
+    def table_device(self) -> str | None:
+        """The joined device this session's connection came from (the table's gate names it, at
+        every connection: a page may come back after its device joined anew), or None without
+        a table code."""
+        if not self.ctx.web:
+            return None
+        from .web.bridge import device_of
+
+        return device_of(self.page)
+
+    @property
     def board_palette(self) -> Palette:
         """The colours boards and faces are drawn in: dark under the dark theme (chosen, or the
         device's own under "system")."""
@@ -295,7 +314,7 @@ class App(Kit):
     def external_change(self) -> None:
         """The file changed (maybe from another process): redraw screens whose data changed."""
         route = self.page.route or "/"
-        if self.session.data_moved(route) or self.session.draft_moved():
+        if self._connected() and (self.session.data_moved(route) or self.session.draft_moved()):
             self.page.run_task(self._render_async)
 
     async def _render_async(self) -> None:
@@ -313,7 +332,17 @@ class App(Kit):
         hook = getattr(self.session.state, "reconnected", None)
         if hook is not None:
             hook()
+        # What changed while it was away (a phone asleep under a minute) was not sent to it.
+        route = self.page.route or "/"
+        if hook is not None or self.session.data_moved(route) or self.session.draft_moved() \
+                or self.session.concerns(route, {"code": True}):
             self.render()
+
+    def _connected(self) -> bool:
+        """Whether this session's browser is connected now (a session is kept a minute after
+        its page went away, for the same page to come back to)."""
+        session = getattr(self.page, "session", None)
+        return session is None or getattr(session, "connection", None) is not None
 
     def _route_changed(self, _: Any = None) -> None:
         modal, self._modal = self._modal, None
@@ -332,7 +361,8 @@ class App(Kit):
     def table_devices_changed(self) -> None:
         """A device joined the table or was removed (the server's word): an invite shown is
         redrawn."""
-        self.page.run_task(self._remote_change, TOPIC, {"code": True})
+        if self._connected():  # else it is redrawn when it reconnects
+            self.page.run_task(self._remote_change, TOPIC, {"code": True})
 
     async def _remote_change(self, topic: str, message: Any) -> None:
         # On the event loop, a moment later: taps this page sent before it heard of the change

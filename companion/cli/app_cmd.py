@@ -146,16 +146,21 @@ def serve_web(args: argparse.Namespace, db: Path) -> int:
     print("Press Ctrl+C to stop.", flush=True)
     key, devices = None, None
     if code:  # phones that joined stay joined across a restart (see web.table_key, web.JoinedDevices)
+        key_path = ctx.db_path.with_name(ctx.db_path.stem + "-table.key")
+        listed = ctx.db_path.with_name(ctx.db_path.stem + "-table-devices.json")
+        joined_before = key_path.exists() and not listed.exists() and not args.forget_devices
         try:
-            key = web.table_key(ctx.db_path.with_name(ctx.db_path.stem + "-table.key"), args.forget_devices)
+            key = web.table_key(key_path, args.forget_devices)
         except OSError as exc:
             print(f"  (joined devices will join again after a restart: the key file cannot be kept: "
                   f"{exc.strerror or exc})", flush=True)
         else:
-            devices = web.JoinedDevices(key, ctx.db_path.with_name(ctx.db_path.stem + "-table-devices.json"),
-                                        forget=args.forget_devices)
+            devices = web.JoinedDevices(key, listed, forget=args.forget_devices)
             if devices.unread:
                 print(f"  (every device joins again with the code: {devices.unread})", flush=True)
+            elif joined_before:
+                print(f"  (every device joins again with the code: the list of devices that joined, {listed}, "
+                      "is missing)", flush=True)
     app = web_app(ctx, port=port, loopback_only=loopback_only, code=code, key=key, join_key=join_key,
                   devices=devices)
     web.serve(app, sock, on_stop=ctx.store.close)

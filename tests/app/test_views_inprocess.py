@@ -7,7 +7,9 @@ import asyncio
 import inspect
 import json
 import re
+import time
 from collections.abc import Iterator
+from types import SimpleNamespace
 from typing import Any
 
 import flet as ft
@@ -1201,6 +1203,7 @@ def test_the_invite_screen_lists_the_joined_devices_and_removes_one(tmp_path) ->
     puts one out: its cookie no longer lets it in, the others' do, the list and the other
     screens follow."""
     from chickenfoot.app.shell import web_app
+    from chickenfoot.app.web.bridge import note_device
 
     ctx = AppContext(tmp_path / "matches.json", web=True, invite_url="http://10.0.0.1:8550/join?key=k",
                      table_code="123456")
@@ -1209,7 +1212,7 @@ def test_the_invite_screen_lists_the_joined_devices_and_removes_one(tmp_path) ->
     host = devices.join("10.0.0.2", "Mozilla/5.0 (Linux; Android 14) Chrome/126.0 Mobile Safari/537.36")
     phone = devices.join("10.0.0.3", "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5) Version/17.5 Mobile Safari/604.1")
     app = App(FakePage(), ctx)  # type: ignore[arg-type]
-    app.table_device = devices.check(host)
+    note_device(app.page, devices.check(host) or "")  # as the gate names the device a session is on
     watcher = App(FakePage(), ctx)  # type: ignore[arg-type]  # another device showing the invite
     ctx.sessions.add(watcher)
     try:
@@ -1224,7 +1227,27 @@ def test_the_invite_screen_lists_the_joined_devices_and_removes_one(tmp_path) ->
         texts = _texts(app.page.controls)
         assert "Devices at the table (1)" in texts and "iPhone · Safari" not in texts
         assert app.page.dialogs[-1].content.value.startswith("iPhone · Safari (10.0.0.3) is off the table")
-        assert "Devices at the table (1)" in _texts(watcher.page.controls)  # told by the server
+        for _ in range(50):  # told by the server, once the changes that come together are in
+            if "Devices at the table (1)" in _texts(watcher.page.controls):
+                break
+            time.sleep(0.1)
+        assert "Devices at the table (1)" in _texts(watcher.page.controls)
+        # a burst of joins: every other device put out at once, this one stays
+        for k in range(4):
+            devices.join(f"10.0.0.{10 + k}", "")
+        _go(app, "/invite")
+        _click(app, "Remove every other device")
+        assert len(devices) == 1 and devices.check(host)
+        assert app.page.dialogs[-1].content.value.startswith("4 devices put out; this one stays.")
+        # a session whose page is away (kept a minute for it to come back) is not lost to the
+        # server's word: it is redrawn when it reconnects
+        watcher.page.session = SimpleNamespace(connection=None)
+        devices.join("10.0.0.20", "")
+        time.sleep(1.0)
+        assert "Devices at the table (1)" in _texts(watcher.page.controls) and watcher in ctx.sessions
+        watcher.page.session = None
+        watcher._reconnected()
+        assert "Devices at the table (2)" in _texts(watcher.page.controls)
     finally:
         ctx.store.close()
 

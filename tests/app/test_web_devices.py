@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 from pathlib import Path
 from typing import Any
 
+import pytest
 from test_web_boundary import _FORM, _join_cookie, _through_gate
 
+from chickenfoot.app import web
 from chickenfoot.app.web import COOKIE, JoinedDevices, TableGate, device_kind
 
 KEY = bytes(range(32))
@@ -85,13 +88,88 @@ def test_a_list_that_cannot_be_kept_says_so(tmp_path: Path) -> None:
     assert devices.unkept is None and len(JoinedDevices(KEY, kept)) == 2
 
 
-def test_the_list_is_bounded_forgetting_the_device_seen_least_recently() -> None:
+def test_a_full_list_forgets_only_devices_long_unseen_and_else_refuses_a_join() -> None:
+    """A burst of joins by someone who has the code never pushes the table's own devices out:
+    past the list's size, only devices unseen for 60 days make room; else the join is refused."""
+    from chickenfoot.app.web.devices import STALE_S, TableFull
+
     devices = JoinedDevices(KEY, most=3)
-    cookies = [devices.join(f"10.0.0.{k}", PIXEL, now=float(k)) for k in range(3)]
-    devices.seen(devices.check(cookies[0]) or "", "10.0.0.0", now=100.0)
-    devices.join("10.0.0.9", PIXEL, now=50.0)
-    assert len(devices) == 3 and devices.check(cookies[1]) is None
-    assert devices.check(cookies[0]) and devices.check(cookies[2])
+    now = 10 * STALE_S
+    cookies = [devices.join(f"10.0.0.{k}", PIXEL, now=now - 2 * STALE_S + k) for k in range(3)]
+    devices.seen(devices.check(cookies[0]) or "", "10.0.0.0", now=now - 10.0)
+    fresh = devices.join("10.0.0.9", PIXEL, now=now)  # the two unseen for 60 days make room
+    assert len(devices) == 2 and devices.check(cookies[0]) and devices.check(fresh)
+    assert devices.check(cookies[1]) is None and devices.check(cookies[2]) is None
+    devices.join("10.0.0.8", PIXEL, now=now)
+    with pytest.raises(TableFull, match="3 devices have joined this table already"):
+        devices.join("10.0.0.7", PIXEL, now=now + 1)
+    assert len(devices) == 3 and devices.check(cookies[0])  # nobody pushed out
+    # someone at the table puts every other device out: room again
+    keep = devices.check(cookies[0])
+    assert devices.remove_others(keep) == 2 and len(devices) == 1 and devices.check(cookies[0])
+    devices.join("10.0.0.7", PIXEL, now=now + 2)
+
+
+def test_joins_are_slowed_per_address_and_a_full_table_says_why(tmp_path: Path) -> None:
+    gate = TableGate(None, port=8550, loopback_only=False, code="123456",  # type: ignore[arg-type]
+                     devices=JoinedDevices(KEY, tmp_path / "d.json", most=web.JOINS_PER_MINUTE + 2))
+    for _ in range(web.JOINS_PER_MINUTE):
+        _join_cookie(gate, "10.0.0.2")
+    status, _, page = _through_gate(gate, "POST", "/join", _FORM, [f"key={gate.join_key}".encode()], "10.0.0.2")
+    assert status == 429 and b"Too many devices joined from this address just now: wait a minute." in page
+    _join_cookie(gate, "10.0.0.3")  # another address joins
+    _join_cookie(gate, "10.0.0.4")
+    status, _, page = _through_gate(gate, "POST", "/join", _FORM, [b"code=123456"], "10.0.0.5")
+    assert status == 503 and b"devices have joined this table already" in page
+    assert len(gate.devices) == web.JOINS_PER_MINUTE + 2
+
+
+def test_a_post_with_no_code_is_no_try_and_a_block_says_how_long(monkeypatch: pytest.MonkeyPatch) -> None:
+    import chickenfoot.app.web.gate as gate_module
+
+    clock = [1000.0]
+    monkeypatch.setattr(gate_module.time, "monotonic", lambda: clock[0])
+    gate = TableGate(None, port=8550, loopback_only=False, code="123456")  # type: ignore[arg-type]
+    for body in (b"", b"code=", b"code=%20%20", b"other=1"):
+        status, _, page = _through_gate(gate, "POST", "/join", _FORM, [body], "10.0.0.2")
+        assert status == 400 and b"Type the table code" in page
+    for _ in range(web.TRIES_PER_MINUTE):
+        assert _through_gate(gate, "POST", "/join", _FORM, [b"code=000000"], "10.0.0.3")[0] == 403
+    status, _, page = _through_gate(gate, "POST", "/join", _FORM, [b"code=123456"], "10.0.0.3")
+    assert status == 429 and b"wait a minute, then try again" in page
+    # the hour's cap: wrong codes spread out, then told to wait up to an hour
+    for _ in range(web.TRIES_PER_HOUR):
+        clock[0] += 20.0
+        _through_gate(gate, "POST", "/join", _FORM, [b"code=000000"], "10.0.0.4")
+    clock[0] += 120.0
+    status, _, page = _through_gate(gate, "POST", "/join", _FORM, [b"code=123456"], "10.0.0.4")
+    assert status == 429 and b"wait up to an hour" in page
+    assert _through_gate(gate, "POST", "/join", _FORM, [b"code=123456"], "10.0.0.2")[0] == 303
+
+
+def test_a_cookie_of_the_same_name_tossed_by_another_port_does_not_shadow_the_real_one() -> None:
+    """Cookies are not kept apart by port: a page on another port of the same host can set
+    chickenfoot_table=junk on the path /alive, which the browser then sends first."""
+    gate = TableGate(None, port=8550, loopback_only=False, code="123456")  # type: ignore[arg-type]
+    real = _join_cookie(gate, "10.0.0.2")
+    tossed = f"{COOKIE}=junk; {real}; {COOKIE}=" + "a" * 16 + "." + "0" * 64
+    assert _through_gate(gate, "GET", "/alive", {"Cookie": tossed}, [b""], "10.0.0.2")[0] == 204
+    flood = "; ".join([f"{COOKIE}=junk{k}" for k in range(web.COOKIES_TRIED)] + [real])
+    assert _through_gate(gate, "GET", "/alive", {"Cookie": flood}, [b""], "10.0.0.2")[0] == 403  # looked at so many
+
+
+def test_a_list_file_that_is_no_plain_file_or_nested_deep_lets_nobody_in_without_hanging(tmp_path: Path) -> None:
+    kept = tmp_path / "m-table-devices.json"
+    os.mkfifo(kept)
+    read = JoinedDevices(KEY, kept)  # a pipe in its place: never waited on
+    assert len(read) == 0 and read.unread and "not a plain file" in read.unread
+    kept.unlink()
+    kept.write_text("[" * 200_000)
+    read = JoinedDevices(KEY, kept)
+    assert len(read) == 0 and read.unread and "RecursionError" in read.unread
+    kept.write_bytes(b" " * (2 << 20))
+    read = JoinedDevices(KEY, kept)
+    assert len(read) == 0 and read.unread and "more than a list of devices holds" in read.unread
 
 
 def test_through_the_gate_a_removed_device_is_out_and_the_others_stay_in() -> None:

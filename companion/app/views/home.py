@@ -127,8 +127,10 @@ class InviteScreen(Screen):
         listing = sorted(devices.listing(), key=lambda d: d.id != app.table_device)  # this one first
         out: list[Any] = [app.heading(f"Devices at the table ({len(listing)})")]
         if devices.unkept:
-            out.append(app.text(f"The list could not be saved ({devices.unkept}): a device removed may be let "
-                                "in again after a restart. Make a New code as well.", 14, color=ft.Colors.ERROR))
+            out.append(app.text(f"The list of devices could not be saved ({devices.unkept}): after a restart, "
+                                "a device removed here would be let in again, unless the companion is started "
+                                "with --forget-devices (every device then joins again).", 14,
+                                color=ft.Colors.ERROR))
         now = time.time()
         for d in listing:
             mine = d.id == app.table_device
@@ -141,7 +143,17 @@ class InviteScreen(Screen):
             out.append(app.card(*lines))
         out.append(app.text("A device removed is put out at once, and joins again only with the code or the "
                             "QR code.", 14))
+        if len(listing) > 1:
+            out.append(app.button("Remove every other device", self.remove_others, kind="outlined",
+                                  icon=ft.Icons.GROUP_REMOVE))
         return out
+
+    def remove_others(self, _: Any) -> None:
+        app = self.app
+        gone = app.ctx.table_devices.remove_others(app.table_device)
+        app.snack(f"{count(gone, 'device')} put out; this one stays. Each joins again only with the code or the "
+                  "QR code: make a New code too if someone who should not be here has them.")
+        app.render()
 
 
 def _when(word: str, at: float, now: float) -> str:

@@ -59,7 +59,10 @@ from .bridge import (
 from .devices import DEVICES_MOST, JoinedDevice, JoinedDevices, device_kind
 from .gate import (
     COOKIE,
+    COOKIES_TRIED,
     JOIN_BODY_S,
+    JOINS_PER_HOUR,
+    JOINS_PER_MINUTE,
     TRIES_ADDRESSES,
     TRIES_PER_HOUR,
     TRIES_PER_HOUR_NETWORK,
@@ -94,13 +97,14 @@ from .uploads import (
 
 __all__ = [
     "CONNECTIONS_IN_ALL", "CONNECTIONS_OF_STRANGERS", "CONNECTIONS_PER_ADDRESS", "COOKIE",
-    "CRASH_MESSAGE", "DEVICES_MOST", "FLET_PRIVATE", "HANDLERS", "HEADERS_WITHIN_S", "JOIN_BODY_S",
-    "JOIN_KEY_BYTES", "KEEP_ALIVE_S", "SESSIONS_PER_DEVICE", "SESSION_KEEP_S", "STOP_HARD_S",
-    "TRIES_ADDRESSES", "TRIES_PER_HOUR", "TRIES_PER_HOUR_NETWORK", "TRIES_PER_MINUTE",
-    "TRIES_PER_MINUTE_NETWORK", "UPLOADS_HELD_MAX", "UPLOAD_GRACE_S", "UPLOAD_PATH", "WS_MAX_BYTES",
-    "Connections", "Devices", "FletChanged", "Joined", "JoinedDevice", "JoinedDevices", "Limits",
-    "ServeError", "TableGate", "Tries", "UploadRefused", "Uploads", "address_key", "bind",
-    "check_flet", "check_port", "device_kind", "device_of", "flet_app", "is_gone", "is_loopback",
-    "is_wildcard", "lan_addresses", "network_key", "new_code", "new_join_key", "qr_png", "qr_text",
-    "serve", "server_config", "settle", "split_host", "table_key", "url_host",
+    "COOKIES_TRIED", "CRASH_MESSAGE", "DEVICES_MOST", "FLET_PRIVATE", "HANDLERS",
+    "HEADERS_WITHIN_S", "JOINS_PER_HOUR", "JOINS_PER_MINUTE", "JOIN_BODY_S", "JOIN_KEY_BYTES",
+    "KEEP_ALIVE_S", "SESSIONS_PER_DEVICE", "SESSION_KEEP_S", "STOP_HARD_S", "TRIES_ADDRESSES",
+    "TRIES_PER_HOUR", "TRIES_PER_HOUR_NETWORK", "TRIES_PER_MINUTE", "TRIES_PER_MINUTE_NETWORK",
+    "UPLOADS_HELD_MAX", "UPLOAD_GRACE_S", "UPLOAD_PATH", "WS_MAX_BYTES", "Connections", "Devices",
+    "FletChanged", "Joined", "JoinedDevice", "JoinedDevices", "Limits", "ServeError", "TableGate",
+    "Tries", "UploadRefused", "Uploads", "address_key", "bind", "check_flet", "check_port",
+    "device_kind", "device_of", "flet_app", "is_gone", "is_loopback", "is_wildcard",
+    "lan_addresses", "network_key", "new_code", "new_join_key", "qr_png", "qr_text", "serve",
+    "server_config", "settle", "split_host", "table_key", "url_host",
 ]

@@ -42,12 +42,14 @@ def headers_of(scope: Scope) -> dict[str, str]:
     return out
 
 
-def cookies_of(header: str) -> dict[str, str]:
-    out: dict[str, str] = {}
+def cookie_values(header: str, name: str) -> list[str]:
+    """Every value of cookie ``name`` in a ``Cookie`` header: a page on another port of the same
+    host can set one of the same name on a longer path, which browsers then send first."""
+    out = []
     for part in header.split(";"):
         k, sep, v = part.strip().partition("=")
-        if sep:
-            out.setdefault(k.strip(), v.strip())
+        if sep and k.strip() == name:
+            out.append(v.strip())
     return out
 
 

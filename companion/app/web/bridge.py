@@ -80,12 +80,13 @@ _DEVICE_OF: dict[int, str] = {}
 
 
 def device_of(page: Any) -> str | None:
-    """The joined device (:class:`~.devices.JoinedDevices`) whose connection started the session
-    of ``page``; None without a table code, or outside the served web app."""
+    """The joined device (:class:`~.devices.JoinedDevices`) whose connection the session of
+    ``page`` last came back on; None without a table code, or outside the served web app."""
     return _DEVICE_OF.get(id(page))
 
 
-def _note_device(page: Any, device: str) -> None:
+def note_device(page: Any, device: str) -> None:
+    """Name the joined device the session of ``page`` is served to (see :func:`device_of`)."""
     _DEVICE_OF[id(page)] = device
     weakref.finalize(page, _DEVICE_OF.pop, id(page), None)
 
@@ -166,6 +167,8 @@ def flet_app(main: Callable[[Any], Any], keep_s: float | None = None,
         #: Set when Flet's receive loop has ended, for whatever reason.
         receive_ended: asyncio.Event
         device: str = "?"
+        #: The joined device this connection came from (the gate names it), if any.
+        joined: str | None = None
         registered = False
         #: The session this connection served, kept past :meth:`dispose` for _forget_later.
         served: Any = None
@@ -198,6 +201,9 @@ def flet_app(main: Callable[[Any], Any], keep_s: float | None = None,
                 if not self.registered:
                     self.registered = True
                     devices.started(self.device, *reversed(self.session_key()))
+                    session = self.session_key()[0]
+                    if self.joined and session is not None:  # a session resumed: by this device now
+                        note_device(session.page, self.joined)
             try:
                 super().send_message(message)
             except AttributeError:  # the connection is already closed: nobody to tell
@@ -216,10 +222,11 @@ def flet_app(main: Callable[[Any], Any], keep_s: float | None = None,
         # the gate names the joined device: the session's page is told which one it is on
         joined = websocket.scope.get(DEVICE_SCOPE_KEY)
         conn = QuietFletApp(loop=asyncio.get_running_loop(), executor=app_manager.executor, main=main,
-                            before_main=(lambda page: _note_device(page, joined)) if joined else None,
+                            before_main=(lambda page: note_device(page, joined)) if joined else None,
                             session_timeout_seconds=int(keep_s) or 1)
         conn.receive_ended = watched.ended
         conn.device = device
+        conn.joined = joined
         task = asyncio.ensure_future(conn.handle(watched))
         ended = asyncio.ensure_future(watched.ended.wait())
         HANDLERS.add(task)

@@ -19,24 +19,39 @@ import hashlib
 import hmac
 import json
 import logging
+import os
 import secrets
+import stat
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from chickenfoot.rules.errors import ChickenFootError
+
 log = logging.getLogger(__name__)
 
-#: Devices the list keeps at most; past it, the one seen least recently is forgotten (it joins
-#: again with the code). Each join needs the code or the QR key, so only someone who has it can
-#: fill the list.
+#: Devices the list keeps at most. A join past it first forgets devices unseen for
+#: :data:`STALE_S`; if none is, it is refused (someone at the table removes devices): a burst of
+#: joins by someone who has the code never pushes the table's own devices out.
 DEVICES_MOST = 200
-#: Where a joined device's WebSocket scope names it, for the session it starts (see
+#: Seconds unseen after which a device may be forgotten to make room: 60 days.
+STALE_S = 60 * 24 * 3600.0
+#: Where a joined device's WebSocket scope names it, for the session it serves (see
 #: :func:`~.bridge.device_of`).
 DEVICE_SCOPE_KEY = "chickenfoot.device"
-#: Seconds between two notes of one device's last visit (its page asks every 4 s while shown).
+#: Seconds between two notes of one device's last visit (its page asks every 4 s while shown),
+#: and between two writes of it to the file.
 SEEN_EVERY_S = 30.0
+SEEN_KEPT_EVERY_S = 24 * 3600.0
+#: Bytes of a list file read at most (200 devices take about 30 kB).
+FILE_MOST = 1 << 20
+
+
+class TableFull(ChickenFootError):
+    """The list holds :data:`DEVICES_MOST` devices, all seen lately: no device joins until some
+    are removed."""
 
 _SYSTEMS = (("iPhone", "iPhone"), ("iPad", "iPad"), ("Android", "Android"), ("CrOS", "Chromebook"),
             ("Windows", "Windows"), ("Macintosh", "Mac"), ("Linux", "Linux"))
@@ -85,6 +100,8 @@ class JoinedDevices:
         self.unread: str | None = None
         #: Why the last change could not be kept in the file (it holds until a restart), if so.
         self.unkept: str | None = None
+        #: When each device's visit was last written to the file.
+        self._kept_seen: dict[str, float] = {}
         if path is not None:
             if forget:
                 self._save()
@@ -110,26 +127,34 @@ class JoinedDevices:
 
     # ------------------------------------------------------------ the list
     def join(self, address: str, user_agent: str, now: float | None = None) -> str:
-        """A new device on the list; its cookie."""
+        """A new device on the list; its cookie. :class:`TableFull` when the list is full of
+        devices seen lately."""
         now = time.time() if now is None else now
         device = secrets.token_hex(8)
         with self._lock:
+            if len(self._devices) >= self.most:
+                for d in [d for d in self._devices.values() if now - d.seen_at > STALE_S]:
+                    del self._devices[d.id]
+            if len(self._devices) >= self.most:
+                raise TableFull(f"{len(self._devices)} devices have joined this table already: someone "
+                                "at the table can remove those that should not be there (Invite a phone)")
             self._devices[device] = JoinedDevice(device, device_kind(user_agent), address, now, now)
-            while len(self._devices) > self.most:
-                oldest = min(self._devices.values(), key=lambda d: d.seen_at)
-                del self._devices[oldest.id]
             self._save_locked()
         self._changed()
         return self.cookie(device)
 
     def seen(self, device: str, address: str, now: float | None = None) -> None:
-        """Note a device's visit (kept in memory: the file is written on joins and removals)."""
+        """Note a device's visit (written to the file at most once a day a device, so that a
+        device in use is never taken for one unseen for long)."""
         now = time.time() if now is None else now
         with self._lock:
             d = self._devices.get(device)
             if d is None or (now - d.seen_at < SEEN_EVERY_S and d.address == address):
                 return
             self._devices[device] = replace(d, seen_at=now, address=address)
+            if now - self._kept_seen.get(device, d.seen_at) > SEEN_KEPT_EVERY_S:
+                self._kept_seen[device] = now
+                self._save_locked()
 
     def listing(self) -> list[JoinedDevice]:
         """Every device on the list, the one seen most recently first."""
@@ -147,15 +172,25 @@ class JoinedDevices:
     def remove(self, device: str) -> bool:
         """Put a device out: its cookie lets nothing in from now on (a restart included), and its
         open connections are closed. False if it was not on the list."""
+        return self._remove({device}) == 1
+
+    def remove_others(self, keep: str | None) -> int:
+        """Put out every device but ``keep``; how many went."""
         with self._lock:
-            if self._devices.pop(device, None) is None:
-                return False
+            others = set(self._devices) - {keep}
+        return self._remove(others)
+
+    def _remove(self, devices: set[str]) -> int:
+        with self._lock:
+            gone = [d for d in devices if self._devices.pop(d, None) is not None]
+            if not gone:
+                return 0
             self._save_locked()
-            sockets = list(self._sockets.get(device, ()))
+            sockets = [entry for d in gone for entry in self._sockets.get(d, ())]
         for loop, cut in sockets:
             loop.call_soon_threadsafe(cut.set)
         self._changed()
-        return True
+        return len(gone)
 
     # ------------------------------------------------------------ open connections
     def opened(self, device: str) -> asyncio.Event:
@@ -191,7 +226,7 @@ class JoinedDevices:
     def _load(self) -> None:
         assert self.path is not None
         try:
-            raw = self.path.read_bytes()
+            raw = _read_regular(self.path)
         except FileNotFoundError:
             return
         except OSError as exc:
@@ -205,7 +240,7 @@ class JoinedDevices:
             self._devices = {
                 d: JoinedDevice(d, str(v["kind"]), str(v["address"]), float(v["joined_at"]), float(v["seen_at"]))
                 for d, v in kept.items() if len(d) == 16 and all(c in "0123456789abcdef" for c in d)}
-        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
             self._devices = {}
             self.unread = f"{self.path} is not a list of devices ({type(exc).__name__})"
 
@@ -227,3 +262,21 @@ class JoinedDevices:
             log.error("the joined devices could not be kept: %s", self.unkept)
         else:
             self.unkept = None
+
+
+def _read_regular(path: Path) -> bytes:
+    """The bytes of ``path`` if it is a plain file of at most :data:`FILE_MOST` bytes (never
+    waiting on a pipe put in its place); OSError otherwise."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise OSError(f"not a plain file (at {path})")
+        if info.st_size > FILE_MOST:
+            raise OSError(f"{info.st_size} bytes, more than a list of devices holds (at {path})")
+        chunks = []
+        while chunk := os.read(fd, 1 << 16):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)

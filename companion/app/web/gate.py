@@ -24,14 +24,14 @@ from .answers import (
     Receive,
     Scope,
     Send,
-    cookies_of,
+    cookie_values,
     headers_of,
     read_body,
     redirect,
     reply,
     safe_headers,
 )
-from .devices import DEVICE_SCOPE_KEY, JoinedDevices
+from .devices import DEVICE_SCOPE_KEY, JoinedDevices, TableFull
 from .limits import Joined
 from .uploads import UPLOAD_PATH, Uploads, receive_upload
 
@@ -53,6 +53,12 @@ TRIES_PER_HOUR = 30
 #: still joins them, as no count of wrong codes holds it back.
 TRIES_PER_MINUTE_NETWORK = 254 * TRIES_PER_MINUTE
 TRIES_PER_HOUR_NETWORK = 254 * TRIES_PER_HOUR
+#: Devices one address may join per minute and per hour, by the code or the QR key: a phone
+#: joins once, so these only slow someone who has the code and joins over and over.
+JOINS_PER_MINUTE = 8
+JOINS_PER_HOUR = 30
+#: Values of the table's cookie looked at in one request (see :func:`~.answers.cookie_values`).
+COOKIES_TRIED = 8
 #: Client addresses the wrong-code limiter remembers at most (the least recently failing one is
 #: forgotten first): 7.2 MB at most, each with TRIES_PER_HOUR failures (measured with
 #: tracemalloc).
@@ -78,10 +84,16 @@ class _Window:
         self.times: deque[float] = deque(maxlen=hour)
 
     def blocked(self, now: float) -> bool:
+        return self.over(now) is not None
+
+    def over(self, now: float) -> str | None:
+        """Which cap is reached: ``"hour"``, ``"minute"``, or None."""
         q = self.times
         while q and now - q[0] > 3600:
             q.popleft()
-        return sum(1 for t in q if now - t <= 60) >= self.minute or len(q) >= self.hour
+        if len(q) >= self.hour:
+            return "hour"
+        return "minute" if sum(1 for t in q if now - t <= 60) >= self.minute else None
 
     def add(self, now: float) -> None:
         self.times.append(now)
@@ -95,11 +107,13 @@ class _Buckets(_Window):
         super().__init__(minute, hour)
         self.buckets: deque[list[float]] = deque()  # [start, count], oldest first
 
-    def blocked(self, now: float) -> bool:
+    def over(self, now: float) -> str | None:
         q = self.buckets
         while q and now - q[0][0] > 3600:
             q.popleft()
-        return sum(c for t, c in q if now - t <= 60) >= self.minute or sum(c for _, c in q) >= self.hour
+        if sum(c for _, c in q) >= self.hour:
+            return "hour"
+        return "minute" if sum(c for t, c in q if now - t <= 60) >= self.minute else None
 
     def add(self, now: float) -> None:
         q = self.buckets
@@ -117,6 +131,8 @@ class Tries:
 
     keys: OrderedDict[str, _Window] = field(default_factory=OrderedDict)
     networks: OrderedDict[str, _Window] = field(default_factory=OrderedDict)
+    #: Devices joined per address: a burst of joins by someone who has the code is slowed.
+    joins: OrderedDict[str, _Window] = field(default_factory=OrderedDict)
     most: int = TRIES_ADDRESSES
     most_networks: int = TRIES_NETWORKS
 
@@ -126,13 +142,18 @@ class Tries:
     def blocked_by(self, client: str, now: float) -> str | None:
         """Why ``client`` may not try a code now: ``"address"`` (its own wrong codes),
         ``"network"`` (its IPv6 /64's, the loose second cap), or None."""
+        why = self.held(client, now)
+        return None if why is None else why[0]
+
+    def held(self, client: str, now: float) -> tuple[str, str] | None:
+        """:meth:`blocked_by` with the cap reached, ``"minute"`` or ``"hour"``."""
         own, wide = address_key(client), network_key(client)
         window, net = self.keys.get(own), self.networks.get(wide)
-        if window and window.blocked(now):
-            return "address"
-        if net and net.blocked(now):
-            return "network"
-        return None
+        cap = window.over(now) if window else None
+        if cap:
+            return "address", cap
+        cap = net.over(now) if net else None
+        return ("network", cap) if cap else None
 
     def failed(self, client: str, now: float) -> None:
         own, wide = address_key(client), network_key(client)
@@ -140,6 +161,15 @@ class Tries:
         if wide != own:
             _note(self.networks, wide, now, self.most_networks,
                   lambda: _Buckets(TRIES_PER_MINUTE_NETWORK, TRIES_PER_HOUR_NETWORK))
+
+
+    def joins_held(self, client: str, now: float) -> str | None:
+        """Whether ``client`` has joined too many devices lately: the cap reached, or None."""
+        window = self.joins.get(address_key(client))
+        return window.over(now) if window else None
+
+    def joined(self, client: str, now: float) -> None:
+        _note(self.joins, address_key(client), now, self.most, lambda: _Window(JOINS_PER_MINUTE, JOINS_PER_HOUR))
 
 
 def _note(windows: OrderedDict[str, _Window], key: str, now: float, most: int,
@@ -296,7 +326,8 @@ class TableGate:
         or None; its visit is noted."""
         device = ""
         if self.code is not None:
-            found = self.devices.check(cookies_of(headers.get("cookie", "")).get(COOKIE, ""))
+            found = next((d for v in cookie_values(headers.get("cookie", ""), COOKIE)[:COOKIES_TRIED]
+                          if (d := self.devices.check(v)) is not None), None)
             if found is None:
                 return None
             device = found
@@ -408,6 +439,7 @@ class TableGate:
             await redirect(send, "/", None)
             return
         assert self.code is not None and self.join_key is not None
+        now = time.monotonic()
         if given_key:
             # the QR code's key: never guessed, so never counted nor held back by wrong codes
             if not hmac.compare_digest(given_key.strip().encode(), self.join_key.encode()):
@@ -415,31 +447,43 @@ class TableGate:
                                       "code since. Scan the QR code it shows now (Invite a phone), or "
                                       "type its code.")
                 return
-            await self._let_in(scope, send, headers)
+            await self._let_in(scope, send, headers, client, now)
             return
-        now = time.monotonic()
-        why = self.tries.blocked_by(client, now)
-        if why == "address":
-            await self._join_page(send, 429, "Too many wrong codes: wait a minute, then try again, or scan "
-                                  "the QR code shown at the table (Invite a phone), which joins whatever "
-                                  "was typed.")
+        if not given.strip():  # nothing guessed: nothing counted
+            await self._join_page(send, 400, "Type the table code shown where the companion was started.")
             return
-        if why == "network":  # another device of this network, guessing: this phone did nothing wrong
-            await self._join_page(send, 429, "Too many wrong codes came from this network (another device "
-                                  "guessing the code). Scan the QR code shown at the table (Invite a "
-                                  "phone), which joins whatever was typed, or ask for a new code.")
+        held = self.tries.held(client, now)
+        if held is not None:
+            wait = "wait a minute, then try again" if held[1] == "minute" else "wait up to an hour"
+            if held[0] == "address":
+                await self._join_page(send, 429, f"Too many wrong codes: {wait}, or scan the QR code shown "
+                                      "at the table (Invite a phone): it joins whatever codes were typed.")
+            else:  # another device of this network, guessing: this phone did nothing wrong
+                await self._join_page(send, 429, "Too many wrong codes came from this network (another device "
+                                      "guessing the code). Scan the QR code shown at the table (Invite a "
+                                      "phone): it joins whatever codes were typed. Or ask for a new code.")
             return
         if not hmac.compare_digest("".join(given.split()).encode(), self.code.encode()):
             self.tries.failed(client, now)
             await self._join_page(send, 403, "That is not this table's code (it changes each time the companion "
                                   "starts, and with New code: ask for the one it shows now).")
             return
-        await self._let_in(scope, send, headers)
+        await self._let_in(scope, send, headers, client, now)
 
-    async def _let_in(self, scope: Scope, send: Send, headers: dict[str, str]) -> None:
+    async def _let_in(self, scope: Scope, send: Send, headers: dict[str, str], client: str, now: float) -> None:
         """A cookie of its own for the device, and on to the app."""
+        cap = self.tries.joins_held(client, now)
+        if cap is not None:
+            await self._join_page(send, 429, "Too many devices joined from this address just now: wait "
+                                  + ("a minute." if cap == "minute" else "up to an hour."))
+            return
+        try:
+            cookie = self.devices.join(client, headers.get("user-agent", ""))
+        except TableFull as exc:
+            await self._join_page(send, 503, f"This phone cannot join now: {exc}.")
+            return
+        self.tries.joined(client, now)
         self._remember(scope)
-        cookie = self.devices.join(str((scope.get("client") or ("?", 0))[0]), headers.get("user-agent", ""))
         # Lax, not Strict: a joined phone that follows a link to the table from another site (a
         # chat, a browser's start page) is sent the app, not the join page. What another site
         # could do with the cookie sent is refused on its own: a POST or an upload by its Origin,
