@@ -212,6 +212,11 @@ def test_a_device_removed_at_the_table_is_put_out_at_once_and_the_others_stay(ta
     phone.ready()
     phone.see("Resume match")  # in again, with the code
     host.see("Devices at the table (3)")
+    # the page knows itself by its new entry (its session may be the one it had before)
+    phone.click("Invite a phone")
+    phone.scroll_to("Devices at the table (3)", top=0.1)
+    phone.see("Windows · Chrome (this device)")
+    assert phone.count("Mac · Chrome (this device)") == 0 and phone.count("Linux · Chrome (this device)") == 0
 
 
 def test_pictures_show_on_a_phone_joined_over_the_network(table: Server, browser) -> None:  # type: ignore[no-untyped-def]
