@@ -379,6 +379,35 @@ def test_a_64_of_many_addresses_meets_the_loose_second_cap() -> None:
     assert len(window.buckets) <= 3
 
 
+def test_wrong_codes_from_everyone_meet_a_last_cap_that_the_qr_code_passes() -> None:
+    """With the addresses of a big network, guessing would be bounded by nothing: past the last
+    cap nobody types the code until it is renewed, while the QR code's key still joins, so the
+    cap keeps no phone out. New code opens typing again."""
+    from test_web_boundary import _FORM, _through_gate
+
+    gate = web.TableGate(None, port=8550, loopback_only=False, code="123456")  # type: ignore[arg-type]
+    now = time.monotonic() - 5  # the gate's own clock: the requests below are judged by it
+    for k in range(web.TRIES_PER_MINUTE_ALL):  # an attacker with a /16: each address under its own cap
+        assert gate.tries.blocked_by(f"10.{k // 250}.{k % 250}.1", now) is None
+        gate.tries.failed(f"10.{k // 250}.{k % 250}.1", now + k * 0.001)
+    assert gate.tries.blocked_by("192.168.1.20", now + 10) == "everyone"
+    assert len(gate.tries.everyone.buckets) <= 2  # held in ten-second buckets
+    status, _, page = _through_gate(gate, "POST", "/join", _FORM, [b"code=123456"], "192.168.1.20")
+    assert status == 429 and b"Too many wrong codes have come to this table" in page
+    assert b"Scan the QR code shown at the table" in page
+    status, _, _ = _through_gate(gate, "POST", "/join", _FORM, [f"key={gate.join_key}".encode()], "192.168.1.20")
+    assert status == 303  # the QR code joins all the same
+    gate.new_code()
+    assert gate.tries.blocked_by("192.168.1.21", now + 20) is None
+    # an hour's cap too, for guesses spread out under the minute's
+    now = 7000.0
+    tries = web.Tries()
+    for k in range(web.TRIES_PER_HOUR_ALL):
+        tries.failed(f"10.{k // 250 % 250}.{k % 250}.{k // 62500 + 1}", now + k * 0.3)
+    assert tries.blocked_by("192.168.1.20", now + web.TRIES_PER_HOUR_ALL * 0.3 + 61) == "everyone"
+    assert tries.blocked_by("192.168.1.20", now + 3600 + web.TRIES_PER_HOUR_ALL * 0.3) is None
+
+
 # ------------------------------------------------------------------------------ uploads
 def test_a_body_sent_a_byte_every_2_s_is_cut_off_within_seconds() -> None:
     """With the served limits (UPLOAD_GRACE_S, UPLOAD_MIN_RATE): 408 once the grace is over."""

@@ -39,10 +39,10 @@ log = logging.getLogger(__name__)
 
 COOKIE = "chickenfoot_table"
 #: Wrong table codes allowed per client address (its full address, IPv6 as IPv4), per minute
-#: and per hour. There is no limit for all clients together: wrong codes from one address never
-#: keep another from joining. Guessing is bounded by addresses instead: with every one of a
-#: /24's 254 addresses, an attacker has 254 x 30 guesses an hour, a 0.8% chance of the six-digit
-#: code in an hour.
+#: and per hour: wrong codes from one address never keep another from typing the code, up to
+#: the last cap for everyone (:data:`TRIES_PER_HOUR_ALL`). Guessing is bounded by addresses: with
+#: every one of a /24's 254 addresses, an attacker has 254 x 30 guesses an hour, a 0.8% chance of
+#: the six-digit code in an hour.
 TRIES_PER_MINUTE = 8
 TRIES_PER_HOUR = 30
 #: Wrong codes an IPv6 /64 as a whole may send, a loose second cap: one device can take any
@@ -53,6 +53,13 @@ TRIES_PER_HOUR = 30
 #: still joins them, as no count of wrong codes holds it back.
 TRIES_PER_MINUTE_NETWORK = 254 * TRIES_PER_MINUTE
 TRIES_PER_HOUR_NETWORK = 254 * TRIES_PER_HOUR
+#: Wrong codes all clients together may send, the last cap: without it, someone with the
+#: addresses of a big network (a campus /16) would guess without bound. Past it nobody types the
+#: code until it is renewed or the hour is over, but the QR code's key still joins every phone:
+#: so a stranger reaching it keeps no phone out, and has had at most a 1% chance at the code
+#: (10,000 of a million) in an hour.
+TRIES_PER_MINUTE_ALL = 2500
+TRIES_PER_HOUR_ALL = 10_000
 #: Devices one address may join per minute and per hour, by the code or the QR key: a phone
 #: joins once, so these only slow someone who has the code and joins over and over.
 JOINS_PER_MINUTE = 8
@@ -125,12 +132,14 @@ class _Buckets(_Window):
 
 @dataclass
 class Tries:
-    """Wrong codes per client address (:func:`address_key`) in the last hour, and per IPv6
-    /64 as a loose second cap (:func:`network_key`); at most ``most`` addresses and
-    ``most_networks`` /64s are remembered (the least recently failing forgotten first)."""
+    """Wrong codes per client address (:func:`address_key`) in the last hour, per IPv6 /64 as a
+    loose second cap (:func:`network_key`), and from everyone as a last one; at most ``most``
+    addresses and ``most_networks`` /64s are remembered (the least recently failing forgotten
+    first)."""
 
     keys: OrderedDict[str, _Window] = field(default_factory=OrderedDict)
     networks: OrderedDict[str, _Window] = field(default_factory=OrderedDict)
+    everyone: _Buckets = field(default_factory=lambda: _Buckets(TRIES_PER_MINUTE_ALL, TRIES_PER_HOUR_ALL))
     #: Devices joined per address: a burst of joins by someone who has the code is slowed.
     joins: OrderedDict[str, _Window] = field(default_factory=OrderedDict)
     most: int = TRIES_ADDRESSES
@@ -141,7 +150,8 @@ class Tries:
 
     def blocked_by(self, client: str, now: float) -> str | None:
         """Why ``client`` may not try a code now: ``"address"`` (its own wrong codes),
-        ``"network"`` (its IPv6 /64's, the loose second cap), or None."""
+        ``"network"`` (its IPv6 /64's, the loose second cap), ``"everyone"`` (the last cap), or
+        None."""
         why = self.held(client, now)
         return None if why is None else why[0]
 
@@ -153,7 +163,10 @@ class Tries:
         if cap:
             return "address", cap
         cap = net.over(now) if net else None
-        return ("network", cap) if cap else None
+        if cap:
+            return "network", cap
+        cap = self.everyone.over(now)
+        return ("everyone", cap) if cap else None
 
     def failed(self, client: str, now: float) -> None:
         own, wide = address_key(client), network_key(client)
@@ -161,7 +174,7 @@ class Tries:
         if wide != own:
             _note(self.networks, wide, now, self.most_networks,
                   lambda: _Buckets(TRIES_PER_MINUTE_NETWORK, TRIES_PER_HOUR_NETWORK))
-
+        self.everyone.add(now)
 
     def joins_held(self, client: str, now: float) -> str | None:
         """Whether ``client`` has joined too many devices lately: the cap reached, or None."""
@@ -458,10 +471,14 @@ class TableGate:
             if held[0] == "address":
                 await self._join_page(send, 429, f"Too many wrong codes: {wait}, or scan the QR code shown "
                                       "at the table (Invite a phone): it joins whatever codes were typed.")
-            else:  # another device of this network, guessing: this phone did nothing wrong
+            elif held[0] == "network":  # another device of this network, guessing: not this phone
                 await self._join_page(send, 429, "Too many wrong codes came from this network (another device "
                                       "guessing the code). Scan the QR code shown at the table (Invite a "
                                       "phone): it joins whatever codes were typed. Or ask for a new code.")
+            else:
+                await self._join_page(send, 429, "Too many wrong codes have come to this table (someone guessing "
+                                      "the code). Scan the QR code shown at the table (Invite a phone): it "
+                                      "joins whatever codes were typed. Or ask for a new code.")
             return
         if not hmac.compare_digest("".join(given.split()).encode(), self.code.encode()):
             self.tries.failed(client, now)
