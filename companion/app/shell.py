@@ -120,12 +120,17 @@ class AppContext:
         if version == self._seen_version:
             return False
         self._seen_version = version
+        self._tell_sessions(lambda app: app.external_change())
+        return True
+
+    def _tell_sessions(self, tell: Callable[[App], None]) -> None:
+        """``tell(app)`` for every open session; one that fails is a tab closing as it is told
+        (it goes from the weak set once it is gone)."""
         for app in list(self.sessions):
             try:
-                app.external_change()
-            except Exception:  # a tab closing as it is told: it goes from the set once it is gone
-                log.debug("a session could not be told of a change", exc_info=True)
-        return True
+                tell(app)
+            except Exception:
+                log.debug("a session could not be told", exc_info=True)
 
     def new_table_code(self) -> str:
         """Replace the table code and the QR code's key (see ``TableGate.new_code``); the invite
@@ -150,11 +155,7 @@ class AppContext:
     def _tell_devices_changed(self) -> None:
         with self._devices_lock:
             self._devices_timer = None
-        for app in list(self.sessions):
-            try:
-                app.table_devices_changed()
-            except Exception:  # a tab closing as it is told: it goes from the set once it is gone
-                log.debug("a session could not be told of the devices", exc_info=True)
+        self._tell_sessions(lambda app: app.table_devices_changed())
 
     def save_settings(self, settings: Settings) -> None:
         self.settings_store.save(settings)

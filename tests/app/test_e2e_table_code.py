@@ -169,19 +169,20 @@ def test_a_device_removed_at_the_table_is_put_out_at_once_and_the_others_stay(ta
     host = Ui(browser.new_context(viewport={"width": 360, "height": 780}).new_page(), shots)
     host.open(table.join_url)
     host.see("Resume match")
-    # told apart by their browsers' words (all three reach the server from 127.0.0.1); both
-    # still Chromium on Linux to the page's own code
-    phone = Ui(browser.new_context(viewport={"width": 360, "height": 780}, user_agent=(
-        "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) "
-        "Chrome/126.0.0.0 Safari/537.36")).new_page(), shots)
-    phone.open(table.join_url)
+    def joined(system: str) -> Ui:
+        # told apart by their browsers' words (all three reach the server from 127.0.0.1); each
+        # still Chromium on Linux to the page's own code
+        ui = Ui(browser.new_context(viewport={"width": 360, "height": 780}, user_agent=(
+            f"Mozilla/5.0 ({system}) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36"
+        )).new_page(), shots)
+        ui.open(table.join_url)
+        ui.see("Resume match")
+        return ui
+
+    phone = joined("Windows NT 10.0; Win64; x64")
     phone.click("Resume match")
     phone.see("Standings")
-    third = Ui(browser.new_context(viewport={"width": 360, "height": 780}, user_agent=(
-        "Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/537.36 (KHTML, like Gecko) "
-        "Chrome/126.0.0.0 Safari/537.36")).new_page(), shots)
-    third.open(table.join_url)
-    third.see("Resume match")
+    third = joined("Macintosh; Intel Mac OS X 14_5")
 
     host.click("Invite a phone")
     host.see("Devices at the table (3)")
