@@ -78,10 +78,11 @@ class Kit:
     def button(self, label: str, on_click: Callable[..., Any], *, kind: str = "filled",
                icon: Any = None, disabled: bool = False, tooltip: str | None = None,
                compact: bool = False, size: float | None = None, dense: bool = False,
-               pad_x: float | None = None) -> ft.Control:
+               pad_x: float | None = None, name: str | None = None) -> ft.Control:
         """A labelled button at least 48 px high (a thumb's size); ``compact`` for rows of several
         short ones on a phone (narrower padding), ``pad_x`` narrower still; ``dense`` for a key
-        whose place gives its size."""
+        whose place gives its size. ``name``: what screen readers say for it, where the label
+        alone does not tell it from its neighbours (a tooltip is not read out on the web)."""
         cls = {"filled": ft.FilledButton, "outlined": ft.OutlinedButton, "text": ft.TextButton,
                "tonal": ft.FilledTonalButton}[kind]
         pad = ft.Padding.symmetric(horizontal=12, vertical=14) if compact else \
@@ -90,7 +91,8 @@ class Kit:
             pad = ft.Padding.symmetric(horizontal=pad_x, vertical=14)
         if dense:  # a key sized by its place (the number pad): its label needs the whole height
             pad = ft.Padding.symmetric(horizontal=4, vertical=0)
-        return cls(content=ft.Text(label, size=size or self.fs(15 if compact else 16)), icon=icon,
+        return cls(content=ft.Text(label, size=size or self.fs(15 if compact else 16), semantics_label=name),
+                   icon=icon,
                    on_click=self.aguarded(on_click) if inspect.iscoroutinefunction(on_click)
                    else self.guarded(on_click), disabled=disabled, tooltip=tooltip,
                    style=ft.ButtonStyle(padding=pad))

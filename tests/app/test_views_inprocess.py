@@ -171,6 +171,17 @@ def test_every_static_screen_renders(app: App) -> None:
     assert "Cannot show this" in _go(app, "/match/0123456789abcdef")
 
 
+def test_each_open_in_the_history_is_named_by_whose_match_it_opens(app: App) -> None:
+    """The buttons all read "Open"; a screen reader hears whose match each opens (on the web a
+    tooltip is not read out)."""
+    app.ctx.store.create(["Ann", "Bob"], "gameweave", {})
+    app.ctx.store.create(["Cy", "Di", "Ed"], "gameweave", {})
+    _go(app, "/history")
+    opens = [b for b in _buttons(app.page.controls) if _caption(b) == "Open"]
+    assert sorted(b.content.semantics_label for b in opens) == [
+        "Open the match of Ann, Bob", "Open the match of Cy, Di, Ed"]
+
+
 def test_holder_rules_brief_records_who_holds_the_double(app: App) -> None:
     m = app.ctx.store.create(["Ann", "Bob", "Cy"], "gameweave", {})
     texts = _go(app, f"/match/{m.id}/brief")

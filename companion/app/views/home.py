@@ -139,7 +139,7 @@ class InviteScreen(Screen):
                                          f"{d.address}", 14)]
             if not mine:
                 lines.append(app.button("Remove", bind(self.remove, d), kind="outlined", icon=ft.Icons.LOGOUT,
-                                        tooltip=f"Remove {d.kind}, {d.address}, from the table"))
+                                        name=f"Remove {d.kind}, {d.address}, from the table"))
             out.append(app.card(*lines))
         out.append(app.text("A device removed is put out at once, and joins again only with the code or the "
                             "QR code.", 14))
@@ -222,9 +222,10 @@ class HistoryScreen(Screen):
             out = m.outcome()
             if out:
                 lines.append(app.text(("Draw: " if out.draw else "Won by ") + ", ".join(out.winners), 15))
-            # a screen reader reads the tooltip: each "Open" says whose match it opens
-            lines.append(app.button("Open", bind(app.go, f"/match/{m.id}"), kind="outlined",
-                                    tooltip=f"Open the match of {', '.join(m.players)}"))
+            # each "Open" says whose match it opens, to a screen reader (its name) and a pointer
+            whose = f"Open the match of {', '.join(m.players)}"
+            lines.append(app.button("Open", bind(app.go, f"/match/{m.id}"), kind="outlined", tooltip=whose,
+                                    name=whose))
             body.append(app.card(*lines))
         # The matches first; keeping a copy or bringing one in is what a few need, below them.
         body.append(app.heading("Export and import"))
