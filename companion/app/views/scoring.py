@@ -448,8 +448,8 @@ class _Screen:
         app = self.app
 
         def key(label: str, k: str, name: str | None = None, expand: int = 1) -> ft.Control:
-            return ft.Container(app.button(label, bind(self.press, k), kind="tonal", tooltip=name, dense=True),
-                                expand=expand, height=PAD_KEY)
+            return ft.Container(app.button(label, bind(self.press, k), kind="tonal", tooltip=name, name=name,
+                                           dense=True), expand=expand, height=PAD_KEY)
 
         nxt = self.entry.next_open(i)
         who = self.entry.hands[nxt].player if nxt is not None and nxt != i else None
