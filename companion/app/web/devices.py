@@ -118,7 +118,7 @@ class JoinedDevices:
     def check(self, cookie: str) -> str | None:
         """The device a cookie stands for, if it is signed by this table and still on the list."""
         device, _, mac = cookie.partition(".")
-        if not (len(device) == 16 and all(c in "0123456789abcdef" for c in device)):
+        if not _is_id(device):
             return None
         if not hmac.compare_digest(mac.encode(), self._mac(device).encode()):
             return None
@@ -239,7 +239,7 @@ class JoinedDevices:
             kept = whole["devices"]
             self._devices = {
                 d: JoinedDevice(d, str(v["kind"]), str(v["address"]), float(v["joined_at"]), float(v["seen_at"]))
-                for d, v in kept.items() if len(d) == 16 and all(c in "0123456789abcdef" for c in d)}
+                for d, v in kept.items() if _is_id(d)}
         except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
             self._devices = {}
             self.unread = f"{self.path} is not a list of devices ({type(exc).__name__})"
@@ -262,6 +262,11 @@ class JoinedDevices:
             log.error("the joined devices could not be kept: %s", self.unkept)
         else:
             self.unkept = None
+
+
+def _is_id(text: str) -> bool:
+    """Whether ``text`` is a device id as :meth:`JoinedDevices.join` makes them (16 hex digits)."""
+    return len(text) == 16 and all(c in "0123456789abcdef" for c in text)
 
 
 def _read_regular(path: Path) -> bytes:
