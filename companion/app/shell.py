@@ -703,15 +703,17 @@ def run_desktop(ctx: AppContext) -> None:
 
 
 def web_app(ctx: AppContext, *, port: int, loopback_only: bool, code: str | None,
-            key: bytes | None = None, join_key: str | None = None, devices: Any = None) -> Any:
-    """The ASGI app browsers get: Flet's web app behind the table's gate (see :mod:`.web`)."""
+            join_key: str | None = None, devices: Any = None) -> Any:
+    """The ASGI app browsers get: Flet's web app behind the table's gate (see :mod:`.web`);
+    ``devices`` the joined devices kept beside the file (with the key their cookies are signed
+    with), else a list with a key of its own for this run."""
     import socket as _socket
 
     from .web import TableGate, flet_app
 
     names = (_socket.gethostname(), _socket.gethostname() + ".local")
     gate = TableGate(flet_app(make_main(ctx)), port=port, loopback_only=loopback_only, code=code,
-                     names=names, uploads=ctx.uploads, key=key, join_key=join_key, devices=devices)
+                     names=names, uploads=ctx.uploads, join_key=join_key, devices=devices)
     if code is not None:
         ctx.table_devices = gate.devices
         gate.devices.on_change = ctx.devices_changed

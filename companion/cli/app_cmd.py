@@ -123,10 +123,9 @@ def serve_web(args: argparse.Namespace, db: Path) -> int:
         code = None if loopback_only else web.new_code()
         join_key = web.new_join_key() if code else None
         lan = web.lan_addresses() if web.is_wildcard(host) else ([] if loopback_only else [host])
-        invite = f"http://{web.url_host(lan[0])}:{port}/join?key={join_key}" if code and lan else None
-        if code and not invite:
-            invite = (f"http://{'127.0.0.1' if web.is_wildcard(host) else web.url_host(host)}:{port}"
-                      f"/join?key={join_key}")
+        # the network address phones reach, else the one served on
+        reached = web.url_host(lan[0]) if lan else "127.0.0.1" if web.is_wildcard(host) else web.url_host(host)
+        invite = f"http://{reached}:{port}/join?key={join_key}" if code else None
         ctx = AppContext(db, args.models, web=True, invite_url=invite, table_code=code)
     except BaseException:
         sock.close()
@@ -144,7 +143,7 @@ def serve_web(args: argparse.Namespace, db: Path) -> int:
               flush=True)
         print(web.qr_text(invite), end="", flush=True)
     print("Press Ctrl+C to stop.", flush=True)
-    key, devices = None, None
+    devices = None
     if code:  # phones that joined stay joined across a restart (see web.table_key, web.JoinedDevices)
         key_path = ctx.db_path.with_name(ctx.db_path.stem + "-table.key")
         listed = ctx.db_path.with_name(ctx.db_path.stem + "-table-devices.json")
@@ -161,7 +160,6 @@ def serve_web(args: argparse.Namespace, db: Path) -> int:
             elif joined_before:
                 print(f"  (every device joins again with the code: the list of devices that joined, {listed}, "
                       "is missing)", flush=True)
-    app = web_app(ctx, port=port, loopback_only=loopback_only, code=code, key=key, join_key=join_key,
-                  devices=devices)
+    app = web_app(ctx, port=port, loopback_only=loopback_only, code=code, join_key=join_key, devices=devices)
     web.serve(app, sock, on_stop=ctx.store.close)
     return 0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING, Any
 
 import flet as ft
@@ -118,13 +119,12 @@ class InviteScreen(Screen):
 
     def devices_view(self) -> list[Any]:
         """The devices that joined, this one marked, each other one with Remove."""
-        import time
-
         app = self.app
         devices = app.ctx.table_devices
         if devices is None:
             return []
-        listing = sorted(devices.listing(), key=lambda d: d.id != app.table_device)  # this one first
+        me = app.table_device
+        listing = sorted(devices.listing(), key=lambda d: d.id != me)  # this one first
         out: list[Any] = [app.heading(f"Devices at the table ({len(listing)})")]
         if devices.unkept:
             out.append(app.text(f"The list of devices could not be saved ({devices.unkept}): after a restart, "
@@ -133,7 +133,7 @@ class InviteScreen(Screen):
                                 color=ft.Colors.ERROR))
         now = time.time()
         for d in listing:
-            mine = d.id == app.table_device
+            mine = d.id == me
             lines: list[Any] = [app.text(d.kind + (" (this device)" if mine else ""), 16, bold=True),
                                 app.text(f"{_when('joined', d.joined_at, now)} · {_ago(d.seen_at, now)} · "
                                          f"{d.address}", 14)]
@@ -157,8 +157,6 @@ class InviteScreen(Screen):
 
 
 def _when(word: str, at: float, now: float) -> str:
-    import time
-
     t, today = time.localtime(at), time.localtime(now)
     same_day = (t.tm_year, t.tm_yday) == (today.tm_year, today.tm_yday)
     return f"{word} {time.strftime('%H:%M' if same_day else '%d %b %H:%M', t)}"
