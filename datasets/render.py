@@ -1027,7 +1027,7 @@ def render_dataset(out: Path, count: int, seed: int, val_frac: float = 0.1, max_
                    gray_contrast: float = 0.0, blanks: float = 0.0, faces: bool = False,
                    resume: bool = False, turned: float = 0.0, tables: float = 0.0,
                    table_scene: Callable[[np.random.Generator, SceneConfig], tuple[object, list[TileLabel]]] | None = None,
-                   ) -> dict[str, int]:
+                   jobs: int = 1) -> dict[str, int]:
     """Write ``count`` images (the last ``val_frac`` of them as the val split); ``set_top``:
     every photo shows one double-``set_top`` set; ``blanks``, ``faces``: see :class:`SceneConfig`;
     ``resume``: keep the images a stopped run of the same settings already wrote; ``turned``:
@@ -1035,57 +1035,113 @@ def render_dataset(out: Path, count: int, seed: int, val_frac: float = 0.1, max_
     stays upright); ``tables``: the share of images drawn by ``table_scene`` instead, a Chicken
     Foot table laid out (:func:`chickenfoot.vision.lab.datasets.table.table_scene`, which draws
     with this module and is passed in; 0: none; the other images are those of the same seed
-    without tables)."""
+    without tables); ``jobs``: processes rendering at once (image ``i`` depends on ``(seed, i)``
+    alone, so the files are the same for any number)."""
     if tables > 0 and table_scene is None:
         raise ValueError("tables needs table_scene (chickenfoot.vision.lab.datasets.table.table_scene)")
+    if jobs < 1:
+        raise ValueError(f"jobs is at least 1, not {jobs}")
     out = Path(out)
     n_val = max(1, round(count * val_frac)) if count > 1 else 0
-    stats = {"images": 0, "tiles": 0, "blank_halves": 0, "double_blank": 0}
     for split in ("train", "val"):
         for sub in ("images", "labels", "tiles"):
             (out / sub / split).mkdir(parents=True, exist_ok=True)
+    job = _RenderJob(out, count, n_val, seed, max_value, long_side, hard_cases, pip_contrast, printed, set_top,
+                     gray_contrast, blanks, faces, resume, turned, tables, table_scene)
     t0 = time.time()
-    for i in range(count):
-        split = "val" if i >= count - n_val else "train"
-        name = f"{seed}_{i:06d}"
-        done = out / "tiles" / split / f"{name}.json"
-        if resume and done.exists() and (out / "images" / split / f"{name}.jpg").exists():
-            # image i depends on (seed, i) alone: one an earlier run finished is kept as it is
-            kept = [(t["a"], t["b"]) for t in json.loads(done.read_text())]
-            stats["images"] += 1
-            stats["tiles"] += len(kept)
-            stats["blank_halves"] += sum((a == 0) + (b == 0) for a, b in kept)
-            stats["double_blank"] += sum(a == 0 and b == 0 for a, b in kept)
-            continue
-        rng = np.random.default_rng([seed, i])
-        w, h = _SIZES[int(rng.integers(len(_SIZES)))]
-        k = long_side / 480
-        cfg = SceneConfig(width=int(w * k), height=int(h * k), max_value=max_value, hard_cases=hard_cases,
-                          pip_contrast=pip_contrast, printed=printed, set_top=set_top,
-                          gray_contrast=gray_contrast, blanks=blanks, faces=faces)
-        if table_scene is not None and tables > 0 and np.random.default_rng([seed, i, 2]).random() < tables:
-            img, labels = table_scene(rng, cfg)
-        else:
-            img, labels = render_scene(rng, cfg)
-        quality = int(rng.integers(35, 96))
-        if turned > 0 and split == "train":
-            # its own stream: the scenes stay those of the same seed without turns
-            turn = np.random.default_rng([seed, i, 1])
-            if turn.random() < turned:
-                img, labels = turn_scene(img, labels, int(turn.choice([1, 3])))
-        img.save(out / "images" / split / f"{name}.jpg", quality=quality)
-        (out / "labels" / split / f"{name}.txt").write_text("\n".join(obb_label_lines(labels, *img.size)) + "\n"
-                                                            if labels else "")
-        (out / "tiles" / split / f"{name}.json").write_text(json.dumps([t.to_json() for t in labels]))
-        stats["images"] += 1
-        stats["tiles"] += len(labels)
-        stats["blank_halves"] += sum((t.a == 0) + (t.b == 0) for t in labels)
-        stats["double_blank"] += sum(t.a == 0 and t.b == 0 for t in labels)
-        if log_every and (i + 1) % log_every == 0:
-            print(f"  rendered {i + 1}/{count} ({(time.time() - t0) / (i + 1) * 1000:.0f} ms/image)", flush=True)
+    stats = {"images": 0, "tiles": 0, "blank_halves": 0, "double_blank": 0}
+    done = 0
+
+    def add(part: dict[str, int]) -> None:
+        nonlocal done
+        for k, v in part.items():
+            stats[k] += v
+        before, done = done, done + part["images"]
+        if log_every and done // log_every > before // log_every:
+            print(f"  rendered {done}/{count} ({(time.time() - t0) / done * 1000:.0f} ms/image)", flush=True)
+
+    step = max(1, log_every) if jobs == 1 else max(1, min(log_every or 64, -(-count // (jobs * 4))))
+    chunks = [range(i, min(count, i + step)) for i in range(0, count, step)]
+    if jobs == 1 or len(chunks) == 1:
+        for chunk in chunks:
+            add(job(chunk))
+    else:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        # fork: the workers start with this module (and a table_scene passed in) already loaded
+        with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
+            for part in pool.map(job, chunks):
+                add(part)
     (out / "data.yaml").write_text(
         f"path: {out.resolve()}\ntrain: images/train\nval: images/val\nnames:\n  0: tile\n")
     return stats
+
+
+@dataclass(frozen=True)
+class _RenderJob:
+    """Renders a range of a dataset's images (:func:`render_dataset`); picklable, for workers."""
+
+    out: Path
+    count: int
+    n_val: int
+    seed: int
+    max_value: int
+    long_side: int
+    hard_cases: bool
+    pip_contrast: float
+    printed: bool
+    set_top: int
+    gray_contrast: float
+    blanks: float
+    faces: bool
+    resume: bool
+    turned: float
+    tables: float
+    table_scene: Callable[[np.random.Generator, SceneConfig], tuple[object, list[TileLabel]]] | None
+
+    def __call__(self, indices: range) -> dict[str, int]:
+        out, seed = self.out, self.seed
+        stats = {"images": 0, "tiles": 0, "blank_halves": 0, "double_blank": 0}
+        for i in indices:
+            split = "val" if i >= self.count - self.n_val else "train"
+            name = f"{seed}_{i:06d}"
+            done = out / "tiles" / split / f"{name}.json"
+            if self.resume and done.exists() and (out / "images" / split / f"{name}.jpg").exists():
+                # image i depends on (seed, i) alone: one an earlier run finished is kept as it is
+                kept = [(t["a"], t["b"]) for t in json.loads(done.read_text())]
+                stats["images"] += 1
+                stats["tiles"] += len(kept)
+                stats["blank_halves"] += sum((a == 0) + (b == 0) for a, b in kept)
+                stats["double_blank"] += sum(a == 0 and b == 0 for a, b in kept)
+                continue
+            rng = np.random.default_rng([seed, i])
+            w, h = _SIZES[int(rng.integers(len(_SIZES)))]
+            k = self.long_side / 480
+            cfg = SceneConfig(width=int(w * k), height=int(h * k), max_value=self.max_value,
+                              hard_cases=self.hard_cases, pip_contrast=self.pip_contrast, printed=self.printed,
+                              set_top=self.set_top, gray_contrast=self.gray_contrast, blanks=self.blanks,
+                              faces=self.faces)
+            if (self.table_scene is not None and self.tables > 0
+                    and np.random.default_rng([seed, i, 2]).random() < self.tables):
+                img, labels = self.table_scene(rng, cfg)
+            else:
+                img, labels = render_scene(rng, cfg)
+            quality = int(rng.integers(35, 96))
+            if self.turned > 0 and split == "train":
+                # its own stream: the scenes stay those of the same seed without turns
+                turn = np.random.default_rng([seed, i, 1])
+                if turn.random() < self.turned:
+                    img, labels = turn_scene(img, labels, int(turn.choice([1, 3])))
+            img.save(out / "images" / split / f"{name}.jpg", quality=quality)
+            (out / "labels" / split / f"{name}.txt").write_text(
+                "\n".join(obb_label_lines(labels, *img.size)) + "\n" if labels else "")
+            done.write_text(json.dumps([t.to_json() for t in labels]))
+            stats["images"] += 1
+            stats["tiles"] += len(labels)
+            stats["blank_halves"] += sum((t.a == 0) + (t.b == 0) for t in labels)
+            stats["double_blank"] += sum(t.a == 0 and t.b == 0 for t in labels)
+        return stats
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -1116,13 +1172,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--faces", action="store_true",
                     help="every divider style (line, groove, spinner pin), value-coloured retail palettes, "
                          "double-9 and double-12 sets (see SceneConfig.faces)")
+    ap.add_argument("--jobs", type=int, default=1, metavar="N",
+                    help="processes rendering at once (the same files for any number; default 1)")
     args = ap.parse_args(argv)
+    if args.jobs < 1:
+        ap.error("--jobs is at least 1")
     t0 = time.time()
     stats = render_dataset(args.out, args.count, args.seed, args.val_frac, args.max_value, args.long_side,
                            log_every=max(1, args.count // 10), hard_cases=args.hard_cases,
                            pip_contrast=args.pip_contrast, printed=args.printed, set_top=args.set_top,
                            gray_contrast=args.gray_contrast, blanks=args.blanks, faces=args.faces,
-                           turned=args.turned)
+                           turned=args.turned, jobs=args.jobs)
     dt = time.time() - t0
     print(json.dumps({**stats, "seconds": round(dt, 1), "ms_per_image": round(1000 * dt / max(1, args.count))}))
     return 0

@@ -459,3 +459,19 @@ def test_a_resumed_dataset_keeps_finished_images_and_ends_as_a_whole_run(tmp_pat
     assert (tmp_path / "part" / "images" / "train" / "3_000001.jpg").stat().st_mtime_ns == kept
     for img in sorted((tmp_path / "whole").glob("*/*/*.*")):
         assert img.read_bytes() == (tmp_path / "part" / img.relative_to(tmp_path / "whole")).read_bytes()
+
+
+def test_dataset_rendered_in_several_processes_is_the_same_files(tmp_path: Path) -> None:
+    from chickenfoot.vision.lab.datasets.table import table_scene
+
+    one = render_dataset(tmp_path / "one", 9, seed=7, val_frac=0.2, turned=0.5, tables=0.3, table_scene=table_scene)
+    three = render_dataset(tmp_path / "three", 9, seed=7, val_frac=0.2, turned=0.5, tables=0.3,
+                           table_scene=table_scene, jobs=3)
+    assert one == three and one["images"] == 9
+    files = sorted(p.relative_to(tmp_path / "one") for p in (tmp_path / "one").rglob("*") if p.is_file()
+                   and p.name != "data.yaml")
+    assert len(files) == 27  # an image, its label lines and its tiles for each of 9
+    for rel in files:
+        assert (tmp_path / "one" / rel).read_bytes() == (tmp_path / "three" / rel).read_bytes(), rel
+    with pytest.raises(ValueError, match="jobs"):
+        render_dataset(tmp_path / "none", 2, seed=7, jobs=0)

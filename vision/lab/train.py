@@ -43,6 +43,13 @@ REAL_HALVES = realdata_root() / "jeremyarde__domino-counter" / "half_crops"
 # Two torch threads on a free 2-core machine; 1 when two trainings share it (set CF_TRAIN_THREADS=1):
 # oversubscribed OpenMP threads spin at barriers and ran 4-5x slower here.
 THREADS = int(os.environ.get("CF_TRAIN_THREADS", "2"))
+#: Where torch trains and validates: the CPU, or a GPU's index where one is lent
+#: (``vision/lab/device_pass.sh`` sets CF_TRAIN_DEVICE=0 there).
+DEVICE = os.environ.get("CF_TRAIN_DEVICE", "cpu")
+#: Dataloader worker processes: none on two cores (they would take the training's threads).
+WORKERS = int(os.environ.get("CF_TRAIN_WORKERS", "0"))
+#: Processes rendering a pass's fresh photos at once (the same files for any number).
+RENDER_JOBS = int(os.environ.get("CF_RENDER_JOBS", "1"))
 CLS_SEED_OFFSET = 1000  # classifier photos use seed + 1000, detector photos seed
 #: The half reader for double-15 and double-18 sets (pip counts 0-18); see ``classifier_wide``.
 WIDE_CLS_FILE = "half_cls18.onnx"
@@ -55,7 +62,8 @@ def _threads_callback(_trainer: Any) -> None:
 
 
 def _common_args(work: Path, name: str, seed: int) -> dict[str, Any]:
-    return {"device": "cpu", "amp": False, "plots": False, "workers": 0, "pretrained": False,
+    # amp stays off on a GPU too: its check loads a downloaded model, and nothing is downloaded
+    return {"device": DEVICE, "amp": False, "plots": False, "workers": WORKERS, "pretrained": False,
             "project": str(work / "runs"), "name": name, "exist_ok": True, "seed": seed, "verbose": False}
 
 
@@ -497,7 +505,7 @@ def _fresh_det_data(fdir: Path, base: Path | None, count: int, seed: int, val_fr
         st = render_dataset(fdir / "new", count, seed, val_frac, top, long_side, log_every=max(1, count // 5),
                             hard_cases=hard_cases, pip_contrast=pip_contrast, printed=printed,
                             gray_contrast=gray_contrast, blanks=blanks, faces=faces, resume=True, turned=turned,
-                            tables=tables, table_scene=table_scene)
+                            tables=tables, table_scene=table_scene, jobs=RENDER_JOBS)
         metrics[f"{name}_data"] = {**st, "seconds": round(time.time() - t0, 1)}
         print(f"{name} data:", metrics[f"{name}_data"], flush=True)
         base_yaml = (base / "data.yaml").read_text() if base is not None else ""
@@ -551,6 +559,8 @@ def det_real_part(key: str, spec: dict[str, Any], rdir: Path, long_side: int, me
 
 
 def run(cfg: dict[str, Any], work: Path, out: Path, resume: bool = False, stages: str = "all") -> dict[str, Any]:
+    # ultralytics puts a relative project under its own runs folder, where _train would not look
+    work, out = Path(work).resolve(), Path(out).resolve()
     setup_offline(work / "yolo_config")
     work.mkdir(parents=True, exist_ok=True)
     out.mkdir(parents=True, exist_ok=True)
@@ -573,7 +583,8 @@ def run(cfg: dict[str, Any], work: Path, out: Path, resume: bool = False, stages
         if ddir is not None and not (ddir / "data.yaml").exists():
             t0 = time.time()
             metrics["det_data"] = render_dataset(ddir, det["images"], seed, det.get("val_frac", 0.1), top,
-                                                 det.get("long_side", 480), log_every=max(1, det["images"] // 5))
+                                                 det.get("long_side", 480), log_every=max(1, det["images"] // 5),
+                                                 jobs=RENDER_JOBS)
             metrics["det_data"]["seconds"] = round(time.time() - t0, 1)
             print("detector data:", metrics["det_data"], flush=True)
         args = _common_args(work, "det", seed) | {"epochs": det["epochs"], "imgsz": det["imgsz"],
@@ -615,8 +626,8 @@ def run(cfg: dict[str, Any], work: Path, out: Path, resume: bool = False, stages
         from ultralytics import YOLO
 
         torch_threads()
-        v = YOLO(str(best)).val(data=str(ddir / "data.yaml"), imgsz=det["imgsz"], batch=det["batch"], device="cpu",
-                                plots=False, workers=0, verbose=False, project=str(work / "runs"), name="det_val",
+        v = YOLO(str(best)).val(data=str(ddir / "data.yaml"), imgsz=det["imgsz"], batch=det["batch"], device=DEVICE,
+                                plots=False, workers=WORKERS, verbose=False, project=str(work / "runs"), name="det_val",
                                 exist_ok=True)
         metrics["det_val"] = {"map50": round(float(v.box.map50), 4), "map50_95": round(float(v.box.map), 4),
                               "precision": round(float(v.box.mp), 4), "recall": round(float(v.box.mr), 4)}

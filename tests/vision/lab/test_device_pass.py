@@ -1,0 +1,57 @@
+"""``vision/lab/device_pass.sh``, the one-command detector pass for a lent GPU machine, run dry
+on this machine's CPU: the GPU config cut to a few photos, the script's own steps end to end.
+Needs the ``train`` extra."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+if importlib.util.find_spec("ultralytics") is None:
+    pytest.skip("training extra not installed: pip install -e '.[train]'", allow_module_level=True)
+ort = pytest.importorskip("onnxruntime")
+
+ROOT = Path(__file__).resolve().parents[3]
+SCRIPT = ROOT / "vision" / "lab" / "device_pass.sh"
+
+
+def test_the_gpu_pass_runs_dry_on_the_cpu_and_leaves_what_comes_back(tmp_path: Path) -> None:
+    cfg = yaml.safe_load((ROOT / "datasets" / "reader_gpu.yaml").read_text())
+    det = cfg["detector"]
+    det |= {"imgsz": 160, "batch": 8, "long_side": 320, "calib_images": 8, "cache": False, "val_frac": 0.25}
+    (ft,) = det["finetune"]
+    ft |= {"images": 12, "epochs": 1, "hyp": {**ft["hyp"], "time": None, "close_mosaic": 0}}
+    ft["hyp"] = {k: v for k, v in ft["hyp"].items() if v is not None}
+    config = tmp_path / "tiny.yaml"
+    config.write_text(yaml.safe_dump(cfg))
+    out = tmp_path / "out"
+    env = {**os.environ, "CF_SKIP_INSTALL": "1", "CF_TRAIN_DEVICE": "cpu", "CF_RENDER_JOBS": "2",
+           "CF_TRAIN_WORKERS": "0", "CF_TRAIN_THREADS": "1", "CF_PASS_DIR": str(tmp_path / "pass"),
+           "OUT": str(out), "PYTHON": sys.executable}
+    done = subprocess.run(["bash", str(SCRIPT), "train", str(config)], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert sorted(p.name for p in out.iterdir()) == [
+        "best.pt", "reader.json", "tile_obb.onnx", "train.log", "train_metrics.json"]
+    metrics = json.loads((out / "train_metrics.json").read_text())
+    assert metrics["det_ft_data"]["images"] == 12 and metrics["det_start"]["calibration_inputs"] == 8
+    reader = json.loads((out / "reader.json").read_text())
+    # the pass's seed beside those of the shipped detector it starts from
+    shipped = json.loads((ROOT / "models" / "reader.json").read_text())
+    assert reader["seeds"][-1] == ft["seed"] and set(shipped["seeds"]) <= set(reader["seeds"])
+    det_model = ort.InferenceSession(str(out / "tile_obb.onnx"), providers=["CPUExecutionProvider"])
+    assert det_model.get_modelmeta().custom_metadata_map["task"] == "obb"
+    # the renders and runs went where CF_PASS_DIR says
+    assert len(list((tmp_path / "pass" / "work" / "det_ft_data" / "new" / "images" / "train").glob("*.jpg"))) == 9
+
+
+def test_the_script_says_how_it_is_used() -> None:
+    done = subprocess.run(["bash", str(SCRIPT)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "usage" in done.stderr
