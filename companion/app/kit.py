@@ -82,7 +82,8 @@ class Kit:
         """A labelled button at least 48 px high (a thumb's size); ``compact`` for rows of several
         short ones on a phone (narrower padding), ``pad_x`` narrower still; ``dense`` for a key
         whose place gives its size. ``name``: what screen readers say for it, where the label
-        alone does not tell it from its neighbours (a tooltip is not read out on the web)."""
+        alone does not tell it from its neighbours (a tooltip is not read out on the web). Let
+        it hold the label, so a voice naming what it sees still finds the button."""
         cls = {"filled": ft.FilledButton, "outlined": ft.OutlinedButton, "text": ft.TextButton,
                "tonal": ft.FilledTonalButton}[kind]
         pad = ft.Padding.symmetric(horizontal=12, vertical=14) if compact else \

@@ -19,6 +19,15 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path(os.environ.get("CHICKENFOOT_CHROMIUM", "/usr/bin/chromium"))
 ARTIFACTS = ROOT / "artifacts" / "e2e"
+#: A round entry's four ways in, by their label: each seat's button is named for its player
+#: (``Went out: Ann``, ``Number: Ann's points``, ...; ", chosen" on the one in use), so these
+#: match every seat's, in the seats' order.
+SEAT_MODES = {label: re.compile(rf"^{label}: .+?(, chosen)?$") for label in ("Went out", "Number", "Tiles", "Photo")}
+
+
+def suit(value: int) -> re.Pattern[str]:
+    """The tile picker's suit button for ``value`` ("Tiles with a 3", ", shown" on the one shown)."""
+    return re.compile(rf"^Tiles with an? {value}(, shown)?$")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from app_e2e_helpers import Server, Ui, make_match, shots_dir
+from app_e2e_helpers import SEAT_MODES, Server, Ui, make_match, shots_dir, suit
 from PIL import Image
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
@@ -61,15 +61,15 @@ def test_a_tile_entered_for_one_player_is_taken_for_the_next_and_refused_at_360p
         ui = Ui(browser.new_page(viewport=PHONE), shots_dir("faces"))
         ui.open(f"{srv.url}match/{mid}/round")
         ui.see("Round 1 results")
-        ui.click("Tiles", nth=0)
+        ui.click(SEAT_MODES["Tiles"], nth=0)
         ui.see("Tiles with a 9:")
-        ui.click("3")
+        ui.click(suit(3))
         ui.see("Tiles with a 3:")
         ui.shot("ann-picks-by-face-360px")
         _tap_on_screen(ui, "3-4")  # a face: its accessible name is the tile
         ui.see("7 points (3-4)")
-        ui.click("Tiles", nth=1)
-        ui.click("3")
+        ui.click(SEAT_MODES["Tiles"], nth=1)
+        ui.click(suit(3))
         ui.see("Tiles with a 3:")
         assert ui.button("3-4").count() == 0  # Bob's picker shows Ann's 3-4 as taken
         _tap_on_screen(ui, "3-4, taken: Ann has it")
@@ -169,7 +169,7 @@ def test_done_with_this_hand_stays_in_reach_with_many_faces_picked(tmp_path: Pat
         ui = Ui(page, shots)
         ui.open(f"{srv.url}match/{mid}/round")
         ui.see("Round 1 results")
-        ui.click("Tiles", nth=0)
+        ui.click(SEAT_MODES["Tiles"], nth=0)
         ui.see("Tiles with a 9:")
         picked = ["8-9", "7-9", "6-9", "5-9", "4-9", "3-9", "2-9", "1-9"]
         for t in picked:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from app_e2e_helpers import Server, Ui, make_match, shots_dir
+from app_e2e_helpers import SEAT_MODES, Server, Ui, make_match, shots_dir
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -114,7 +114,7 @@ def test_every_tappable_node_of_every_screen_is_a_thumbs_size(tmp_path: Path, br
             small += _measure(ui, name, f"{name}-{text}-text-360x780")
         # the round's panels: the tile picker and the photo panel
         _visit(ui, f"{srv.url}match/{mid}/round", "Ann: … points")
-        ui.click("Tiles", nth=2)
+        ui.click(SEAT_MODES["Tiles"], nth=2)
         ui.see("Tiles with a 9:")
         small += _measure(ui, "round, tile picker", f"round-tiles-{text}-text-360x780")
         # the dispute checker with a hub chosen and an open end selected
@@ -180,7 +180,7 @@ class Watch:
 
     def row(self, seat: int) -> dict[str, float] | None:
         """The box of seat ``seat``'s row, by its first button (Went out)."""
-        loc = self.ui.button("Went out").nth(seat)
+        loc = self.ui.button(SEAT_MODES["Went out"]).nth(seat)
         return loc.bounding_box() if loc.count() else None
 
     def settled_row(self, seat: int) -> dict[str, float] | None:
@@ -221,13 +221,13 @@ class Watch:
 
         bar = self.layout()["barTop"]
         for seat in range(seats):
-            boxes = [self.ui.button(m).nth(seat).bounding_box() for m in MODES]
+            boxes = [self.ui.button(SEAT_MODES[m]).nth(seat).bounding_box() for m in MODES]
             assert all(boxes), f"{self.tag}: row {seat} lacks one of {MODES}"
             tops = {round(b["y"]) for b in boxes}
             assert max(tops) - min(tops) <= 1, f"{self.tag}: row {seat}'s buttons wrap: {boxes}"
         name = self.ui.page.get_by_text(player, exact=True).first.bounding_box()
         assert name is not None, f"{self.tag}: {player}'s name is not on the screen"
-        first = [name, *(self.ui.button(m).nth(0).bounding_box() for m in MODES)]
+        first = [name, *(self.ui.button(SEAT_MODES[m]).nth(0).bounding_box() for m in MODES)]
         top, bottom = min(b["y"] for b in first), max(b["y"] + b["height"] for b in first)
         assert top >= APP_BAR - 0.5 and bottom <= bar + 0.5, \
             f"{self.tag}: {player}'s row ({top:.0f}..{bottom:.0f}) opens not wholly above the pad (from {bar:.0f})"
@@ -319,7 +319,7 @@ def test_a_round_by_every_entry_way_never_jumps_at_360px(tmp_path: Path, browser
         w.tap("Next: Bob", 0, then=1, bar=True)
         ui.see("12 points")
         # Bob by faces: a suit (the 9s are shown first), then two tiles
-        w.tap("Tiles", 1, nth=1)
+        w.tap(SEAT_MODES["Tiles"], 1, nth=1)
         ui.see("Tiles with a 9:")
         ui.shot(f"bob-tile-picker-{text}")
         for t in bob:
@@ -327,7 +327,7 @@ def test_a_round_by_every_entry_way_never_jumps_at_360px(tmp_path: Path, browser
         ui.see(f"{rules.penalty(bob)} points ({', '.join(str(t) for t in bob)})")
         w.tap("Done with this hand", 1, then=2, bar=True)  # in the fixed part, over Save
         # Cy by a photo: Photo opens the file dialog at once (one tap)
-        w.tap("Photo", 2, nth=2, chooser=photo)
+        w.tap(SEAT_MODES["Photo"], 2, nth=2, chooser=photo)
         ui.page.get_by_text(f"Penalty from this photo: {finds.headline()}").first.wait_for(state="attached",
                                                                                            timeout=60_000)
         w.check(2, None, "reading the photo")
@@ -348,7 +348,7 @@ def test_a_round_by_every_entry_way_never_jumps_at_360px(tmp_path: Path, browser
             w.tap(finds.use_label(), 2, then=3)
         ui.see(f"{cy} points (")
         # Dee went out, typed as 0
-        w.tap("Number", 3, nth=3)
+        w.tap(SEAT_MODES["Number"], 3, nth=3)
         w.tap("0", 3, bar=True)
         ui.shot(f"dee-typed-0-{text}")
         w.tap("Done", 3, bar=True)

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from app_e2e_helpers import Server, Ui, make_match, reveal, shots_dir
+from app_e2e_helpers import SEAT_MODES, Server, Ui, make_match, reveal, shots_dir
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -71,7 +71,7 @@ def _start(tmp_path: Path, large: bool) -> tuple[Path, str, Server]:
 
 def _photo(ui: Ui, seat: int, photo: Path) -> None:
     with ui.page.expect_file_chooser(timeout=20_000) as fc:
-        ui.click("Photo", nth=seat)
+        ui.click(SEAT_MODES["Photo"], nth=seat)
     fc.value.set_files(str(photo))
     ui.page.get_by_text(re.compile(r"^Penalty from this photo: ")).first.wait_for(state="attached", timeout=90_000)
     ui.page.wait_for_timeout(1200)  # the redraw and the scroll to the row
@@ -151,7 +151,7 @@ def test_a_portrait_photos_headline_is_in_view_without_scrolling(tmp_path: Path,
     ui = Ui(browser.new_page(viewport=PHONE), shots_dir(f"issue-47/portrait-{text}"))
     try:
         ui.open(f"{srv.url}match/{mid}/round")
-        ui.click("Went out", nth=0)
+        ui.click(SEAT_MODES["Went out"], nth=0)
         _photo(ui, 1, portrait)  # Bob: the pad had moved to him
         head = ui.page.get_by_text(f"Penalty from this photo: {review.headline()}").first
         head.wait_for(state="attached", timeout=20_000)
@@ -207,7 +207,7 @@ def test_a_half_entered_round_opens_with_the_pads_row_in_view(tmp_path: Path, br
         ui.open(f"{srv.url}match/{mid}/round")
         ui.see("Fay: … points")
         ui.page.wait_for_timeout(1200)
-        _in_view(ui, ui.button("Went out").nth(5), "Fay's row (the pad types for Fay)")
+        _in_view(ui, ui.button(SEAT_MODES["Went out"]).nth(5), "Fay's row (the pad types for Fay)")
         ui.shot("half-entered-round-opens-on-fay")
     finally:
         srv.stop()

@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
-from app_e2e_helpers import ARTIFACTS, Server, Ui, shots_dir
+from app_e2e_helpers import ARTIFACTS, SEAT_MODES, Server, Ui, shots_dir
 
 from chickenfoot.vision.lab.realdata import realdata_root
 
@@ -49,7 +49,7 @@ def _choose(ui: Ui, page, photo: Path, seat: int) -> float:  # type: ignore[no-u
     """Tap Photo on seat ``seat``'s row (a hand with no photo yet: the file dialog opens at once)
     and choose ``photo``; seconds until its penalty is on screen."""
     with page.expect_file_chooser(timeout=20_000) as fc:
-        ui.click("Photo", nth=seat)
+        ui.click(SEAT_MODES["Photo"], nth=seat)
     assert ui.count(re.compile(r"^Penalty from this photo: ")) == 0  # another hand's photo closed
     t0 = time.perf_counter()
     fc.value.set_files(str(photo))
@@ -85,7 +85,7 @@ def test_photo_review_at_phone_width(tmp_path: Path, browser) -> None:  # type: 
         ui = Ui(page, shots)
         ui.open(f"{srv.url}match/{m.id}")
         ui.click("Enter round 1")
-        ui.click("Went out", nth=0)
+        ui.click(SEAT_MODES["Went out"], nth=0)
 
         # Bob: a photo with unsure finds; they wait behind one line, shown on a tap
         timings[f"{finds_photo.name} (real, 8 MP)"] = _choose(ui, page, finds_photo, 1)

@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 
 import pytest
-from app_e2e_helpers import Server, Ui, make_match, shots_dir
+from app_e2e_helpers import SEAT_MODES, Server, Ui, make_match, shots_dir
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -58,7 +58,7 @@ class Taps:
     def __init__(self, ui: Ui) -> None:
         self.ui, self.n, self.names = ui, 0, []
 
-    def __call__(self, name: str, nth: int = 0) -> None:
+    def __call__(self, name: str | re.Pattern[str], nth: int = 0) -> None:
         loc = self.ui.button(name).nth(nth)
         loc.wait_for(state="visible", timeout=20_000)
         box = loc.bounding_box()
@@ -67,7 +67,7 @@ class Taps:
             and box["x"] + box["width"] <= vp["width"], f"{name!r} is not on screen: {box}"
         loc.click()
         self.n += 1
-        self.names.append(name)
+        self.names.append(name if isinstance(name, str) else name.pattern)
         self.ui.page.wait_for_timeout(300)
 
 
@@ -79,7 +79,7 @@ def test_a_double_tap_on_save_stores_one_round(tmp_path: Path, browser) -> None:
         ui = Ui(browser.new_page(viewport=PHONE), _scoring_shots("double-tap"))
         ui.open(f"{srv.url}match/{mid}/round")
         ui.see("Round 1 · 9-9 · Ann starts")
-        ui.click("Went out", nth=0)
+        ui.click(SEAT_MODES["Went out"], nth=0)
         for digits in ("5", "Next: Cy", "7", "Next: Dee", "9"):
             ui.click(digits)
         ui.see("Every hand is in: ready to save")
@@ -109,11 +109,11 @@ def test_two_devices_saving_at_once_store_one_round_and_the_second_is_told(tmp_p
         for ui in (a, b):
             ui.open(f"{srv.url}match/{mid}/round")
             ui.see("Round 1 · 9-9 · Ann starts")
-        a.click("Went out", nth=0)
+        a.click(SEAT_MODES["Went out"], nth=0)
         a.click("1")
         a.click("2")
         b.see("12 points")  # the other phone sees the entries as they are made
-        b.click("Number", nth=2)
+        b.click(SEAT_MODES["Number"], nth=2)
         b.click("7")
         b.click("Next: Dee")
         b.click("3")
@@ -152,9 +152,9 @@ def test_two_devices_saving_at_once_store_one_round_and_the_second_is_told(tmp_p
         first.page.goto(f"{srv.url}match/{mid}/round")
         first.enable_semantics()
         first.see("Round 2 · 8-8 · Bob starts")
-        second.click("Number", nth=1)
+        second.click(SEAT_MODES["Number"], nth=1)
         second.see("Bob: … points")
-        for key in ("Went out",):
+        for key in (SEAT_MODES["Went out"],):
             first.click(key, nth=0)
         for key in ("4", "Next: Cy", "5", "Next: Dee", "6"):
             first.click(key)
@@ -176,7 +176,7 @@ def test_a_server_restart_in_the_middle_of_a_round_keeps_its_entries(tmp_path: P
     ui = Ui(browser.new_page(viewport=PHONE), shots)
     try:
         ui.open(f"{srv.url}match/{mid}/round")
-        ui.click("Went out", nth=0)
+        ui.click(SEAT_MODES["Went out"], nth=0)
         ui.click("2")
         ui.click("0")
         ui.see("20 points")
@@ -192,7 +192,7 @@ def test_a_server_restart_in_the_middle_of_a_round_keeps_its_entries(tmp_path: P
         ui.see("went out: 0")
         ui.see("20 points")
         ui.shot("after-the-restart-360px")
-        ui.click("Number", nth=2)
+        ui.click(SEAT_MODES["Number"], nth=2)
         ui.click("3")
         ui.click("Save round 1")
         ui.see("Standings")
@@ -214,7 +214,7 @@ def test_a_four_player_round_by_numbers_in_eight_taps_at_360px(tmp_path: Path, b
         # Ann 12, Bob went out, Cy 7, Dee 30
         tap("1")
         tap("2")
-        tap("Went out", nth=1)  # Bob's row: the pad moves on to Cy by itself
+        tap(SEAT_MODES["Went out"], nth=1)  # Bob's row: the pad moves on to Cy by itself
         ui.see("Cy: … points")
         tap("7")
         tap("Next: Dee")
@@ -232,7 +232,7 @@ def test_a_four_player_round_by_numbers_in_eight_taps_at_360px(tmp_path: Path, b
         ui.click("Enter round 2")
         ui.see("Round 2 · 8-8 · Bob starts")
         tap2 = Taps(ui)
-        tap2("Went out", nth=0)
+        tap2(SEAT_MODES["Went out"], nth=0)
         ui.see("Bob: … points")
         for key in ("1", "2", "Next: Cy", "7", "Next: Dee", "3", "0", "Save round 2"):
             tap2(key)
@@ -290,7 +290,7 @@ def test_eight_players_in_large_text_at_360px_nothing_is_cut_off(tmp_path: Path,
         ui.click("Cancel edit")
         ui.click("Enter round 5")
         ui.see("Round 5 · 8-8 · Evangeline starts")
-        ui.click("Tiles", nth=1)
+        ui.click(SEAT_MODES["Tiles"], nth=1)
         ui.see("Tiles with a 12:")
         ui.page.mouse.move(180, 300)
         ui.page.mouse.wheel(0, 420)  # the rows scroll; the pad and Save stay
@@ -333,7 +333,7 @@ def test_a_save_is_offered_back_where_it_is_told_and_a_redo_note_never_covers_th
         ui = Ui(browser.new_page(viewport=PHONE), _scoring_shots("redo-note"))
         # a round saved is told on the scoreboard with its own Undo
         ui.open(f"{srv.url}match/{mid}/round")
-        ui.click("Went out", nth=0)
+        ui.click(SEAT_MODES["Went out"], nth=0)
         for digits in ("5", "Next: Cy", "7"):
             ui.click(digits)
         ui.click("Save round 3")

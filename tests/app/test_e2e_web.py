@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 
 import pytest
-from app_e2e_helpers import Server, Ui, shots_dir
+from app_e2e_helpers import SEAT_MODES, Server, Ui, shots_dir, suit
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -54,9 +54,9 @@ def test_four_player_match_two_rounds_edit_and_reload(server: Server, browser) -
     # --- round 1 by numbers: Ann out, Bob 12, Cy 7, Dee 30
     ui.click("Enter round 1 results")
     ui.see(re.compile(r"^Scoring round 1"))
-    ui.click("Went out", nth=0)
+    ui.click(SEAT_MODES["Went out"], nth=0)
     for seat, name, digits in ((1, "Bob", "12"), (2, "Cy", "7"), (3, "Dee", "30")):
-        ui.click("Number", nth=seat)
+        ui.click(SEAT_MODES["Number"], nth=seat)
         _pad(ui, name, digits)
     ui.see("30 points")
     ui.shot("round-1-numbers")
@@ -77,27 +77,27 @@ def test_four_player_match_two_rounds_edit_and_reload(server: Server, browser) -
     # --- round 2 by tiles (0-0 counts 50): Ann 0-0 + 3-4, Bob out, Cy 1-2; Dee 5 from the phone
     ui.click("Enter round 2")
     ui.see(re.compile(r"^Scoring round 2"))
-    ui.click("Tiles", nth=0)
+    ui.click(SEAT_MODES["Tiles"], nth=0)
     ui.see("Tiles with a 9:")  # grouped by suit, highest first; 8-8 is on the table, not offered
     assert ui.button("8-8").count() == 0 and ui.button("8-9").count() == 1
-    ui.click("0")
+    ui.click(suit(0))
     ui.click("0-0 = 50")
     ui.see("50 points (0-0)")
-    ui.click("3")
+    ui.click(suit(3))
     ui.click("3-4")
     ui.see("57 points (0-0, 3-4)")
-    ui.click("Went out", nth=1)
-    ui.click("Tiles", nth=2)
-    ui.click("1")
+    ui.click(SEAT_MODES["Went out"], nth=1)
+    ui.click(SEAT_MODES["Tiles"], nth=2)
+    ui.click(suit(1))
     ui.click("1-2")
     ui.see("3 points (1-2)")
     ui2.see("57 points (0-0, 3-4)")  # the phone sees the desktop's entries as they are made
-    ui2.click("Number", nth=3)
+    ui2.click(SEAT_MODES["Number"], nth=3)
     _pad(ui2, "Dee", "5")
     ui2.shot("phone-enters-own-hand-360px")
     ui.see("5 points")  # ... and the desktop sees Dee's
     ui.shot("round-2-tiles")
-    ui.click("Tiles", nth=0)  # the picker at phone width
+    ui.click(SEAT_MODES["Tiles"], nth=0)  # the picker at phone width
     page.set_viewport_size({"width": 360, "height": 1300})
     ui.shot("round-2-tile-picker-360px")
     page.set_viewport_size({"width": 900, "height": 1300})
@@ -117,7 +117,7 @@ def test_four_player_match_two_rounds_edit_and_reload(server: Server, browser) -
     ui.click("Edit round 1")
     ui.see(re.compile(r"^Editing round 1"))
     ui.see("12 points")
-    ui.click("Number", nth=1)
+    ui.click(SEAT_MODES["Number"], nth=1)
     ui.see("Bob: 12 points")
     _pad(ui, "Bob", "20")  # the first key after the pad opens starts a new number
     ui.shot("edit-round-1")
@@ -221,9 +221,9 @@ def test_score_a_photo_through_the_ui(tmp_path: Path, browser) -> None:  # type:
             ui.button(f"Remove {name}").wait_for(timeout=10_000)
         ui.click("Start match")
         ui.click("Enter round 1 results")
-        ui.click("Went out", nth=0)
+        ui.click(SEAT_MODES["Went out"], nth=0)
         with ui.page.expect_file_chooser(timeout=20_000) as fc:  # one tap: the dialog opens at once
-            ui.click("Photo", nth=1)
+            ui.click(SEAT_MODES["Photo"], nth=1)
         fc.value.set_files(str(photo))
         ui.see(f"Penalty from this photo: {expected}", timeout=60_000)
         ui.shot("photo-review")
@@ -240,7 +240,7 @@ def test_score_a_photo_through_the_ui(tmp_path: Path, browser) -> None:  # type:
             review.remove(k)
         else:  # nothing counted: add the missed tile by hand
             ui.click("Add a missed tile")
-            ui.click("0")
+            ui.click(suit(0))
             ui.click("0-0 = 50")
             review.add("0-0")
         ui.see(f"Penalty from this photo: {review.headline()}")

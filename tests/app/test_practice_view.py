@@ -10,7 +10,7 @@ from typing import Any
 
 import flet as ft
 import pytest
-from test_views_inprocess import FakePage, _buttons, _click, _find, _go, _texts
+from test_views_inprocess import FakePage, _buttons, _caption, _click, _find, _go, _texts
 
 from chickenfoot.app.shell import App, AppContext
 from chickenfoot.app.views.board import end_label
@@ -25,7 +25,7 @@ def app(tmp_path) -> Iterator[App]:
 
 
 def _enabled(app: App, caption: str) -> bool:
-    return any(b.content.value == caption and not b.disabled for b in _buttons(app.page.controls))
+    return any(_caption(b) == caption and not b.disabled for b in _buttons(app.page.controls))
 
 
 def _tile_buttons(app: App) -> dict[str, Any]:
@@ -67,6 +67,9 @@ def test_practice_from_home_to_the_end_of_a_round_and_on(app: App) -> None:
     assert "You can play: 9-3 on 9-9, 9-6 on 9-9" in _texts(app.page.controls)
     bad = next(t for t in sess.hand() if not t.has(9))
     _tile_buttons(app)[str(bad)].on_click(None)
+    # the chosen tile is filled and bold, and says so to a screen reader; the others are their tile
+    names = {t: b.content.controls[-1].semantics_label for t, b in _tile_buttons(app).items()}
+    assert names.pop(str(bad)) == f"{bad}, chosen" and all(name == t for t, name in names.items())
     _click(app, "9 on 9-9, 4 spokes to go")
     verdict = sess.practice.state.table.judge(bad, sess.practice.state.hub)
     assert f"Not allowed. {verdict.message}" in _texts(app.page.controls)

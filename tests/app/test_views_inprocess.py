@@ -182,6 +182,27 @@ def test_each_open_in_the_history_is_named_by_whose_match_it_opens(app: App) -> 
         "Open the match of Ann, Bob", "Open the match of Cy, Di, Ed"]
 
 
+def test_each_seats_ways_in_and_each_suit_are_named_for_a_screen_reader(app: App) -> None:
+    """Every seat's four buttons read "Went out", "Number", "Tiles", "Photo": a screen reader
+    hears whose each is and which one is in use, the suits which suit is shown."""
+    m = app.ctx.store.create(["Ann", "Bob"], "double-chicken-foot", {})
+    _go(app, f"/match/{m.id}/round")
+
+    def names(caption: str) -> list[str]:
+        return [b.content.semantics_label for b in _buttons(app.page.controls) if _caption(b) == caption]
+
+    assert names("Went out") == ["Went out: Ann", "Went out: Bob"]
+    # the pad is open on Ann's hand: her Number is the one in use
+    assert names("Number") == ["Number: Ann's points, chosen", "Number: Bob's points"]
+    assert names("Photo") == ["Photo: Ann's hand", "Photo: Bob's hand"]
+    _click(app, "Tiles", 1)
+    assert names("Tiles") == ["Tiles: Ann's tiles", "Tiles: Bob's tiles, chosen"]
+    assert names("9") == ["Tiles with a 9, shown"] and names("8") == ["Tiles with an 8"]
+    _go(app, f"/match/{m.id}")
+    _click(app, "Rename a player")
+    assert names("Rename") == ["Rename seat 1", "Rename seat 2"]
+
+
 def test_holder_rules_brief_records_who_holds_the_double(app: App) -> None:
     m = app.ctx.store.create(["Ann", "Bob", "Cy"], "gameweave", {})
     texts = _go(app, f"/match/{m.id}/brief")

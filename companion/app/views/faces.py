@@ -49,7 +49,7 @@ def face_bytes(tile: Tile, zero_zero: int | None = None, taken: bool = False, pa
 
 def face_button(app: App, tile: Tile, label: str, on_click: Callable[[Any], Any], *,
                 zero_zero: int | None = None, taken: bool = False, chosen: bool = False,
-                width: float | None = None) -> ft.Control:
+                width: float | None = None, disabled: bool = False) -> ft.Control:
     """A tappable face: filled round it when ``chosen``, greyed and crossed out when ``taken``.
     ``label`` names the button itself: the numbers under the face carry it, merged into the
     button's own node (the picture is left out of the accessibility tree, where it would be a
@@ -64,7 +64,7 @@ def face_button(app: App, tile: Tile, label: str, on_click: Callable[[Any], Any]
     cls = ft.FilledButton if chosen else ft.OutlinedButton
     return cls(content=ft.Column([img, numbers], spacing=0, tight=True,
                                  horizontal_alignment=ft.CrossAxisAlignment.CENTER),
-               on_click=app.guarded(on_click),
+               on_click=app.guarded(on_click), disabled=disabled,
                style=ft.ButtonStyle(padding=ft.Padding.all(4),
                                     shape=ft.RoundedRectangleBorder(radius=10)))
 
@@ -81,7 +81,9 @@ def suit_row(app: App, top: int, shown: int | None, pick: Callable[[int], Any], 
     suits = list(range(top, -1, -1))
     suit = shown if shown in suits else suits[0]
     buttons = [ft.Container(app.button(str(v), bind(pick, v), kind="filled" if v == suit else "outlined",
-                                       tooltip=f"Tiles with {article(v)} {v}"), width=max(52, app.fs(52)))
+                                       tooltip=f"Tiles with {article(v)} {v}",
+                                       name=f"Tiles with {article(v)} {v}" + (", shown" if v == suit else "")),
+                            width=max(52, app.fs(52)))
                for v in suits]
     if scroll:
         return suit, sliding_row(app, buttons, max(52, app.fs(52)))

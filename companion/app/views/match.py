@@ -207,7 +207,8 @@ class ScoreboardScreen(Screen):
                                  max_length=MAX_NAME, error=why, error_max_lines=3)
                 f.on_submit = app.guarded(bind(self.rename, seat, f))
                 rows.append(ft.Container(ft.Row([f, app.button("Rename", bind(self.rename, seat, f), kind="tonal",
-                                                               tooltip=f"Rename seat {seat + 1}")], spacing=6),
+                                                               tooltip=f"Rename seat {seat + 1}",
+                                                               name=f"Rename seat {seat + 1}")], spacing=6),
                                          key=ft.ScrollKey(f"rename-{seat}")))
             out.extend([app.text("Rounds stay with the seat; only the name changes.", 15), *rows,
                         app.button("Done renaming", bind(self.ask, None), kind="text")])

@@ -5,46 +5,25 @@ counts them, with "Play again" and "Continue as a match against the bots"."""
 
 from __future__ import annotations
 
-from functools import lru_cache, partial
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import flet as ft
 
-from chickenfoot.app.kit import image
 from chickenfoot.app.practice_session import BOT_WORDS, MAX_SEATS, MIN_SEATS, PracticeSession
 from chickenfoot.app.views import Screen, bind, bind_event
 from chickenfoot.app.views.board import available_width, board_view, end_label
+from chickenfoot.app.views.faces import face_button, face_row
 from chickenfoot.app.views.setup import options_tile
-from chickenfoot.board import Palette
 from chickenfoot.rules import PRESETS
 from chickenfoot.rules.bots import BOTS
 from chickenfoot.rules.words import count
 
 if TYPE_CHECKING:
     from chickenfoot.app.shell import App
-    from chickenfoot.rules.tiles import Tile
 
-#: Size a tile of the hand is shown at (pixels).
-FACE_W, FACE_H = 30, 56
-
-
-@lru_cache(maxsize=512)
-def _face(tile: str, zero_zero: int, palette: Palette) -> bytes:
-    from chickenfoot.board import face_png
-
-    return face_png(tile, zero_zero=zero_zero, scale=40, palette=palette)
-
-
-def _tile_button(app: App, tile: Tile, zero_zero: int, selected: bool, on_click: Any,
-                 disabled: bool = False) -> ft.Control:
-    face = image(_face(str(tile), zero_zero, app.board_palette), width=FACE_W, height=FACE_H, fit=ft.BoxFit.CONTAIN)
-    content = ft.Column([face, ft.Text(str(tile), size=app.fs(14), weight=ft.FontWeight.BOLD if selected else None)],
-                        spacing=2, horizontal_alignment=ft.CrossAxisAlignment.CENTER, tight=True)
-    cls = ft.FilledButton if selected else ft.OutlinedButton
-    return cls(content=content, on_click=app.guarded(on_click), disabled=disabled,
-               tooltip=f"{tile}" + (" (chosen)" if selected else ""),
-               style=ft.ButtonStyle(padding=ft.Padding.symmetric(horizontal=6, vertical=6),
-                                    shape=ft.RoundedRectangleBorder(radius=8)))
+#: The width a tile of the hand is shown at (pixels).
+FACE_W = 30
 
 
 class PracticeScreen(Screen):
@@ -159,9 +138,11 @@ def _hand(app: App, sess: PracticeSession, choose: Any, play_on: Any, draw: Any,
     if sess.waiting:
         whose = "Your" if sess.who == "You" else f"{sess.who}'s"
         out.append(app.text(f"{whose} hand: tap a tile, then an open end", 17, bold=True))
-        out.append(ft.Row([_tile_button(app, t, zero, sess.selected == t, bind(choose, t),
-                                        disabled=drawn is not None and t != drawn)
-                           for t in sess.hand()], wrap=True, spacing=6, run_spacing=6))
+        # the chosen tile is filled: its name says so too, for a screen reader
+        out.append(face_row([face_button(app, t, f"{t}, chosen" if sess.selected == t else str(t), bind(choose, t),
+                                         zero_zero=zero, chosen=sess.selected == t, width=FACE_W,
+                                         disabled=drawn is not None and t != drawn)
+                             for t in sess.hand()]))
     if sess.refusal:
         out.append(app.card(ft.Semantics(live_region=True, content=app.text(
             f"Not allowed. {sess.refusal}", 17, bold=True, color=ft.Colors.ERROR))))

@@ -513,18 +513,19 @@ def _entry_screen(app: App, st: RoundState, ms: MatchSession, d: RoundDraft,
         head = ft.Row([app.text(h.player, 19, bold=True), ft.Container(status, expand=True)], spacing=10,
                       vertical_alignment=ft.CrossAxisAlignment.CENTER)
 
-        def mode_button(label: str, on: bool, handler: Any, tip: str) -> ft.Control:
+        def mode_button(label: str, on: bool, handler: Any, tip: str, whose: str) -> ft.Control:
+            # each seat's four read alike: the name says whose, and which one is chosen
             return app.button(label, handler, kind="filled" if on else "outlined", tooltip=tip,
-                              size=mode_size, pad_x=MODE_PAD)
+                              size=mode_size, pad_x=MODE_PAD, name=f"{label}: {whose}" + (", chosen" if on else ""))
 
         modes = ft.Row([
-            mode_button("Went out", h.mode is Mode.OUT, bind(s.went_out, i), f"{h.player} went out"),
+            mode_button("Went out", h.mode is Mode.OUT, bind(s.went_out, i), f"{h.player} went out", h.player),
             mode_button("Number", pad == i or h.mode is Mode.PIPS, bind(s.open_pad, i),
-                        f"Type {h.player}'s points"),
+                        f"Type {h.player}'s points", f"{h.player}'s points"),
             mode_button("Tiles", h.mode is Mode.TILES or (panel == (i, "tiles")),
-                        bind(s.open_panel, i, "tiles"), f"Pick {h.player}'s tiles"),
+                        bind(s.open_panel, i, "tiles"), f"Pick {h.player}'s tiles", f"{h.player}'s tiles"),
             mode_button("Photo", h.mode is Mode.PHOTO or (panel == (i, "photo")),
-                        _photo_tap(s, i), f"Photo of {h.player}'s hand"),
+                        _photo_tap(s, i), f"Photo of {h.player}'s hand", f"{h.player}'s hand"),
         ], wrap=True, spacing=MODE_SPACING, run_spacing=4)
         parts: list[Any] = [head, modes]
         if panel == (i, "tiles"):
