@@ -9,7 +9,7 @@ The reader's review flag (``reader.json``'s ``review_conf``) says which tiles to
 a tile, and one the reader asks about (:attr:`chickenfoot.vision.reading.TileReading.question`: "Is this
 the 0-0 (50) or a face-down tile?"), is open, listed but not in the penalty until the player
 counts it (:meth:`PhotoReview.accept`), corrects or removes it; while any is open the headline
-reads "23 points so far, 2 tiles to check" (:meth:`PhotoReview.headline`): exactly the tiles the
+reads "23 points so far (4 tiles), 2 tiles to check" (:meth:`PhotoReview.headline`): exactly the tiles the
 reader's policy stage left open, so the app, the CLI and the warnings ask the same. Drawing the
 outlines is
 :func:`chickenfoot.vision.draw.draw_tiles`; :class:`Preview` draws them on a display-sized copy
@@ -194,14 +194,15 @@ class PhotoReview:
 
     def headline(self) -> str:
         """The photo's penalty as the review heads it (after "Penalty from this photo: "):
-        "23 points", "23 points so far, 2 tiles to check", "nothing read", and tiles read
-        beyond the set named: "67 points, 3 tiles not in the double-9 set"."""
+        "23 points (4 tiles)", "23 points so far (4 tiles), 2 tiles to check", "nothing read",
+        and tiles read beyond the set named: "67 points (9 tiles), 3 tiles not in the double-9
+        set". The tiles counted are said so that a player holding more sees a tile was missed."""
         n = len(self.to_check)
         check = f"{count(n, 'tile')} to check"
         if not self.tiles:
             return f"nothing counted yet, {check}" if n else "nothing read"
-        pts = count(self.penalty, "point")
-        head = f"{pts} so far, {check}" if n else pts
+        pts = count(self.penalty, "point") + (" so far" if n else "") + f" ({count(len(self.tiles), 'tile')})"
+        head = f"{pts}, {check}" if n else pts
         out = len(self.outside)
         # tiles beyond the set: the points stand for the tiles as read, not yet for this set's
         return f"{head}, {count(out, 'tile')} not in the double-{self.top} set" if out else head

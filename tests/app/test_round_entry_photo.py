@@ -97,10 +97,10 @@ def test_photo_review_correct_add_remove_and_low_confidence():
                                                                         ("1-1", "read", False)]
     # the flagged 0-0 is open: listed, not in the penalty until the player counts it
     assert r.penalty == 7 and r.tiles == [Tile(3, 4)] and r.open == [1]
-    assert r.headline() == "7 points so far, 1 tile to check"
+    assert r.headline() == "7 points so far (1 tile), 1 tile to check"
     assert r.tile_at(150, 110) == 1 and r.tile_at(100, 195) is None
     r.accept(1)
-    assert r.penalty == 57 and r.tiles == [Tile(3, 4), Tile(0, 0)] and r.open == [] and r.headline() == "57 points"
+    assert r.penalty == 57 and r.tiles == [Tile(3, 4), Tile(0, 0)] and r.open == [] and r.headline() == "57 points (2 tiles)"
     assert r.items[1].source == "confirmed" and r.items[1].counted
     with pytest.raises(ReviewError, match="already counted"):
         r.accept(1)
@@ -133,7 +133,7 @@ def test_review_of_a_reading_and_its_annotated_png():
     r = from_reading(get_rules(), 9, reading, buf.getvalue())
     # the flagged 1-3 is open: out of the penalty until checked
     assert r.reader_penalty == reading.penalty == 7 == r.penalty and r.items == list(tiles)
-    assert r.headline() == "7 points so far, 1 tile to check" and reading.headline() == "penalty at least 7, 1 to check"
+    assert r.headline() == "7 points so far (1 tile), 1 tile to check" and reading.headline() == "penalty at least 7, 1 to check"
     assert r.warnings == ("1 tile read with low confidence: check them",)
     assert r.tile_at(100, 100) == 0 and r.tile_at(300, 130) == 1
     shown = Image.open(io.BytesIO(Preview().jpeg(r, 360)))
@@ -329,7 +329,7 @@ def test_finds_the_reader_set_apart_wait_behind_one_line_and_only_its_open_tiles
     r = from_reading(get_rules(), 9, reading)
     # counted first, then the finds in the reader's order: the numbers shown run 1, 2, ...
     assert [str(it.tile) for it in r.items] == ["3-4", "1-1", "5-6", "0-0", "2-2"]
-    assert r.to_check == [] and r.headline() == "7 points"
+    assert r.to_check == [] and r.headline() == "7 points (1 tile)"
     assert r.unsure_finds == [1, 2, 3, 4] and r.shown() == [0] and r.shown(True) == [0, 1, 2, 3, 4]
     assert r.finds_line(False) == "4 unsure finds: show" and r.finds_line(True) == "4 unsure finds shown in grey: hide"
     assert r.notes == ["3-4 read 2 times in this photo (one set has one of each)"]
@@ -479,7 +479,7 @@ def test_tiles_to_check_are_asked_about_before_the_reading_is_used():
     two = [_tile(3, 4, 0.95, 100), _tile(5, 6, 0.4, 300, review=True)]
     c = _content(PhotoReview(get_rules(), 9, list(two), (640, 480)))
     r = c.reviews[0]
-    assert r.to_check == [1] and r.headline() == "7 points so far, 1 tile to check"
+    assert r.to_check == [1] and r.headline() == "7 points so far (1 tile), 1 tile to check"
     q = c.use_photo(0)
     assert q is not None and q.text == "1 tile in this photo is still to check: use 7 points without it?"
     assert q.keys == (CHECK, LEAVE)
@@ -496,7 +496,7 @@ def test_tiles_to_check_are_asked_about_before_the_reading_is_used():
     r2.accept(1)
     assert r2.use_question("Ann") is None and r2.use_label() == "Use these tiles (18 points)"
     one = PhotoReview(get_rules(), 9, [_tile(0, 1, 0.95, 100)], (640, 480))
-    assert one.headline() == "1 point" and one.use_label() == "Use these tiles (1 point)"
+    assert one.headline() == "1 point (1 tile)" and one.use_label() == "Use these tiles (1 point)"
 
 
 def test_a_tile_the_reader_asks_about_is_to_check_a_find_it_set_apart_is_not():
@@ -576,7 +576,7 @@ def test_a_used_reading_can_be_opened_again_while_the_hand_is_still_its_tiles():
     assert back.can_reopen(0)
     back.reopen_photo(0)
     r = back.reviews[0]
-    assert r.to_check == [1] and r.headline() == "7 points so far, 1 tile to check"  # as it was
+    assert r.to_check == [1] and r.headline() == "7 points so far (1 tile), 1 tile to check"  # as it was
     assert back.entry.hands[0].tiles == [Tile(3, 4)]  # the hand keeps its tiles meanwhile
     r.accept(1)
     assert back.use_photo(0) is None and back.entry.hands[0].tiles == [Tile(3, 4), Tile(5, 6)]

@@ -378,7 +378,7 @@ def test_a_restart_keeps_the_round_being_entered_and_an_unconfirmed_photo(tmp_pa
         assert "went out: 0" in texts and "20 points" in texts
         _click(b, "Photo", 2)
         texts = _texts(b.page.controls)
-        assert "Penalty from this photo: 21 points" in texts
+        assert "Penalty from this photo: 21 points (2 tiles)" in texts
         # the round's double read in a hand: said at the hand, and the tiles cannot be used
         assert any(t.startswith("Tile 1 reads 9-9, the double on the table") for t in texts)
         use = next(x for x in _buttons(b.page.controls) if _caption(x) == "Use these tiles (21 points)")
@@ -599,14 +599,14 @@ def test_photo_review_asks_about_a_tile_and_counts_it_on_request(app: App) -> No
     ])
     _click(app, "Photo", 0)
     texts = _texts(app.page.controls)
-    assert "Penalty from this photo: 7 points so far, 1 tile to check" in texts
+    assert "Penalty from this photo: 7 points so far (1 tile), 1 tile to check" in texts
     # the tile the reader asks about is a row of its own with its question, why, and the answers
     asked = "Tile 2: Is this the 5-6? (among the hand's tiles, read too unsurely to count alone)"
     assert asked in texts and "Check this tile: it is not counted until you say." in texts
     assert {"Count it as 5-6", "Not a tile", "Another tile"} <= set(texts)
     _click(app, "Count it as 5-6")
     texts = _texts(app.page.controls)
-    assert "Penalty from this photo: 18 points" in texts and asked not in texts
+    assert "Penalty from this photo: 18 points (2 tiles)" in texts and asked not in texts
     _click(app, "Use these tiles (18 points)")
     assert ms.content(ms.draft(draft_id)).entry.penalty(0) == 18
 
@@ -631,7 +631,7 @@ def test_photo_review_hides_unsure_finds_and_names_a_bigger_set(app: App) -> Non
         fmt="JPEG", read_as=12)
     _click(app, "Photo", 0)
     texts = _texts(app.page.controls)
-    assert "Penalty from this photo: 16 points, 1 tile not in the double-9 set" in texts and "2 unsure finds: show" in texts
+    assert "Penalty from this photo: 16 points (2 tiles), 1 tile not in the double-9 set" in texts and "2 unsure finds: show" in texts
     assert not any("print or a back" in t for t in texts) and not any(t.startswith("3: ") for t in texts)
     assert any(t.startswith("Tile 1 (1-10) is not in the double-9 set this match plays; the tiles read fit a "
                             "double-12 set.")
@@ -982,11 +982,11 @@ def test_a_photo_correction_to_a_taken_tile_is_refused_and_can_move_it(app: App)
     texts = _texts(app.page.controls)
     assert any(t.startswith("5-6 is already in Eve's hand, and a set has only one 5-6. Move it to Fay")
                for t in texts)
-    assert "Penalty from this photo: 3 points" in texts  # nothing changed yet
+    assert "Penalty from this photo: 3 points (1 tile)" in texts  # nothing changed yet
     _click(app, "Move 5-6 to Fay")  # the tile becomes 5-6, and Eve's hand (empty now) loses it
     texts = _texts(app.page.controls)
     assert "5-6 moved from Eve to Fay's photo" in texts
-    assert "Penalty from this photo: 11 points" in texts and sum(t.startswith("not entered") for t in texts) == 3
+    assert "Penalty from this photo: 11 points (1 tile)" in texts and sum(t.startswith("not entered") for t in texts) == 3
     assert not any("already in Eve's hand" in t for t in texts)
     assert not next(x for x in _buttons(app.page.controls) if _caption(x) == "Use these tiles (11 points)").disabled
 
@@ -1156,24 +1156,24 @@ def test_a_hand_is_counted_from_a_photo_outside_any_match(app: App) -> None:
     _aclick(app, "Choose photo")
     texts = _texts(app.page.controls)
     # 13 tiles with the 0-0 (50): 102 pips, 152 under the default rules
-    assert "Penalty from this photo: 152 points" in texts
+    assert "Penalty from this photo: 152 points (13 tiles)" in texts
     assert "Counted (13 tiles): tap one to correct it." in texts
     assert not any(t.startswith("Use ") for t in texts)  # nothing to use it for: the headline is the result
     assert app.ctx.store.all() == []
     # correct the 5-5 to a 5-6: one more point
     _click(app, next(t for t in texts if t.endswith(": 5-5")))
     _click(app, "5-6")
-    assert "Penalty from this photo: 153 points" in _texts(app.page.controls)
+    assert "Penalty from this photo: 153 points (13 tiles)" in _texts(app.page.controls)
     # the reading stays while another screen is shown
     _go(app, "/rules")
-    assert "Penalty from this photo: 153 points" in _go(app, "/count")
+    assert "Penalty from this photo: 153 points (13 tiles)" in _go(app, "/count")
     _picks(app, ("broken.jpg", photo[: len(photo) // 2]))
     _aclick(app, "Another photo")
     texts = _texts(app.page.controls)
     # the number still shown is the hand before's, and said to be
     assert any(t.startswith("Could not read the photo: broken.jpg: image file is truncated") and
                t.endswith("The reading below is still that of the photo before.") for t in texts), texts
-    assert "Penalty from this photo: 153 points" in texts
+    assert "Penalty from this photo: 153 points (13 tiles)" in texts
     _picks(app, ("notes.jpg", b"not an image at all"))
     _click(app, "Count another hand")
     texts = _texts(app.page.controls)
@@ -1194,14 +1194,14 @@ def test_a_hand_counted_on_its_own_asks_its_tiles_to_check_and_counts_them_on_re
                     question="Is this the 5-6?", reason="unsure tile"),
     ])
     texts = _texts(app.page.controls)
-    assert "Penalty from this photo: 7 points so far, 1 tile to check" in texts
+    assert "Penalty from this photo: 7 points so far (1 tile), 1 tile to check" in texts
     assert "Check this tile: it is not counted until you say." in texts
     _click(app, "Count it as 5-6")
-    assert "Penalty from this photo: 18 points" in _texts(app.page.controls)
+    assert "Penalty from this photo: 18 points (2 tiles)" in _texts(app.page.controls)
     _click(app, "Add a missed tile")
     _click(app, "0")
     _click(app, "0-0 = 50")
-    assert "Penalty from this photo: 68 points" in _texts(app.page.controls)
+    assert "Penalty from this photo: 68 points (3 tiles)" in _texts(app.page.controls)
 
 
 def test_the_invite_screen_makes_a_new_table_code(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
@@ -1300,7 +1300,7 @@ def test_a_second_copy_of_a_tile_is_offered_as_another_tile_first(app: App) -> N
     assert captions[first:first + 3] == ["Another tile", "Not a tile", "Count a second 1-3"]
     assert "Count it as 1-3" not in captions
     _click(app, "Not a tile")
-    assert "Penalty from this photo: 4 points" in _texts(app.page.controls)
+    assert "Penalty from this photo: 4 points (1 tile)" in _texts(app.page.controls)
 
 
 def test_one_hand_edited_match_never_hides_the_others(tmp_path) -> None:  # type: ignore[no-untyped-def]
@@ -1561,5 +1561,5 @@ def test_a_used_photo_reading_is_opened_again_from_its_hand(app: App) -> None:
     assert "Open its photo's reading again" in _texts(app.page.controls)
     _click(app, "Open its photo's reading again")
     texts = _texts(app.page.controls)
-    assert "Penalty from this photo: 14 points" in texts and "Use these tiles (14 points)" in texts
+    assert "Penalty from this photo: 14 points (2 tiles)" in texts and "Use these tiles (14 points)" in texts
     assert "2: 1-2" in texts  # its tiles with their numbers, as before
