@@ -6,6 +6,8 @@
 # copied there with the checkout.
 #
 #   here, once:  bash vision/lab/device_pass.sh fetch
+#   here, for a config that trains on real photos too (real_boxes, pose_boxes; they are not
+#   on that machine): bash vision/lab/device_pass.sh real CONFIG, and carry runs/device_pass/work/det_ft_data
 #   there:       bash vision/lab/device_pass.sh train datasets/reader_gpu.yaml   (under 10 minutes)
 #   here, after: cp -r models OUT && cp DIR/tile_obb.onnx DIR/reader.json OUT/   (DIR: what came back of $OUT)
 #                python -m chickenfoot.vision.lab.quantize --src OUT --out NEW --mode tile_obb.onnx=xz \
@@ -31,6 +33,12 @@ fetch)
         --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 \
         -d .whl "${WHEELS[@]}"
     du -sh .whl
+    ;;
+real)
+    config="${2:?which config: bash vision/lab/device_pass.sh real datasets/reader_gpu_real.yaml}"
+    dir="${CF_PASS_DIR:-runs/device_pass}"
+    "$py" -m chickenfoot.vision.lab.train --config "$config" --work "$dir/work" --out "$dir/models" --stage det-real
+    du -sh "$dir/work"
     ;;
 train)
     config="${2:?which config: bash vision/lab/device_pass.sh train datasets/reader_gpu.yaml}"
@@ -63,7 +71,7 @@ train)
     exit "$status"
     ;;
 *)
-    echo "usage: bash vision/lab/device_pass.sh fetch | train CONFIG" >&2
+    echo "usage: bash vision/lab/device_pass.sh fetch | real CONFIG | train CONFIG" >&2
     exit 2
     ;;
 esac

@@ -569,6 +569,14 @@ def run(cfg: dict[str, Any], work: Path, out: Path, resume: bool = False, stages
     metrics: dict[str, Any] = {"config": cfg}
     t_all = time.time()
 
+    if stages == "det-real":
+        # the real photos of every detector pass, written now and reused by the pass (its
+        # real_done): made where the labelled photos are, carried to a machine without them
+        for i, ft in enumerate(det.get("finetune") or []):
+            for key, (_, folder, _, _) in DET_REAL_PARTS.items():
+                if ft.get(key):
+                    det_real_part(key, ft[key], folder(work, i), det.get("long_side", 480), metrics, det_pass_name(i))
+        return metrics
     if stages in ("all", "det") and det.get("start") and not det.get("finetune"):
         # a start with no passes is that file as it is (a continuation that trains the classifier only)
         (out / "tile_obb.onnx").write_bytes(model_bytes(start_file(str(det["start"]), work)))
@@ -702,7 +710,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--smoke", action="store_true", help=f"tiny run of the same pipeline ({SMOKE_CONFIG.name})")
     ap.add_argument("--work", type=Path, default=Path("runs/reader"), help="data, runs and checkpoints")
     ap.add_argument("--out", type=Path, default=REPO / "models", help="where the ONNX files and reader.json go")
-    ap.add_argument("--stage", choices=("all", "det", "cls", "wide"), default="all")
+    ap.add_argument("--stage", choices=("all", "det", "cls", "wide", "det-real"), default="all",
+                    help="det-real: only write the real photos the detector passes train on, into --work")
     ap.add_argument("--resume", action="store_true", help="resume stopped training from last.pt")
     args = ap.parse_args(argv)
     config = args.config or (SMOKE_CONFIG if args.smoke else DEFAULT_CONFIG)
