@@ -80,11 +80,14 @@ def suit_row(app: App, top: int, shown: int | None, pick: Callable[[int], Any], 
     ``scroll``: one line that slides sideways (a sheet of fixed height), else wrapped."""
     suits = list(range(top, -1, -1))
     suit = shown if shown in suits else suits[0]
-    buttons = [ft.Container(app.button(str(v), bind(pick, v), kind="filled" if v == suit else "outlined",
-                                       tooltip=f"Tiles with {article(v)} {v}",
-                                       name=f"Tiles with {article(v)} {v}" + (", shown" if v == suit else "")),
+
+    def button(v: int) -> ft.Control:
+        what = f"Tiles with {article(v)} {v}"
+        return ft.Container(app.button(str(v), bind(pick, v), kind="filled" if v == suit else "outlined",
+                                       tooltip=what, name=what + (", shown" if v == suit else "")),
                             width=max(52, app.fs(52)))
-               for v in suits]
+
+    buttons = [button(v) for v in suits]
     if scroll:
         return suit, sliding_row(app, buttons, max(52, app.fs(52)))
     return suit, ft.Row(buttons, wrap=True, spacing=4, run_spacing=4)
