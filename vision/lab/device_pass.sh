@@ -18,7 +18,8 @@
 # stage on the GPU (CF_TRAIN_DEVICE) and writes to $OUT what comes back: the ONNX detector, its
 # reader.json, the checkpoint (to train on from), the metrics and the log. Its data and runs go
 # to $CF_PASS_DIR (runs/device_pass); with no $OUT (a dry run on a CPU machine, CF_TRAIN_DEVICE=cpu
-# CF_SKIP_INSTALL=1) what would come back goes to $CF_PASS_DIR/out. $PYTHON: python3.
+# CF_SKIP_INSTALL=1: the wheels are there already) what would come back goes to $CF_PASS_DIR/out.
+# $PYTHON: python3.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 py="${PYTHON:-python3}"
@@ -47,10 +48,15 @@ train)
     mkdir -p "$out"
     if [ "${CF_SKIP_INSTALL:-}" != 1 ]; then
         "$py" -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl
-        export PYTHONPATH=/tmp/site
-        # chickenfoot from this checkout (its lab is imported from the checkout, not a wheel)
-        "$py" -m pip install -q --no-index --no-deps --no-build-isolation --no-cache-dir -e .
     fi
+    # chickenfoot from this checkout, laid out as pyproject.toml maps it (companion/ is the package,
+    # vision/ its .vision, models/ its .models), without pip: nothing to build or fetch there
+    src="$(mkdir -p "$dir" && cd "$dir" && pwd)/src"
+    rm -rf "$src" && mkdir -p "$src/chickenfoot"
+    for f in companion/*; do ln -s "$PWD/$f" "$src/chickenfoot/"; done
+    ln -s "$PWD/vision" "$src/chickenfoot/vision" && ln -s "$PWD/models" "$src/chickenfoot/models"
+    export PYTHONPATH="/tmp/site:$src${PYTHONPATH:+:$PYTHONPATH}"
+    "$py" -c "import chickenfoot.vision.lab.train as t; print('chickenfoot from', t.__file__)"
     cores=$(nproc)
     export CF_TRAIN_DEVICE="${CF_TRAIN_DEVICE:-0}"
     export CF_RENDER_JOBS="${CF_RENDER_JOBS:-$((cores > 2 ? cores - 2 : 1))}"

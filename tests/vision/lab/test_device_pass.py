@@ -38,19 +38,24 @@ def _tiny(config: str, tmp_path: Path) -> tuple[Path, dict]:
     return config, ft
 
 
-def _run(step: str, config: Path, tmp_path: Path) -> None:
+def _run(step: str, config: Path, tmp_path: Path) -> str:
     env = {**os.environ, "CF_SKIP_INSTALL": "1", "CF_TRAIN_DEVICE": "cpu", "CF_RENDER_JOBS": "2",
            "CF_TRAIN_WORKERS": "0", "CF_TRAIN_THREADS": "1", "CF_PASS_DIR": str(tmp_path / "pass"),
            "OUT": str(tmp_path / "out"), "PYTHON": sys.executable}
     done = subprocess.run(["bash", str(SCRIPT), step, str(config)], cwd=tmp_path, env=env,
                           capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    return done.stdout
 
 
 def test_the_gpu_pass_runs_dry_on_the_cpu_and_leaves_what_comes_back(tmp_path: Path) -> None:
     config, ft = _tiny("reader_gpu.yaml", tmp_path)
     out = tmp_path / "out"
-    _run("train", config, tmp_path)
+    said = _run("train", config, tmp_path)
+    # the package is the checkout laid out as pyproject.toml maps it, not what pip installed here
+    shim = tmp_path / "pass" / "src" / "chickenfoot"
+    assert f"chickenfoot from {shim / 'vision' / 'lab' / 'train.py'}" in said
+    assert (shim / "vision").resolve() == ROOT / "vision" and (shim / "rules").resolve() == ROOT / "companion" / "rules"
     assert sorted(p.name for p in out.iterdir()) == [
         "best.pt", "reader.json", "tile_obb.onnx", "train.log", "train_metrics.json"]
     metrics = json.loads((out / "train_metrics.json").read_text())
