@@ -98,14 +98,20 @@ def option_args(args: argparse.Namespace) -> dict[str, str] | None:
     return dict(parse_option(o) for o in args.option) if args.option else None
 
 
-def output_file(text: str, flag: str, kinds: Sequence[str] = (), db: str | None = None) -> Path:
+def output_file(text: str, flag: str, kinds: Sequence[str] = (), db: str | None = None,
+                inputs: Sequence[str] = ()) -> Path:
     """Where ``flag FILE`` will be written, checked before any work is done: a file name (not a
     folder) in a folder that exists (no folder is ever made for it), of one of ``kinds``
-    (extensions such as ``.png``) when given, not a read-only file or folder, and not the
-    scorekeeper file (``--db``, else the default) or its backup. Every command checks its
-    outputs this way (and the scorekeeper file named by ``--db`` the same way), so a bad one
-    fails at once with nothing written."""
+    (extensions such as ``.png``) when given, not a read-only file or folder, not one of the
+    command's ``inputs`` (the photo read), and not the scorekeeper file (``--db``, else the
+    default) or its backup. Every command checks its outputs this way (and the scorekeeper file
+    named by ``--db`` the same way), so a bad one fails at once with nothing written."""
     path = Path(text).expanduser()
+    given = next((i for i in inputs if _same_file(path, Path(i).expanduser())), None)
+    if given is not None:
+        # the drawing would replace the only copy of what it was drawn from
+        raise InputError(f"{flag} {text} is {given}, which this command reads, not written over: "
+                         "give another file name")
     from chickenfoot.storage import resolve_db_path
     from chickenfoot.storage.safe_json import backup_path
 

@@ -8,6 +8,7 @@ set, a drawing that cannot be written), always with a one-line message and never
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -126,7 +127,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
     if (args.play is None) != (args.on is None):
         raise InputError("--play and --on go together: --play 4-7 --on 9-4")
-    draw_to = drawing_file(args.draw) if args.draw else None
+    draw_to = drawing_file(args.draw, [args.layout]) if args.draw else None
     layout = Layout.load(args.layout)
     rules = resolve_rules(layout, args.rules)
     if args.option:
@@ -169,11 +170,11 @@ def play_line(report: Any, verdict: Any) -> str:
             f"{'legal' if verdict.legal else 'not legal'} [{verdict.code}] {verdict.message}")
 
 
-def drawing_file(text: str) -> Path:
+def drawing_file(text: str, inputs: Sequence[str] = ()) -> Path:
     """Where ``--draw`` will write, checked before any work (see :func:`output_file`)."""
     from chickenfoot.board import FORMATS
 
-    return output_file(text, "--draw", tuple(FORMATS))
+    return output_file(text, "--draw", tuple(FORMATS), inputs=inputs)
 
 
 def drawing_bytes(board: Any, path: Path) -> bytes:

@@ -14,7 +14,7 @@ import hashlib
 import os
 import sys
 from collections import Counter, defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -72,8 +72,8 @@ def _rules(args: argparse.Namespace) -> RuleSet:
 PICTURE_KINDS = {".png": "PNG", ".jpg": "JPEG", ".jpeg": "JPEG", ".webp": "WEBP"}
 
 
-def picture_file(text: str, flag: str = "--annotate") -> Path:
-    return output_file(text, flag, tuple(PICTURE_KINDS))
+def picture_file(text: str, flag: str = "--annotate", inputs: Sequence[str] = ()) -> Path:
+    return output_file(text, flag, tuple(PICTURE_KINDS), inputs=inputs)
 
 
 def picture_bytes(image: Any, path: Path) -> bytes:
@@ -92,11 +92,14 @@ def largest_set(rules: RuleSet) -> int:
     return max(top for _, top in rules.set_by_players)
 
 
-def annotate_paths(out: str, count: int) -> list[Path]:
-    path = picture_file(out)
-    if count == 1:
+def annotate_paths(out: str, photos: Sequence[str]) -> list[Path]:
+    path = picture_file(out, inputs=photos)
+    if len(photos) == 1:
         return [path]
-    return [path.with_name(f"{path.stem}-{i}{path.suffix}") for i in range(1, count + 1)]
+    # OUT-1.png ... are checked as OUT.png was: photos named so (hand-1.jpg) are not written over
+    return [output_file(str(path.with_name(f"{path.stem}-{i}{path.suffix}")), "--annotate",
+                        tuple(PICTURE_KINDS), inputs=photos)
+            for i in range(1, len(photos) + 1)]
 
 
 def same_pictures(paths: list[str]) -> list[str]:
@@ -275,7 +278,7 @@ def run(args: argparse.Namespace) -> int:
     from chickenfoot.vision.reader import Reader, resolve_models_dir
 
     rules = _rules(args)
-    outs = annotate_paths(args.annotate, len(args.photos)) if args.annotate else []
+    outs = annotate_paths(args.annotate, args.photos) if args.annotate else []
     models = resolve_models_dir(args.models)
     loaded = decode_photos(list(args.photos), models)
     reader = Reader.from_models_dir(models)

@@ -72,9 +72,9 @@ def run(args: argparse.Namespace) -> int:
     rules = _rules(args)
     # Every output is checked before any work, and written only once the answer is known:
     # an exit 2 leaves no file behind.
-    save_to = output_file(args.save, "--save", (".json",)) if args.save else None
-    draw_to = picture_file(args.annotate) if args.annotate else None
-    board_to = drawing_file(args.draw) if args.draw else None
+    save_to = output_file(args.save, "--save", (".json",), inputs=[args.photo]) if args.save else None
+    draw_to = picture_file(args.annotate, inputs=[args.photo]) if args.annotate else None
+    board_to = drawing_file(args.draw, inputs=[args.photo]) if args.draw else None
     models = resolve_models_dir(args.models)
     (loaded,) = decode_photos([args.photo], models)
     table = read_table_photo(Reader.from_models_dir(models), loaded, rules, args.top, hub=hub, set=args.top)

@@ -215,3 +215,23 @@ def test_a_name_left_out_between_commas_is_refused(tmp_path: Path, capsys: pytes
     db = tmp_path / "m.json"
     line = _exit_2(capsys, "match", "new", "--players", "Ann,,Bob", "--db", str(db))
     assert "has an empty name" in line and not db.exists()
+
+
+def test_an_output_never_writes_over_the_photo_it_reads(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    photo = tmp_path / "hand.jpg"
+    shutil.copy(HAND, photo)
+    table = tmp_path / "table.png"
+    Image.open(TABLE).save(table)
+    # several photos are annotated as OUT-1.jpg, OUT-2.jpg: photos named so are inputs too
+    first, second = tmp_path / "p-1.jpg", tmp_path / "p-2.jpg"
+    shutil.copy(HAND, first)
+    shutil.copy(HAND, second)
+    before = {p: p.read_bytes() for p in (photo, table, first, second)}
+    for argv in (["score", str(photo), "--annotate", str(photo)],
+                 ["score", str(first), str(second), "--annotate", str(tmp_path / "p.jpg")],
+                 ["table", str(table), "--annotate", str(table)],
+                 ["table", str(table), "--draw", str(table)]):
+        line = _exit_2(capsys, *argv)
+        assert "not written over" in line, line
+    assert {p: p.read_bytes() for p in before} == before
+    assert sorted(tmp_path.iterdir()) == sorted(before)
