@@ -51,7 +51,8 @@ def _hub(text: str | None) -> Tile | None:
     if text is None:
         return None
     t = text.strip()
-    hub = Tile(int(t), int(t)) if t.isdigit() else Tile.parse(t)
+    # isdecimal, not isdigit: int() cannot read a superscript digit ("²"), which isdigit lets by
+    hub = Tile(int(t), int(t)) if t.isdecimal() else Tile.parse(t)
     if not hub.is_double:
         raise InputError(f"--hub must be a double such as 9-9, not {hub}")
     return hub

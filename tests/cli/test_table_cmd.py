@@ -124,6 +124,7 @@ def test_bad_input_exits_2_with_one_line(tmp_path: Path, capsys):
         (["table", str(PHOTO), "--play", "4-7"], "--play and --on go together"),
         (["table", str(PHOTO), "--hub", "3-4"], "must be a double"),
         (["table", str(PHOTO), "--hub", "x"], "x"),
+        (["table", str(PHOTO), "--hub", "\u00b2"], "cannot read"),  # a digit to isdigit, not to int()
         (["table", str(PHOTO), "--draw", str(tmp_path / "board.jpg")], "unknown kind of file .jpg; use .svg or .png"),
     ):
         code, _, err = _run(argv, capsys)
