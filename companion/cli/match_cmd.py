@@ -214,7 +214,8 @@ def _positionals(args: argparse.Namespace, names: tuple[str, ...]) -> None:
         while missing and group and "=" not in group[-1]:
             value = group.pop()
             name = missing.pop()
-            setattr(args, name, int(value) if name == "round" and value.isdigit() else value)
+            # isdecimal, not isdigit: "²" is a digit int() cannot read (refused below, not a traceback)
+            setattr(args, name, int(value) if name == "round" and value.isdecimal() else value)
     if missing:
         raise InputError(f"give the {' and the '.join(m if m != 'id' else 'match id' for m in missing)}: "
                          f"chickenfoot match {args.match_command} {' '.join(n.upper() for n in names)} ...")

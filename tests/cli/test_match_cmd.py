@@ -382,3 +382,13 @@ def test_a_hand_spoilt_match_is_named_and_can_be_deleted_alone(cli: CLI) -> None
     assert [m["id"] for m in cli.json("match", "list")] == [good]
     assert cli.json("match", "show", good)["rounds_played"] == 1
     assert cli.json("db", "check")["problems"] == []
+
+
+def test_a_round_number_after_the_penalties_that_int_cannot_read_exits_2(cli: CLI) -> None:
+    mid = cli.new("Ann,Bob")
+    assert cli("match", "round", mid, "--penalty", "Ann=5", "--out", "Bob")[0] == 0
+    before = cli.db.read_bytes()
+    code, out, err = cli("match", "edit", "--penalty", "Ann=3", mid, "\u00b2")  # a digit to isdigit
+    assert code == 2 and out == "" and "Traceback" not in err
+    assert err.strip().splitlines() == ["chickenfoot: error: the round number must be a whole number, not '\u00b2'"]
+    assert cli.db.read_bytes() == before
