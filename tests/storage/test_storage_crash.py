@@ -384,3 +384,32 @@ def test_a_folder_where_the_backup_or_the_lock_goes_is_named_and_nothing_is_left
     with pytest.raises(StorageError, match=r"Is a directory \(at .*m\.json\.lock\); nothing was changed"):
         Repository.open(db).create_match(["Cy", "Di"])
     assert db.read_bytes() == before
+
+
+def test_a_damaged_entry_offers_the_backup_only_where_there_is_one(tmp_path: Path) -> None:
+    """The way out of an entry spoilt by hand names `db restore` only when a backup exists: with
+    none, restoring would only say so, and the message names what can be done instead."""
+    db = tmp_path / "m.json"
+    with Repository.open(db) as repo:
+        m = repo.create_match(["Ann", "Bob"])
+        repo.add_round(m.id, tiles={"Ann": "1-2"}, out="Bob")
+    data = json.loads(db.read_text())
+    stored = json.loads(data["matches"]["1"]["match"])
+    stored["players"] = "Ann"  # spoilt by hand
+    data["matches"]["1"]["match"] = json.dumps(stored)
+    data["matches"]["2"] = {"no": "id"}
+    for backup in (True, False):
+        bak = db.with_name(db.name + ".bak")
+        if not backup:
+            bak.unlink()
+        assert bak.exists() == backup
+        db.write_text(json.dumps({**data, "matches": {"1": data["matches"]["1"]}}))
+        with Repository.open(db) as repo, pytest.raises(DamagedFileError) as err:
+            repo.get(m.id)
+        assert ("db restore" in str(err.value)) == backup and f"match delete {m.id[:8]} --yes" in str(err.value)
+        assert backup or "there is no backup to restore" in str(err.value)
+        db.write_text(json.dumps(data))
+        with pytest.raises(DamagedFileError, match="without an id") as err:
+            Repository.open(db).get(m.id)
+        assert ("db restore" in str(err.value)) == backup
+        assert ("Fix the entry (there is no backup to restore)." in str(err.value)) != backup
