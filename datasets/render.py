@@ -1110,10 +1110,7 @@ class _RenderJob:
             if self.resume and done.exists() and (out / "images" / split / f"{name}.jpg").exists():
                 # image i depends on (seed, i) alone: one an earlier run finished is kept as it is
                 kept = [(t["a"], t["b"]) for t in json.loads(done.read_text())]
-                stats["images"] += 1
-                stats["tiles"] += len(kept)
-                stats["blank_halves"] += sum((a == 0) + (b == 0) for a, b in kept)
-                stats["double_blank"] += sum(a == 0 and b == 0 for a, b in kept)
+                _tally(stats, kept)
                 continue
             rng = np.random.default_rng([seed, i])
             w, h = _SIZES[int(rng.integers(len(_SIZES)))]
@@ -1137,11 +1134,16 @@ class _RenderJob:
             (out / "labels" / split / f"{name}.txt").write_text(
                 "\n".join(obb_label_lines(labels, *img.size)) + "\n" if labels else "")
             done.write_text(json.dumps([t.to_json() for t in labels]))
-            stats["images"] += 1
-            stats["tiles"] += len(labels)
-            stats["blank_halves"] += sum((t.a == 0) + (t.b == 0) for t in labels)
-            stats["double_blank"] += sum(t.a == 0 and t.b == 0 for t in labels)
+            _tally(stats, [(t.a, t.b) for t in labels])
         return stats
+
+
+def _tally(stats: dict[str, int], tiles: list[tuple[int, int]]) -> None:
+    """Count one image of these tiles (their two values) into a dataset's ``stats``."""
+    stats["images"] += 1
+    stats["tiles"] += len(tiles)
+    stats["blank_halves"] += sum((a == 0) + (b == 0) for a, b in tiles)
+    stats["double_blank"] += sum(a == 0 and b == 0 for a, b in tiles)
 
 
 def main(argv: list[str] | None = None) -> int:

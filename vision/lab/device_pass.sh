@@ -23,6 +23,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 py="${PYTHON:-python3}"
+dir="${CF_PASS_DIR:-runs/device_pass}"
 
 # ultralytics as the train extra pins it, and what the GPU machine's image lacks of its needs
 WHEELS=(ultralytics==8.4.190 ultralytics-thop==2.2.3 ultralytics-platform==0.1.99 polars==1.30.0 onnxslim==0.1.98)
@@ -37,13 +38,11 @@ fetch)
     ;;
 real)
     config="${2:?which config: bash vision/lab/device_pass.sh real datasets/reader_gpu_real.yaml}"
-    dir="${CF_PASS_DIR:-runs/device_pass}"
     "$py" -m chickenfoot.vision.lab.train --config "$config" --work "$dir/work" --out "$dir/models" --stage det-real
     du -sh "$dir/work"
     ;;
 train)
     config="${2:?which config: bash vision/lab/device_pass.sh train datasets/reader_gpu.yaml}"
-    dir="${CF_PASS_DIR:-runs/device_pass}"
     out="${OUT:-$dir/out}"
     mkdir -p "$out"
     if [ "${CF_SKIP_INSTALL:-}" != 1 ]; then

@@ -558,6 +558,19 @@ def det_real_part(key: str, spec: dict[str, Any], rdir: Path, long_side: int, me
     return rdir / "images" / "train"
 
 
+def det_real_parts(ft: dict[str, Any], i: int, work: Path, long_side: int, metrics: dict[str, Any]) -> list[Path]:
+    """The training folders of the real photos detector pass ``i`` (its config ``ft``) trains
+    on, each made once (:func:`det_real_part`)."""
+    name = det_pass_name(i)
+    out = []
+    for key, (_, folder, _, _) in DET_REAL_PARTS.items():
+        if ft.get(key):
+            if "seed" not in ft:
+                raise SystemExit(f"detector pass {name}: {key} needs a pass with its own seed and renders")
+            out.append(det_real_part(key, ft[key], folder(work, i), long_side, metrics, name))
+    return out
+
+
 def run(cfg: dict[str, Any], work: Path, out: Path, resume: bool = False, stages: str = "all") -> dict[str, Any]:
     # ultralytics puts a relative project under its own runs folder, where _train would not look
     work, out = Path(work).resolve(), Path(out).resolve()
@@ -573,9 +586,7 @@ def run(cfg: dict[str, Any], work: Path, out: Path, resume: bool = False, stages
         # the real photos of every detector pass, written now and reused by the pass (its
         # real_done): made where the labelled photos are, carried to a machine without them
         for i, ft in enumerate(det.get("finetune") or []):
-            for key, (_, folder, _, _) in DET_REAL_PARTS.items():
-                if ft.get(key):
-                    det_real_part(key, ft[key], folder(work, i), det.get("long_side", 480), metrics, det_pass_name(i))
+            det_real_parts(ft, i, work, det.get("long_side", 480), metrics)
         return metrics
     if stages in ("all", "det") and det.get("start") and not det.get("finetune"):
         # a start with no passes is that file as it is (a continuation that trains the classifier only)
@@ -609,12 +620,7 @@ def run(cfg: dict[str, Any], work: Path, out: Path, resume: bool = False, stages
             # "images" fresh renders to the training set and is validated on their val split
             name = det_pass_name(i)
             data = ddir / "data.yaml" if ddir is not None else Path()
-            extra = []
-            for key, (_, folder, _, _) in DET_REAL_PARTS.items():
-                if ft.get(key):
-                    if "seed" not in ft:
-                        raise SystemExit(f"detector pass {name}: {key} needs a pass with its own seed and renders")
-                    extra.append(det_real_part(key, ft[key], folder(work, i), det.get("long_side", 480), metrics, name))
+            extra = det_real_parts(ft, i, work, det.get("long_side", 480), metrics)
             if "seed" in ft:
                 data = _fresh_det_data(work / f"{name}_data", ddir, int(ft["images"]), int(ft["seed"]),
                                        det.get("val_frac", 0.1), top, det.get("long_side", 480), metrics, name,

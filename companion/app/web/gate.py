@@ -90,9 +90,6 @@ class _Window:
         self.minute, self.hour = minute, hour
         self.times: deque[float] = deque(maxlen=hour)
 
-    def blocked(self, now: float) -> bool:
-        return self.over(now) is not None
-
     def over(self, now: float) -> str | None:
         """Which cap is reached: ``"hour"``, ``"minute"``, or None."""
         q = self.times
@@ -468,17 +465,15 @@ class TableGate:
         held = self.tries.held(client, now)
         if held is not None:
             wait = "wait a minute, then try again" if held[1] == "minute" else "wait up to an hour"
+            qr = "the QR code shown at the table (Invite a phone): it joins whatever codes were typed"
             if held[0] == "address":
-                await self._join_page(send, 429, f"Too many wrong codes: {wait}, or scan the QR code shown "
-                                      "at the table (Invite a phone): it joins whatever codes were typed.")
+                await self._join_page(send, 429, f"Too many wrong codes: {wait}, or scan {qr}.")
             elif held[0] == "network":  # another device of this network, guessing: not this phone
                 await self._join_page(send, 429, "Too many wrong codes came from this network (another device "
-                                      "guessing the code). Scan the QR code shown at the table (Invite a "
-                                      "phone): it joins whatever codes were typed. Or ask for a new code.")
+                                      f"guessing the code). Scan {qr}. Or ask for a new code.")
             else:
                 await self._join_page(send, 429, "Too many wrong codes have come to this table (someone guessing "
-                                      "the code). Scan the QR code shown at the table (Invite a phone): it "
-                                      "joins whatever codes were typed. Or ask for a new code.")
+                                      f"the code). Scan {qr}. Or ask for a new code.")
             return
         if not hmac.compare_digest("".join(given.split()).encode(), self.code.encode()):
             self.tries.failed(client, now)
