@@ -283,19 +283,20 @@ class Repository:
             if isinstance(changes, bool) or not isinstance(changes, int):
                 raise DamagedFileError(
                     f"the scorekeeper file {self.path} has a bad change counter {changes!r:.20} "
-                    f"(hand-edited?). {self._restore_or('set it to a number')}.")
+                    f"(hand-edited?). {self._way_out('Set it to a number')}.")
             return changes
 
     def changed_on_disk(self) -> bool:
         """Cheap check (one ``stat``) whether another process wrote since we last looked."""
         return self._storage.changed_on_disk()
 
-    def _restore_or(self, mend: str) -> str:
-        """The way out of a damaged entry: restore the backup where there is one, or ``mend``
-        (never a restore that would only say there is no backup)."""
+    def _way_out(self, mend: str) -> str:
+        """The ways out of a damaged entry: ``mend`` it first, since the other entries read on,
+        then restore the backup where there is one, which would also undo the last save (never
+        a restore that would only say there is no backup)."""
         if self.backup_path.exists():
-            return f"Restore the backup with `{restore_hint(self.path)}` or {mend}"
-        return f"{mend[0].upper()}{mend[1:]} (there is no backup to restore)"
+            return f"{mend}, or restore the backup with `{restore_hint(self.path)}` (it also undoes the last save)"
+        return f"{mend} (there is no backup to restore)"
 
     def _refresh_index(self) -> None:
         self._storage.read()  # reload if the file changed
@@ -308,7 +309,7 @@ class Repository:
             if not isinstance(mid, str) or not isinstance(doc.get("match"), dict | str):
                 raise DamagedFileError(
                     f"the scorekeeper file {self.path} has a match entry #{doc.doc_id} without an "
-                    f"id or data (hand-edited?). {self._restore_or('fix the entry')}.")
+                    f"id or data (hand-edited?). {self._way_out('Fix the entry')}.")
             index[mid] = doc.doc_id
         self._index, self._index_gen, self._fresh = index, gen, {}
         self._decoded = {k: v for k, v in self._decoded.items() if k in index}
@@ -362,14 +363,11 @@ class Repository:
             why = f"whose data is not JSON ({exc.msg})"
         except (MatchDataError, JSONLimitError) as exc:
             why = f"that cannot be read ({exc})"
-        # One entry spoilt by hand: the other matches read on, so the ways out name this one
-        # (deleting it, or fixing it) before the backup, which would also undo the last save.
         mid = str(doc.get("id"))
         raise DamagedFileError(
             f"the scorekeeper file {self.path} holds match {mid} {why}; it was probably hand-edited: "
-            f"fix the entry or remove that match with `chickenfoot match delete {mid[:8]} --yes --db {self.path}`"
-            + (f", or restore the backup with `{restore_hint(self.path)}` (it also undoes the last save)"
-               if self.backup_path.exists() else " (there is no backup to restore)"))
+            + self._way_out("fix the entry or remove that match with "
+                            f"`chickenfoot match delete {mid[:8]} --yes --db {self.path}`"))
 
     def list_matches(self, status: str | None = None) -> list[MatchSummary]:
         """Every match (or those with ``status`` active/finished/abandoned), newest first."""

@@ -413,3 +413,29 @@ def test_a_damaged_entry_offers_the_backup_only_where_there_is_one(tmp_path: Pat
             Repository.open(db).get(m.id)
         assert ("db restore" in str(err.value)) == backup
         assert ("Fix the entry (there is no backup to restore)." in str(err.value)) != backup
+
+
+def test_every_damaged_entry_names_its_mend_first_and_the_backup_last(tmp_path: Path) -> None:
+    """A spoilt match and a bad change counter say their ways out the same way: the mend, then
+    the backup where there is one, with what restoring it also undoes."""
+    db = tmp_path / "m.json"
+    with Repository.open(db) as repo:
+        m = repo.create_match(["Ann", "Bob"])
+        repo.add_round(m.id, tiles={"Ann": "1-2"}, out="Bob")
+    data = json.loads(db.read_text())
+    data["_meta"]["1"]["changes"] = "many"
+    data["matches"]["1"]["match"] = data["matches"]["1"]["match"].replace('"players":["Ann","Bob"]',
+                                                                          '"players":"Ann"')
+    db.write_text(json.dumps(data))
+    restore = f"or restore the backup with `chickenfoot db restore --db {db}` (it also undoes the last save)."
+    with Repository.open(db) as repo:
+        with pytest.raises(DamagedFileError) as spoilt:
+            repo.get(m.id)
+        with pytest.raises(DamagedFileError) as counter:
+            repo.version  # noqa: B018
+    assert str(spoilt.value).endswith(f"`chickenfoot match delete {m.id[:8]} --yes --db {db}`, {restore[:-1]}")
+    assert str(counter.value).endswith(f"Set it to a number, {restore}")
+    backup_path(db).unlink()
+    with Repository.open(db) as repo, pytest.raises(DamagedFileError) as counter:
+        repo.version  # noqa: B018
+    assert str(counter.value).endswith("Set it to a number (there is no backup to restore).")
