@@ -126,8 +126,12 @@ def register(subparsers: Any) -> None:
     p = action("delete", "delete a match for good (its rounds and the rounds being entered)",
                "Delete a match for good: its rounds, and any round being entered for it. It reads "
                "nothing of the match first, so a match that no longer reads back (hand-edited) "
-               "can be removed too. Needs --yes.")
-    p.add_argument("id", help=ID_HELP)
+               "can be removed too; --entry N removes an entry without an id or data, which db check "
+               "names by its number. Needs --yes.")
+    p.add_argument("id", nargs="?", help=ID_HELP)
+    p.add_argument("--entry", type=int, metavar="N",
+                   help="instead of an id: the match entry number N that db check names as without "
+                   "an id or data")
     p.add_argument("--yes", action="store_true", help="yes, delete it (nothing can undo this)")
     p.set_defaults(func=cmd_delete)
 
@@ -283,7 +287,8 @@ def cmd_new(args: argparse.Namespace) -> int:
 
 def cmd_list(args: argparse.Namespace) -> int:
     with _open(args) as repo:
-        rows = repo.list_matches(args.status)
+        rows, unreadable = repo.listing(args.status)
+    _left_out(unreadable, args)
     lines = []
     for r in rows:
         who = ", ".join(f"{p} {t}" for p, t in zip(r.players, r.totals, strict=True))
@@ -383,6 +388,17 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 
 def cmd_delete(args: argparse.Namespace) -> int:
+    if (args.id is None) == (args.entry is None):
+        raise InputError("give a match id, or --entry N for an entry without one (`chickenfoot db check` "
+                         "names them), not both" if args.id else "give the id of the match to delete")
+    if args.entry is not None:
+        with _open(args) as repo:
+            repo.find_entry(args.entry)
+            if not args.yes:
+                raise InputError(f"deleting match entry #{args.entry} cannot be undone: add --yes to delete it")
+            repo.delete_entry(args.entry)
+        emit({"deleted_entry": args.entry}, args.json, f"deleted match entry #{args.entry}")
+        return 0
     with _open(args) as repo:
         mid = repo.resolve_id(args.id)
         if not args.yes:
@@ -418,7 +434,9 @@ def cmd_stats(args: argparse.Namespace) -> int:
 def _left_out(unreadable: list[str], args: argparse.Namespace) -> None:
     """Says on stderr which matches a command over all of them left out, unreadable (hand-edited)."""
     if unreadable:
-        ids = ", ".join(mid[:8] for mid in unreadable)
+        from chickenfoot.storage.repository import short_name
+
+        ids = ", ".join(short_name(mid) for mid in unreadable)
         db = f" --db {args.db}" if args.db else ""
         sys.stderr.write(f"chickenfoot: note: {count(len(unreadable), 'match', 'matches')} cannot be read and "
                          f"{'is' if len(unreadable) == 1 else 'are'} left out ({ids}): `chickenfoot db check{db}` "
@@ -462,7 +480,8 @@ def cmd_db_restore(args: argparse.Namespace) -> int:
             # a match spoilt before the last save is spoilt in the backup too
             raise InputError(f"the backup of {path} does not read back fine either ({problems[0]}): restoring it "
                              "would undo the last save and mend nothing. Nothing was changed; delete the spoilt "
-                             "match alone with `chickenfoot match delete ID --yes`, or pass --force")
+                             "match alone with `chickenfoot match delete ID --yes` (--entry N for an entry without "
+                             "an id), or pass --force")
     kept = Repository.restore_backup(path)
     with Repository.open(path) as repo:
         n, problems = len(repo), repo.check()

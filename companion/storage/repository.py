@@ -61,6 +61,7 @@ from chickenfoot.match import (
 )
 from chickenfoot.rules import RuleSet, get_rules
 from chickenfoot.rules.jsontext import JSONLimitError
+from chickenfoot.rules.words import count
 
 from .errors import (
     ConflictError,
@@ -82,7 +83,15 @@ from .migrations import (
     schema_of,
     summarize,
 )
-from .safe_json import SafeJSONStorage, atomic_write, encode, file_path, restore_backup, restore_hint
+from .safe_json import (
+    SafeJSONStorage,
+    atomic_write,
+    db_option,
+    encode,
+    file_path,
+    restore_backup,
+    restore_hint,
+)
 
 ENV_VAR = "CHICKENFOOT_DB"
 APP_NAME = "chickenfoot"
@@ -205,6 +214,9 @@ class Repository:
         self._meta: Table = self._db.table(META_TABLE, cache_size=0)
         self._drafts: Table = self._db.table(DRAFTS_TABLE, cache_size=0)
         self._index: dict[str, int] = {}
+        #: Entry numbers of match entries without an id or data: no command can name them by an
+        #: id, so they are skipped like a spoilt match, and kept in the file as they are.
+        self._loose: list[int] = []
         self._index_gen = -1
         # Decoded matches: ``_fresh`` for the data as now loaded; ``_decoded`` keyed by the stored
         # text as well, so a reload after another process's save re-decodes only what changed.
@@ -304,14 +316,14 @@ class Repository:
         if gen == self._index_gen:
             return
         index: dict[str, int] = {}
+        loose: list[int] = []
         for doc in self._matches:
             mid = doc.get("id")
-            if not isinstance(mid, str) or not isinstance(doc.get("match"), dict | str):
-                raise DamagedFileError(
-                    f"the scorekeeper file {self.path} has a match entry #{doc.doc_id} without an "
-                    f"id or data (hand-edited?). {self._way_out('Fix the entry')}.")
-            index[mid] = doc.doc_id
-        self._index, self._index_gen, self._fresh = index, gen, {}
+            if isinstance(mid, str) and mid and isinstance(doc.get("match"), dict | str):
+                index[mid] = doc.doc_id
+            else:
+                loose.append(doc.doc_id)
+        self._index, self._loose, self._index_gen, self._fresh = index, loose, gen, {}
         self._decoded = {k: v for k, v in self._decoded.items() if k in index}
 
     def resolve_id(self, prefix: str) -> str:
@@ -327,7 +339,9 @@ class Repository:
                 raise MatchNotFoundError("give a match id (or the start of one)")
             hits = [i for i in self._index if i.startswith(key)]
             if not hits:
-                raise MatchNotFoundError(f"no match with id {prefix!r} in {self.path}")
+                raise MatchNotFoundError(f"no match with id {prefix!r} in {self.path}" + (
+                    f" ({count(len(self._loose), 'entry', 'entries')} without an id or data: "
+                    f"`chickenfoot db check {db_option(self.path)}` names them)" if self._loose else ""))
             if len(hits) > 1:
                 raise MatchNotFoundError(f"{prefix!r} fits {len(hits)} matches; give more of the id")
             return hits[0]
@@ -367,23 +381,42 @@ class Repository:
         raise DamagedFileError(
             f"the scorekeeper file {self.path} holds match {mid} {why}; it was probably hand-edited: "
             + self._way_out("fix the entry or remove that match with "
-                            f"`chickenfoot match delete {mid[:8]} --yes --db {self.path}`"))
+                            f"`chickenfoot match delete {mid[:8]} --yes {db_option(self.path)}`"))
+
+    def _loose_problem(self, number: int) -> str:
+        """What is wrong with match entry ``number`` (one without an id or data) and the ways out,
+        naming it by its number: it has no id to name it by."""
+        return (f"match entry #{number} without an id or data (hand-edited?) is left out: "
+                + self._way_out("fix it by hand (it needs an \"id\" and a \"match\") or remove it with "
+                                f"`chickenfoot match delete --entry {number} --yes {db_option(self.path)}`"))
 
     def list_matches(self, status: str | None = None) -> list[MatchSummary]:
         """Every match (or those with ``status`` active/finished/abandoned), newest first."""
+        return self.listing(status)[0]
+
+    def listing(self, status: str | None = None) -> tuple[list[MatchSummary], list[str]]:
+        """:meth:`list_matches`, and what it left out as :meth:`readable_matches` names it: an
+        entry without an id or data, or one whose list entry and data both do not read."""
         with self._lock:
             self._refresh_index()
-            rows = []
+            rows, left_out = [], []
             for doc in self._matches:
+                if doc.doc_id in self._loose:
+                    left_out.append(entry_name(doc.doc_id))
+                    continue
                 try:
                     row = MatchSummary.from_doc(doc)
                 except (KeyError, TypeError):
-                    row = MatchSummary.from_doc(match_doc(self._decode(doc)))
+                    try:
+                        row = MatchSummary.from_doc(match_doc(self._decode(doc)))
+                    except DamagedFileError:
+                        left_out.append(doc["id"])
+                        continue
                 if status is None or row.status == status:
                     rows.append((row.created_at, doc.doc_id, row))
             # created in the same second (stamps keep seconds): the one stored later is newer
             rows.sort(key=lambda r: (r[0], r[1]), reverse=True)
-            return [row for _, _, row in rows]
+            return [row for _, _, row in rows], left_out
 
     def all_matches(self) -> list[Match]:
         with self._lock:
@@ -392,7 +425,8 @@ class Repository:
 
     def readable_matches(self) -> tuple[list[Match], list[str]]:
         """Every match that reads back, and the ids of those that do not (a hand-edited
-        entry): one damaged entry does not hide the others (:meth:`check` says what is wrong)."""
+        entry), then an entry without an id or data by :func:`entry_name`: one damaged entry
+        does not hide the others (:meth:`check` says what is wrong)."""
         with self._lock:
             self._refresh_index()
             good, bad = [], []
@@ -401,7 +435,13 @@ class Repository:
                     good.append(self.get(mid))
                 except DamagedFileError:
                     bad.append(mid)
-            return good, bad
+            return good, bad + [entry_name(n) for n in self._loose]
+
+    def loose_entries(self) -> list[int]:
+        """The entry numbers of match entries without an id or data (:meth:`check` names them)."""
+        with self._lock:
+            self._refresh_index()
+            return list(self._loose)
 
     def __len__(self) -> int:
         with self._lock:
@@ -425,13 +465,17 @@ class Repository:
         return [self.get(i) for i in ids]
 
     # ------------------------------------------------------------------ writing
+    def _next_entry(self) -> int:
+        """The number a new match entry takes: past every entry, one without an id included."""
+        return max([*self._index.values(), *self._loose], default=0) + 1
+
     def _put(self, m: Match) -> None:
         """Insert or replace one match; call inside a transaction."""
         self._refresh_index()
         doc = match_doc(m)
         doc_id = self._index.get(m.id)
         if doc_id is None:
-            doc_id = max(self._index.values(), default=0) + 1
+            doc_id = self._next_entry()
             self._matches.insert(Document(doc, doc_id=doc_id))
         else:
             def replace(stored: dict[str, Any]) -> None:
@@ -520,6 +564,26 @@ class Repository:
             self._refresh_index()
         self._tidy_blobs()
 
+    def delete_entry(self, number: int) -> None:
+        """Remove match entry ``number``, one without an id or data (which no id can name); a
+        match that has an id is deleted by it (:meth:`delete_match`)."""
+        with self._writing():
+            self.find_entry(number)
+            self._matches.remove(doc_ids=[number])
+            self._refresh_index()
+
+    def find_entry(self, number: int) -> None:
+        """Raises :class:`MatchNotFoundError` unless match entry ``number`` is one without an id
+        or data, saying what it is instead."""
+        with self._lock:
+            self._refresh_index()
+            if number in self._loose:
+                return
+            owner = next((mid for mid, n in self._index.items() if n == number), None)
+            raise MatchNotFoundError(
+                f"match entry #{number} is match {owner[:8]}: delete it by its id" if owner else
+                f"there is no match entry #{number} without an id or data in {self.path}")
+
     def rename_player(self, match_id: str, name: str, new_name: str) -> Match:
         return self.update(match_id, lambda m: m.rename_player(name, new_name))
 
@@ -535,7 +599,7 @@ class Repository:
         fresh: list[Document] = []
         with self._writing():
             self._refresh_index()
-            first_id = max(self._index.values(), default=0) + 1
+            first_id = self._next_entry()
 
             def insert(match: Match) -> None:
                 fresh.append(Document(match_doc(match), doc_id=first_id + len(fresh)))
@@ -761,6 +825,9 @@ class Repository:
                 problems.append(str(exc))
             self._refresh_index()
             for doc in self._matches:
+                if doc.doc_id in self._loose:
+                    problems.append(self._loose_problem(doc.doc_id))
+                    continue
                 try:
                     m = Match.from_dict(match_data(doc))
                 except (MatchDataError, KeyError, TypeError, ValueError) as exc:
@@ -794,6 +861,19 @@ class Repository:
 
     def summarize(self, m: Match) -> MatchSummary:
         return MatchSummary.from_doc({"id": m.id, "summary": summarize(m)})
+
+
+def entry_name(number: int) -> str:
+    """How a match entry without an id is named where match ids are listed."""
+    return f"entry #{number}"
+
+
+_ENTRY_NAME = re.compile(r"entry #\d+")
+
+
+def short_name(name: str) -> str:
+    """A listed match as people read it: an id's first 8 characters, an entry's name whole."""
+    return name if _ENTRY_NAME.fullmatch(name) else name[:8]
 
 
 def _epoch(stamp: str) -> float:

@@ -58,8 +58,13 @@ def lock_path(path: Path) -> Path:
     return path.with_name(path.name + ".lock")
 
 
+def db_option(path: Path) -> str:
+    """``--db PATH`` as a command in a message gives it, ready to paste (quoted if need be)."""
+    return f"--db {_quote(path)}"
+
+
 def restore_hint(path: Path) -> str:
-    return f"chickenfoot db restore --db {_quote(path)}"
+    return f"chickenfoot db restore {db_option(path)}"
 
 
 def _quote(path: Path) -> str:

@@ -1303,10 +1303,11 @@ def test_a_second_copy_of_a_tile_is_offered_as_another_tile_first(app: App) -> N
     assert "Penalty from this photo: 4 points (1 tile)" in _texts(app.page.controls)
 
 
-def test_one_hand_edited_match_never_hides_the_others(tmp_path) -> None:  # type: ignore[no-untyped-def]
+@pytest.mark.parametrize("spoilt", ["data", "id"])
+def test_one_hand_edited_match_never_hides_the_others(tmp_path, spoilt: str) -> None:  # type: ignore[no-untyped-def]
     """A scorekeeper file whose one match entry was spoilt by hand (valid JSON, a match that
-    does not read back): home, history and statistics show the other match and say that one is
-    left out, naming no path on the server."""
+    does not read back, or an entry whose id was cut): home, history and statistics show the
+    other match and say that one is left out, naming no path on the server."""
     import json
 
     db = tmp_path / "matches.json"
@@ -1317,8 +1318,10 @@ def test_one_hand_edited_match_never_hides_the_others(tmp_path) -> None:  # type
     ctx.store.close()
     data = json.loads(db.read_text())
     for doc in data["matches"].values():
-        if doc["id"] == bad.id:
+        if doc["id"] == bad.id and spoilt == "data":
             doc["match"] = doc["match"].replace('"players":["Ann","Bob"]', '"players":"Ann"')
+        elif doc["id"] == bad.id:
+            del doc["id"]
     db.write_text(json.dumps(data))
 
     ctx = AppContext(db)

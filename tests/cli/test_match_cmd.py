@@ -384,6 +384,42 @@ def test_a_hand_spoilt_match_is_named_and_can_be_deleted_alone(cli: CLI) -> None
     assert cli.json("db", "check")["problems"] == []
 
 
+def test_an_entry_without_an_id_blocks_nothing_and_is_deleted_by_its_number(cli: CLI) -> None:
+    """A match entry whose id was cut by hand: the other match lists, shows and saves; the
+    commands over every match say it is left out; `db check` names it by its entry number with
+    `match delete --entry N --yes`, which removes it alone."""
+    good = cli.new("Cy,Di")
+    cli.new("Ann,Bob")
+    data = json.loads(cli.db.read_text())
+    data["matches"]["2"] = {"match": "spoilt by hand"}
+    cli.db.write_text(json.dumps(data))
+    note = "1 match cannot be read and is left out (entry #2): `chickenfoot db check"
+    code, out, err = cli("match", "list")
+    assert code == 0 and out.startswith(good[:8]) and note in err
+    assert cli.json("match", "round", good, "--penalty", "Di=5", "--out", "Cy")["rounds_played"] == 1
+    assert json.loads(cli.db.read_text())["matches"]["2"] == {"match": "spoilt by hand"}
+    for argv in (("stats",), ("match", "export", "--all")):
+        code, out, err = cli(*argv, "--json")
+        assert code == 0 and note in err and "Cy" in out, argv
+    code, out, _ = cli("db", "check")
+    assert code == 1 and out.startswith("match entry #2 without an id or data")
+    assert f"`chickenfoot match delete --entry 2 --yes --db {cli.db}`" in out
+    code, _, err = cli("match", "show", "ffff")
+    assert code == 2 and "1 entry without an id or data" in err
+    before = cli.db.read_bytes()
+    code, _, err = cli("db", "restore")  # the backup, older by the round saved, holds it too
+    assert code == 2 and "mend nothing" in err and "match delete --entry 2 --yes" in err, err
+    for argv, why in ((("--entry", "2"), "add --yes"), ((good, "--entry", "2", "--yes"), "not both"),
+                      (("--yes",), "give the id of the match to delete"),
+                      (("--entry", "1", "--yes"), f"match entry #1 is match {good[:8]}: delete it by its id")):
+        code, _, err = cli("match", "delete", *argv)
+        assert code == 2 and why in err, argv
+    assert cli.db.read_bytes() == before
+    assert cli.json("match", "delete", "--entry", "2", "--yes") == {"deleted_entry": 2}
+    assert cli.json("db", "check")["problems"] == []
+    assert [m["id"] for m in cli.json("match", "list")] == [good]
+
+
 def test_a_round_number_after_the_penalties_that_int_cannot_read_exits_2(cli: CLI) -> None:
     mid = cli.new("Ann,Bob")
     assert cli("match", "round", mid, "--penalty", "Ann=5", "--out", "Bob")[0] == 0

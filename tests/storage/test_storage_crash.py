@@ -18,6 +18,7 @@ from chickenfoot.match import Match
 from chickenfoot.rules import get_rules
 from chickenfoot.storage import (
     DamagedFileError,
+    MatchNotFoundError,
     Repository,
     StorageError,
     backup_path,
@@ -150,8 +151,10 @@ def test_hand_edited_match_names_the_file_and_the_way_out(tmp_path: Path) -> Non
         Repository.open(db).get(m.id)
     data["matches"]["1"] = {"no": "id"}
     db.write_text(json.dumps(data))
-    with pytest.raises(DamagedFileError, match="without an id"):
-        Repository.open(db).get(m.id)
+    with Repository.open(db) as repo:
+        with pytest.raises(MatchNotFoundError, match=r"1 entry without an id or data: `chickenfoot db check"):
+            repo.get(m.id)
+        assert repo.check() == [repo._loose_problem(1)] and "entry #1 without an id" in repo.check()[0]
 
 
 def test_missing_file_with_a_backup_is_not_an_empty_history(tmp_path: Path) -> None:
@@ -409,10 +412,11 @@ def test_a_damaged_entry_offers_the_backup_only_where_there_is_one(tmp_path: Pat
         assert ("db restore" in str(err.value)) == backup and f"match delete {m.id[:8]} --yes" in str(err.value)
         assert backup or "there is no backup to restore" in str(err.value)
         db.write_text(json.dumps(data))
-        with pytest.raises(DamagedFileError, match="without an id") as err:
-            Repository.open(db).get(m.id)
-        assert ("db restore" in str(err.value)) == backup
-        assert ("Fix the entry (there is no backup to restore)." in str(err.value)) != backup
+        with Repository.open(db) as repo:
+            loose = [p for p in repo.check() if "match entry #2 without an id" in p]
+        assert len(loose) == 1 and f"`chickenfoot match delete --entry 2 --yes --db {db}`" in loose[0]
+        assert ("db restore" in loose[0]) == backup
+        assert loose[0].endswith("(there is no backup to restore)") != backup
 
 
 def test_every_damaged_entry_names_its_mend_first_and_the_backup_last(tmp_path: Path) -> None:
@@ -439,3 +443,49 @@ def test_every_damaged_entry_names_its_mend_first_and_the_backup_last(tmp_path: 
     with Repository.open(db) as repo, pytest.raises(DamagedFileError) as counter:
         repo.version  # noqa: B018
     assert str(counter.value).endswith("Set it to a number (there is no backup to restore).")
+
+
+@pytest.mark.parametrize("entry", [{"no": "id"}, {"id": 7, "match": "{}"}, {"id": "", "match": {}},
+                                   {"id": "abc", "summary": {}}, {"id": "abc", "match": 5}])
+def test_an_entry_without_an_id_or_data_is_left_out_and_kept_as_it_is(tmp_path: Path, entry: dict) -> None:
+    """A match entry no id can name (or holding no match) blocks nothing: the other matches list,
+    open and save; it is named by its entry number; every save keeps it as it is."""
+    db = tmp_path / "m.json"
+    with Repository.open(db) as repo:
+        a = repo.create_match(["Ann", "Bob"])
+        b = repo.create_match(["Cy", "Di"])
+    data = json.loads(db.read_text())
+    data["matches"]["2"], data["matches"]["1"] = entry, data["matches"]["2"]  # the highest number
+    db.write_text(json.dumps(data))
+    with Repository.open(db) as repo:
+        assert [r.id for r in repo.list_matches()] == [b.id]
+        assert repo.listing()[1] == ["entry #2"] and repo.loose_entries() == [2]
+        good, bad = repo.readable_matches()
+        assert [m.id for m in good] == [b.id] and bad == ["entry #2"]
+        assert [m.id for m in repo.all_matches()] == [b.id] and len(repo) == 1
+        assert [s.player for s in repo.stats()] == ["Cy", "Di"]
+        assert repo.check() == [repo._loose_problem(2)]
+        with pytest.raises(MatchNotFoundError, match="1 entry without an id or data"):
+            repo.get(a.id)
+        repo.add_round(b.id, penalties={"Di": 5}, out="Cy")
+        c = repo.create_match(["Ed", "Flo"])  # a number past the entry's, never over it
+        repo.import_matches([Match.new(["Gus", "Hal"], get_rules())])
+        assert len(repo) == 3 and repo.get(b.id).rounds
+    stored = json.loads(db.read_text())["matches"]
+    assert stored["2"] == entry and stored["1"]["id"] == b.id and len(stored) == 4
+    assert json.dumps(entry, ensure_ascii=False, separators=(",", ":")) in db.read_text()
+    with Repository.open(db) as repo:
+        with pytest.raises(MatchNotFoundError, match=f"entry #1 is match {b.id[:8]}: delete it by its id"):
+            repo.delete_entry(1)
+        with pytest.raises(MatchNotFoundError, match="there is no match entry #9 without an id"):
+            repo.delete_entry(9)
+        repo.delete_entry(2)
+        assert repo.check() == [] and repo.readable_matches()[1] == [] and c.id in repo
+    assert "2" not in json.loads(db.read_text())["matches"]
+
+
+def test_an_entry_without_an_id_is_named_whole_where_ids_are_shortened() -> None:
+    from chickenfoot.storage.repository import entry_name, short_name
+
+    assert short_name(entry_name(123456789)) == "entry #123456789"
+    assert short_name("3fa8c1d2e4f5") == "3fa8c1d2"
