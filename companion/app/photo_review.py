@@ -318,6 +318,22 @@ class PhotoReview:
         return Reading.scored([it for it in self.items if it.counted], [it for it in self.items if not it.counted],
                               self.rules, self.image_size, self.warnings, backs=self.backs)
 
+    def tiles_centre(self, shown: Sequence[int]) -> tuple[float, float] | None:
+        """The middle of the outlined tiles ``shown`` (image pixels), what zooming in is about: a
+        hand photographed on a table often fills a small part of the photo, away from its
+        corner. None when none of them has a box."""
+        xs: list[float] = []
+        ys: list[float] = []
+        for i in shown:
+            box = self.items[i].box
+            if box is not None:
+                for p in box.corners().tolist():
+                    xs.append(float(p[0]))
+                    ys.append(float(p[1]))
+        if not xs:
+            return None
+        return (min(xs) + max(xs)) / 2, (min(ys) + max(ys)) / 2
+
     def tile_at(self, x: float, y: float) -> int | None:
         """Index of the outlined tile under image point (x, y) (a tap on the photo)."""
         for i in range(len(self.items) - 1, -1, -1):

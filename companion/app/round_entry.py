@@ -65,6 +65,11 @@ class HandEntry:
     sure: bool = False
 
 
+def tile_label(rules: RuleSet, t: Tile) -> str:
+    """A tile as a player reads it: "4-7", or "0-0 = 50", whose worth a count of pips misses."""
+    return f"{t} = {rules.tile_penalty(t)}" if t.low == 0 and t.high == 0 else str(t)
+
+
 @dataclass(frozen=True, slots=True)
 class PickerTile:
     tile: Tile
@@ -120,8 +125,7 @@ class RoundEntry:
     def _picker_tile(self, t: Tile, taken: dict[Tile, tuple[int, bool]] | None = None) -> PickerTile:
         pen = self.rules.tile_penalty(t)
         who = (taken or {}).get(t)
-        return PickerTile(t, f"{t} = {pen}" if t.low == 0 and t.high == 0 else str(t), pen,
-                          None if who is None else self.hands[who[0]].player)
+        return PickerTile(t, tile_label(self.rules, t), pen, None if who is None else self.hands[who[0]].player)
 
     def picker_tiles(self, seat: int | None = None, photos: Photos | None = None) -> list[PickerTile]:
         """Every tile a hand can hold: the set without the double on the table (each marked

@@ -197,6 +197,7 @@ def _photo_case(tmp_path: Path) -> tuple[Path, dict[str, str], str]:
 def test_score_a_photo_through_the_ui(tmp_path: Path, browser) -> None:  # type: ignore[no-untyped-def]
     photo, env, what = _photo_case(tmp_path)
     from chickenfoot.app.photo_review import from_reading
+    from chickenfoot.app.round_entry import tile_label
     from chickenfoot.rules import get_rules
     from chickenfoot.rules.words import count
     from chickenfoot.vision.reader import Reader
@@ -235,7 +236,7 @@ def test_score_a_photo_through_the_ui(tmp_path: Path, browser) -> None:  # type:
         counted = [k for k in shown if k not in review.to_check and review.items[k].counted]
         if counted:  # correct the reading: remove a counted tile, the penalty follows
             k = counted[0]
-            ui.click(f"{k + 1}: {review.items[k].tile}")
+            ui.click(f"{k + 1}: {tile_label(review.rules, review.items[k].tile)}")
             ui.click(f"Remove tile {k + 1}")
             review.remove(k)
         else:  # nothing counted: add the missed tile by hand

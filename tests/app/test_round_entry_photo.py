@@ -89,6 +89,15 @@ def _tile(a: int, b: int, conf: float, cx: float, angle: float = 0.0, review: bo
                        uncounted=uncounted)
 
 
+def test_the_tiles_centre_is_the_middle_of_the_tiles_shown_not_of_the_photo():
+    items = [_tile(3, 4, 0.95, 50), _tile(5, 6, 0.95, 250), _tile(1, 1, 0.3, 1000, uncounted="unsure")]
+    r = PhotoReview(get_rules(), 9, items, (1200, 300))
+    assert r.tiles_centre(r.shown()) == (150, 100)  # from 10 to 290 across, 80 to 120 down
+    assert r.tiles_centre(r.shown(show_unsure=True)) == (525, 100)
+    r.add("1-2")  # added by the player: no box on the photo
+    assert r.tiles_centre([3]) is None
+
+
 def test_photo_review_correct_add_remove_and_low_confidence():
     items = [_tile(3, 4, 0.95, 50), _tile(0, 0, 0.4, 150, review=True), _tile(1, 1, 0.3, 250, uncounted="unsure")]
     r = PhotoReview(get_rules(), 9, items, (300, 200))

@@ -1412,6 +1412,55 @@ def test_the_full_screen_photo_closes_when_another_screen_is_shown(app: App) -> 
     assert not viewer.open and "New match" in _texts(app.page.controls)
 
 
+def test_the_full_screen_photo_zooms_in_on_the_tiles_and_names_the_0_0s_worth(app: App, monkeypatch) -> None:
+    """A hand lying in a corner of a wide photo (a webcam frame of the table): Zoom in keeps the
+    tiles on the screen rather than enlarging the photo's top-left corner, and the counted 0-0
+    says what it counts, since a count of the pips misses 50 of the headline's points."""
+    from chickenfoot.vision.geometry import OrientedBox
+    from chickenfoot.vision.reading import TileReading
+
+    m = app.ctx.store.create(["Ann", "Bob"], "double-chicken-foot", {})
+    _go(app, f"/match/{m.id}/round")
+    _review_in_draft(app, m, 0, (400, 300), [
+        TileReading(0, 0, 0.95, OrientedBox(320, 240, 60, 30, 0.0), False, 0.95, (1.0, 0.95)),
+        TileReading(3, 4, 0.95, OrientedBox(360, 250, 60, 30, 0.0), False, 0.95, (1.0, 0.95))])
+    _go(app, f"/match/{m.id}/round")
+    _click(app, "Photo", 0)
+    texts = _texts(app.page.controls)
+    assert "Penalty from this photo: 57 points (2 tiles)" in texts
+    assert [_caption(b) for b in _buttons(app.page.controls) if re.match(r"^\d+: ", _caption(b) or "")] == [
+        "1: 0-0 = 50", "2: 3-4"]
+
+    moves: list[tuple[Any, ...]] = []
+
+    async def reset(self: Any) -> None:
+        moves.clear()
+
+    async def zoom(self: Any, factor: float) -> None:
+        moves.append(("zoom", factor))
+
+    async def pan(self: Any, dx: float, dy: float = 0, dz: float = 0) -> None:
+        moves.append(("pan", dx, dy))
+
+    monkeypatch.setattr(ft.InteractiveViewer, "reset", reset)
+    monkeypatch.setattr(ft.InteractiveViewer, "zoom", zoom)
+    monkeypatch.setattr(ft.InteractiveViewer, "pan", pan)
+    (thumb,) = _find(app.page.controls, ft.Semantics, lambda c: c.label == "Photo of Ann's hand: open it full screen")
+    thumb.content.on_click(None)
+    dialog = app.page.dialogs[-1]
+    viewer = dialog.content
+    zoom_in = next(b for b in dialog.actions if b.tooltip == "Zoom in")
+    k = viewer.width / 400  # the photo's pixels to the screen's, shown whole
+    for z in (1.6, 1.6 ** 2):
+        asyncio.run(zoom_in.on_click(None))
+        assert app.session.error is None
+        assert moves[0] == ("zoom", pytest.approx(z))
+        dx, dy = (moves[1][1], moves[1][2]) if len(moves) > 1 else (0.0, 0.0)
+        # the viewer scales, then moves by (dx, dy) in the photo as first shown
+        x, y = z * (340 * k + dx), z * (245 * k + dy)
+        assert 0 <= x <= viewer.width and 0 <= y <= viewer.height, (z, x, y)
+
+
 def test_a_tile_tapped_before_its_open_end_is_judged_on_the_only_end_or_the_end_is_asked_for(app: App) -> None:
     from chickenfoot.app.views.board import end_label
     from chickenfoot.rules import Tile

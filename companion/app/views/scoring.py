@@ -21,10 +21,11 @@ from chickenfoot.app.drafts import DraftContent
 from chickenfoot.app.kit import image
 from chickenfoot.app.match_session import MatchSession
 from chickenfoot.app.photo_review import CHECK, RETAKE, PhotoReview, Preview, ReviewError, read_photo
-from chickenfoot.app.round_entry import Mode, RoundEntry, TakenError
+from chickenfoot.app.round_entry import Mode, RoundEntry, TakenError, tile_label
 from chickenfoot.app.screens import PhotoPanel, RoundState
 from chickenfoot.app.store import DraftNotFoundError
 from chickenfoot.app.views import Screen, bind
+from chickenfoot.app.views.board import Framing, zoomed
 from chickenfoot.app.views.faces import face_button, face_row, suit_row
 from chickenfoot.app.views.match import offer_undo, round_key
 from chickenfoot.match import DraftState, RoundDraft, Saved
@@ -851,7 +852,7 @@ def _review(app: App, s: _Screen, i: int, review: PhotoReview, ui: PhotoPanel, a
     counted = [k for k in shown if k not in rows]
     if counted:
         out.append(app.text(f"Counted ({count(len(counted), 'tile')}): tap one to correct it.", 15))
-        out.append(ft.Row([app.button(f"{k + 1}: {review.items[k].tile}", bind(select, k),
+        out.append(ft.Row([app.button(f"{k + 1}: {tile_label(review.rules, review.items[k].tile)}", bind(select, k),
                                       kind="filled" if sel == k else "outlined", compact=True)
                            for k in counted], wrap=True, spacing=6, run_spacing=6))
         if sel is not None and sel in counted:
@@ -990,11 +991,25 @@ def _full_screen(app: App, s: _Screen, i: int, review: PhotoReview, ui: PhotoPan
             on_tap_down=tap),
         min_scale=1.0, max_scale=6.0, width=width, height=height)
 
+    # Zoomed about the tiles, not the photo's corner: a hand often lies in a small part of it.
+    shown_as = Framing(width / iw, width, height, 0.0, 0.0, width / iw)
+    focus = review.tiles_centre(shown)
+    zoom = {"z": 1.0}
+
+    async def show(z: float) -> None:
+        zoom["z"] = z
+        at = zoomed(shown_as, (iw, ih), focus, z)
+        await viewer.reset()
+        if z != 1.0:
+            await viewer.zoom(z)
+            if at.x or at.y:
+                await viewer.pan(-at.x / z, -at.y / z)
+
     async def zoom_in(_: Any) -> None:
-        await viewer.zoom(1.6)
+        await show(min(zoom["z"] * 1.6, 6.0))
 
     async def whole(_: Any) -> None:
-        await viewer.reset()
+        await show(1.0)
 
     def close(_: Any) -> None:
         app.page.pop_dialog()
