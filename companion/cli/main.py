@@ -213,9 +213,11 @@ def error_code(exc: BaseException) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "-", name).lower()
 
 
-def _command_of(parser: argparse.ArgumentParser, argv: Sequence[str]) -> str:
-    """The (sub)command words ``argv`` begins with ("match round"), followed through the
-    parsers' own subcommands: argparse reports arguments it did not know from the top parser."""
+def _command_parser(parser: argparse.ArgumentParser, argv: Sequence[str]
+                    ) -> tuple[str, argparse.ArgumentParser]:
+    """The (sub)command words ``argv`` begins with ("match round") and their parser, followed
+    through the parsers' own subcommands: argparse reports arguments it did not know from the
+    top parser."""
     words = []
     for word in argv:
         subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
@@ -223,7 +225,19 @@ def _command_of(parser: argparse.ArgumentParser, argv: Sequence[str]) -> str:
             break
         words.append(word)
         parser = subs[0].choices[word]
-    return " ".join(words)
+    return " ".join(words), parser
+
+
+def _command_of(parser: argparse.ArgumentParser, argv: Sequence[str]) -> str:
+    return _command_parser(parser, argv)[0]
+
+
+def _no_command(parser: argparse.ArgumentParser, argv: Sequence[str]) -> int:
+    """``chickenfoot`` or a group (``match``, ``db``) given no command: its help, on stderr and
+    with exit 2 like every usage error, so a script never reads it as output. (``--json`` here
+    is an option these levels do not know: argparse's usage error, JSON included.)"""
+    _command_parser(parser, argv)[1].print_help(sys.stderr)
+    return EXIT_USAGE
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -240,8 +254,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             emit({"error": {"code": "usage", "message": exc.message}, "exit": EXIT_USAGE}, True)
         raise SystemExit(EXIT_USAGE) from None  # as argparse itself exits
     if not getattr(args, "func", None):
-        parser.print_help()
-        return EXIT_USAGE
+        return _no_command(parser, argv)
     try:
         return int(args.func(args) or 0)
     except ChickenFootError as exc:

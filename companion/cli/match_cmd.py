@@ -67,7 +67,6 @@ def register(subparsers: Any) -> None:
         "be shortened to any unique start of it (3fa8 for 3fa8c1...). Exit 2 with one line for "
         "unusable input; nothing is written then.")
     msub = match.add_subparsers(dest="match_command", metavar="ACTION")
-    match.set_defaults(func=lambda a: _usage(match))
 
     def action(name: str, helptext: str, description: str) -> argparse.ArgumentParser:
         return msub.add_parser(name, parents=[common], help=helptext,
@@ -163,7 +162,6 @@ def register(subparsers: Any) -> None:
                                description="The scorekeeper file itself: where it is, whether every "
                                "match in it reads back, and restoring its last good backup.")
     dsub = db.add_subparsers(dest="db_command", metavar="ACTION")
-    db.set_defaults(func=lambda a: _usage(db))
     p = dsub.add_parser("info", parents=[common], help="where the file is, its size and backup",
                         description="Where the scorekeeper file is, its size, its backup and schema.")
     p.set_defaults(func=cmd_db_info)
@@ -183,11 +181,6 @@ def register(subparsers: Any) -> None:
 
 ID_HELP = "match id; any unique start of it is enough (e.g. 3fa8)"
 ID_NOTE = "A match id may be shortened to any unique start of it."
-
-
-def _usage(parser: argparse.ArgumentParser) -> int:
-    parser.print_help(sys.stderr)
-    return 2
 
 
 # ------------------------------------------------------------------------------ helpers

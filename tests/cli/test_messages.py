@@ -174,3 +174,19 @@ def test_output_folders_are_handled_one_way(tmp_path: Path, capsys: pytest.Captu
         assert list(ro.iterdir()) == []
     finally:
         ro.chmod(0o755)
+
+
+@pytest.mark.parametrize("group", [[], ["match"], ["db"]])
+def test_a_group_given_no_command_prints_its_help_on_stderr_and_exits_2(
+        capsys: pytest.CaptureFixture[str], group: list[str]) -> None:
+    """The bare `chickenfoot` as `chickenfoot match`: help on stderr, nothing a script would read
+    as output; with --json, the JSON error object of every usage error."""
+    assert _main(group) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.startswith(f"usage: {' '.join(['chickenfoot', *group])} [-h]")
+    assert _main([*group, "--json"]) == 2
+    out, err = capsys.readouterr()
+    assert json.loads(out) == {"error": {"code": "usage", "message": "unrecognized arguments: --json"
+                                         + (f" (see chickenfoot {group[0]} --help)" if group else "")},
+                               "exit": 2}
+    assert err.startswith("chickenfoot: error: unrecognized arguments: --json")
