@@ -305,12 +305,13 @@ def draw_tiles(image: Image.Image, tiles: Sequence[TileReading], image_size: tup
     draw = ImageDraw.Draw(out)
     for b in backs:
         pts = [(float(x) * sx, float(y) * sy) for x, y in b.corners()]
-        draw.line([*pts, pts[0]], fill=BACK_COLOUR, width=line, joint="curve")
+        draw.line(outside(pts, line), fill=BACK_COLOUR, width=line, joint="curve")
     for _, tile in plan.shown:
         pts = [(float(x) * sx, float(y) * sy) for x, y in tile.box.corners()]
         colour = colour_of(tile)
         flagged = tile.counted and tile.needs_review and tile.source == "read"
-        draw.line([*pts, pts[0]], fill=colour, width=line * 2 if flagged else line, joint="curve")
+        width = line * 2 if flagged else line
+        draw.line(outside(pts, width), fill=colour, width=width, joint="curve")
         # A bar across the end holding the low half, the label's first number (corners 0 and 3
         # are end A's, 1 and 2 end B's), a little inside the tile.
         e0, e1 = (pts[0], pts[3]) if tile.a <= tile.b else (pts[1], pts[2])
@@ -331,6 +332,20 @@ def draw_tiles(image: Image.Image, tiles: Sequence[TileReading], image_size: tup
         draw.rectangle(plan.banner, fill=(0, 0, 0))
         draw.text((6 - plan.head_ink[0], 6 - plan.head_ink[1]), summary, fill=TEXT_COLOUR, font=plan.head)
     return out
+
+
+def outside(corners: Sequence[tuple[float, float]], width: float) -> list[tuple[float, float]]:
+    """The closed path of a stroke ``width`` wide that runs round the box ``corners`` (a
+    rectangle, corner 0 to 1 along one side) just outside it: a thick outline on a small tile
+    (the one a player is asked to look at) never covers its pips."""
+    c = np.asarray(corners, dtype=float)
+    centre = c.mean(axis=0)
+    u, v = c[1] - c[0], c[3] - c[0]
+    u, v = u / max(float(np.hypot(*u)), 1e-9), v / max(float(np.hypot(*v)), 1e-9)
+    d = width / 2.0
+    pts = [(float(x), float(y)) for x, y in
+           (p + d * (np.sign((p - centre) @ u) * u + np.sign((p - centre) @ v) * v) for p in c)]
+    return [*pts, pts[0]]
 
 
 def _leader(draw: ImageDraw.ImageDraw, rect: Rect, poly: Polygon, colour: tuple[int, int, int], width: int) -> None:

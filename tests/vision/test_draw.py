@@ -221,3 +221,27 @@ def test_numbers_alone_at_a_given_size_above_their_tiles_and_skipped_tiles_left_
     label = rows[rows < top_of_tile]
     assert len(label) and 40 <= label.max() - label.min() + 1 <= 80  # the "1" box, about the font's size
     assert _colour_near(out, (tiles[0].box.cx, tiles[0].box.cy), (30, 30, 90), radius=3)  # no label on the pips
+
+
+def test_a_thick_outline_runs_round_a_small_tile_never_over_its_face():
+    """At the app's label size an asked tile's outline is several times wider than a webcam
+    frame's tile is high: it is drawn outside the box, so the tile asked about stays in sight."""
+    from chickenfoot.vision.draw import draw_tiles
+
+    photo = Image.new("RGB", (1280, 720), (30, 30, 90))
+    small = TileReading(4, 6, 0.7, OrientedBox(640, 360, 66, 17, math.radians(20)), True, 0.72, (0.8, 0.9))
+    out = np.asarray(draw_tiles(photo, [small], photo.size, numbered=True, values=False, font_px=62))
+    xs, ys = np.meshgrid(np.arange(1280), np.arange(720))
+    # every pixel well inside the tile's box is the photo's own (but for the bar at its low end)
+    u, v = small.box.axes()
+    along = (xs - small.box.cx) * u[0] + (ys - small.box.cy) * u[1]
+    across = (xs - small.box.cx) * v[0] + (ys - small.box.cy) * v[1]
+    face = (np.abs(along) < small.box.length * 0.25) & (np.abs(across) < small.box.width * 0.4)
+    assert face.sum() > 100
+    assert (np.abs(out[face].astype(int) - (30, 30, 90)) <= 2).all()
+    # and the outline is there, just outside each side
+    for a, b in zip(small.box.corners(), np.roll(small.box.corners(), -1, axis=0), strict=True):
+        mid = (a + b) / 2
+        out_dir = mid - (small.box.cx, small.box.cy)
+        out_dir = out_dir / np.hypot(*out_dir)
+        assert _colour_near(out, tuple(mid + 5 * out_dir), REVIEW_COLOUR, radius=2)
