@@ -114,6 +114,7 @@ class Practice:
             names: Sequence[str] | None = None, seed: int | None = None) -> Practice:
         """A practice round: ``players`` seats, the ``bots`` seats (default all but seat 0)
         played by ``bot`` bots, dealt from ``seed`` (default: a random one)."""
+        rules.check_players(players)  # before a seat is made: a mistyped 10**9 would make that many
         seed = random.randrange(2**32) if seed is None else seed
         return cls(rules, seats_for(players, bots, bot, names), seed)
 

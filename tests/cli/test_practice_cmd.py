@@ -88,6 +88,7 @@ def test_match_goes_on_to_the_next_round(tmp_path: Path):
     (["--bot", "clever"], "unknown bot 'clever'"),
     (["--bots", "1,x"], "--bots takes seat numbers"),
     (["--players", "12"], "players, not 12"),
+    (["--players", str(10**9)], "players, not 1000000000"),
     (["--draw", "out.bmp"], "unknown kind of file .bmp; use .svg or .png"),
     (["--moves", "fly away"], "cannot read 'fly' as a tile"),
     (["--moves", "dance"], "cannot read the move 'dance'"),

@@ -244,6 +244,9 @@ def test_simulate_text(capsys: pytest.CaptureFixture[str]):
     (["--option", "spokes=5"], "option 'spokes'"),
     (["--option", "nonsense"], "must be written KEY=VALUE"),
     (["--matches", "0"], "--matches must be 1 or more"),
+    (["--matches", str(10**9)], "--matches 1000000000 is more than 200, the most one simulate plays with greedy bots"),
+    (["--matches", "201", "--bot", "random"], "more than 200, the most one simulate plays with random bots"),
+    (["--matches", "6", "--bot", "lookahead"], "--matches 6 is more than 5, the most one simulate plays with lookahead"),
     (["--rules", "nope"], "unknown rules preset"),
 ])
 def test_simulate_bad_input_exit_2(args: list[str], fragment: str, capsys: pytest.CaptureFixture[str]):
@@ -269,3 +272,10 @@ def test_options_changed_are_written_as_they_are_typed(capsys) -> None:  # type:
 
     assert main(["rules", "pagat", "-o", "end_when_foot_dead=true"]) == 0
     assert "Options changed: end-when-foot-dead=true" in capsys.readouterr().out.splitlines()
+
+
+def test_every_bot_has_a_cap_on_matches():
+    from chickenfoot.cli.rules_cmd import BOT_NAMES, MAX_MATCHES
+
+    assert set(MAX_MATCHES) == set(BOT_NAMES)
+    assert MAX_MATCHES["lookahead"] < MAX_MATCHES["greedy"]

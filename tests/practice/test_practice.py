@@ -162,6 +162,7 @@ def test_the_board_marks_every_place_a_hint_can_go():
 
 @pytest.mark.parametrize("kwargs, fragment", [
     ({"players": 9}, "players, not 9"),
+    ({"players": 10**9}, "players, not 1000000000"),  # refused before a seat is made, not after a billion
     ({"players": 4, "bots": [4]}, "no seat 4"),
     ({"players": 4, "bot": "clever"}, "unknown bot"),
 ])
