@@ -125,12 +125,12 @@ def register(subparsers: Any) -> None:
     p = action("delete", "delete a match for good (its rounds and the rounds being entered)",
                "Delete a match for good: its rounds, and any round being entered for it. It reads "
                "nothing of the match first, so a match that no longer reads back (hand-edited) "
-               "can be removed too; --entry N removes an entry without an id or data, which db check "
-               "names by its number. Needs --yes.")
+               "can be removed too; --entry N removes an entry that db check names by its number "
+               "(one without an id or data, or a copy of a match another entry holds too). Needs --yes.")
     p.add_argument("id", nargs="?", help=ID_HELP)
     p.add_argument("--entry", type=int, metavar="N",
-                   help="instead of an id: the match entry number N that db check names as without "
-                   "an id or data")
+                   help="instead of an id: the match entry number N that db check names (without an "
+                   "id or data, or holding a match another entry holds too)")
     p.add_argument("--yes", action="store_true", help="yes, delete it (nothing can undo this)")
     p.set_defaults(func=cmd_delete)
 

@@ -217,6 +217,10 @@ class Repository:
         #: Entry numbers of match entries without an id or data: no command can name them by an
         #: id, so they are skipped like a spoilt match, and kept in the file as they are.
         self._loose: list[int] = []
+        #: Entry numbers (ascending) of each match id held by more than one entry (a hand-pasted
+        #: copy): which one is the match cannot be told, so no command reads or writes either
+        #: (each would hide the other); both are left out and named by number, like a loose one.
+        self._doubled: dict[str, list[int]] = {}
         self._index_gen = -1
         # Decoded matches: ``_fresh`` for the data as now loaded; ``_decoded`` keyed by the stored
         # text as well, so a reload after another process's save re-decodes only what changed.
@@ -317,13 +321,22 @@ class Repository:
             return
         index: dict[str, int] = {}
         loose: list[int] = []
+        doubled: dict[str, list[int]] = {}
         for doc in self._matches:
             mid = doc.get("id")
             if isinstance(mid, str) and mid and isinstance(doc.get("match"), dict | str):
-                index[mid] = doc.doc_id
+                if mid in doubled:
+                    doubled[mid].append(doc.doc_id)
+                elif mid in index:
+                    doubled[mid] = [index.pop(mid), doc.doc_id]
+                else:
+                    index[mid] = doc.doc_id
             else:
                 loose.append(doc.doc_id)
-        self._index, self._loose, self._index_gen, self._fresh = index, loose, gen, {}
+        for numbers in doubled.values():
+            numbers.sort()
+        self._index, self._loose, self._doubled = index, loose, doubled
+        self._index_gen, self._fresh = gen, {}
         self._decoded = {k: v for k, v in self._decoded.items() if k in index}
 
     def resolve_id(self, prefix: str) -> str:
@@ -337,13 +350,18 @@ class Repository:
                 return key
             if not key:
                 raise MatchNotFoundError("give a match id (or the start of one)")
-            hits = [i for i in self._index if i.startswith(key)]
+            for mid in (prefix.strip(), key):
+                if mid in self._doubled:
+                    raise DamagedFileError(self._doubled_problem(mid))
+            hits = [i for i in (*self._index, *self._doubled) if i.startswith(key)]
             if not hits:
                 raise MatchNotFoundError(f"no match with id {prefix!r} in {self.path}" + (
                     f" ({count(len(self._loose), 'entry', 'entries')} without an id or data: "
                     f"`chickenfoot db check {db_option(self.path)}` names them)" if self._loose else ""))
             if len(hits) > 1:
                 raise MatchNotFoundError(f"{prefix!r} fits {len(hits)} matches; give more of the id")
+            if hits[0] in self._doubled:
+                raise DamagedFileError(self._doubled_problem(hits[0]))
             return hits[0]
 
     def __contains__(self, match_id: str) -> bool:
@@ -390,6 +408,27 @@ class Repository:
                 + self._way_out("fix it by hand (it needs an \"id\" and a \"match\") or remove it with "
                                 f"`chickenfoot match delete --entry {number} --yes {db_option(self.path)}`"))
 
+    def _doubled_problem(self, mid: str) -> str:
+        """What is wrong when match ``mid`` is held by more than one entry, what each holds (so
+        the one to keep can be chosen) and the ways out, naming the entries by number."""
+        numbers = self._doubled[mid]
+        held = []
+        for n in numbers:
+            doc = self._matches.get(doc_id=n)
+            try:
+                row = MatchSummary.from_doc(doc or {})
+                held.append(f"#{n}: {count(row.rounds, 'round')}, last changed "
+                            f"{row.updated_at[:16].replace('T', ' ')}")
+            except (KeyError, TypeError):
+                held.append(f"#{n}: its list entry does not read")
+        names = ", ".join(f"#{n}" for n in numbers[:-1]) + f" and #{numbers[-1]}"
+        every = "both" if len(numbers) == 2 else "all"
+        return (f"match entries {names} {every} hold match {mid} ({'; '.join(held)}): a copy pasted "
+                f"in by hand? Which one is the match cannot be told, so {every} are left out and no "
+                "command changes or deletes them: "
+                + self._way_out("remove the copy not wanted by its entry number, e.g. "
+                                f"`chickenfoot match delete --entry {numbers[-1]} --yes {db_option(self.path)}`"))
+
     def list_matches(self, status: str | None = None) -> list[MatchSummary]:
         """Every match (or those with ``status`` active/finished/abandoned), newest first."""
         return self.listing(status)[0]
@@ -400,8 +439,9 @@ class Repository:
         with self._lock:
             self._refresh_index()
             rows, left_out = [], []
+            held_twice = self._held_twice()
             for doc in self._matches:
-                if doc.doc_id in self._loose:
+                if doc.doc_id in self._loose or doc.doc_id in held_twice:
                     left_out.append(entry_name(doc.doc_id))
                     continue
                 try:
@@ -435,13 +475,23 @@ class Repository:
                     good.append(self.get(mid))
                 except DamagedFileError:
                     bad.append(mid)
-            return good, bad + [entry_name(n) for n in self._loose]
+            return good, bad + [entry_name(n) for n in sorted([*self._loose, *self._held_twice()])]
 
     def loose_entries(self) -> list[int]:
         """The entry numbers of match entries without an id or data (:meth:`check` names them)."""
         with self._lock:
             self._refresh_index()
             return list(self._loose)
+
+    def doubled_entries(self) -> dict[str, list[int]]:
+        """Match ids held by more than one entry, with those entries' numbers (:meth:`check`
+        names them)."""
+        with self._lock:
+            self._refresh_index()
+            return {mid: list(numbers) for mid, numbers in self._doubled.items()}
+
+    def _held_twice(self) -> set[int]:
+        return {n for numbers in self._doubled.values() for n in numbers}
 
     def __len__(self) -> int:
         with self._lock:
@@ -467,11 +517,13 @@ class Repository:
     # ------------------------------------------------------------------ writing
     def _next_entry(self) -> int:
         """The number a new match entry takes: past every entry, one without an id included."""
-        return max([*self._index.values(), *self._loose], default=0) + 1
+        return max([*self._index.values(), *self._loose, *self._held_twice()], default=0) + 1
 
     def _put(self, m: Match) -> None:
         """Insert or replace one match; call inside a transaction."""
         self._refresh_index()
+        if m.id in self._doubled:  # a new entry beside them would be one copy more
+            raise DamagedFileError(self._doubled_problem(m.id))
         doc = match_doc(m)
         doc_id = self._index.get(m.id)
         if doc_id is None:
@@ -565,8 +617,9 @@ class Repository:
         self._tidy_blobs()
 
     def delete_entry(self, number: int) -> None:
-        """Remove match entry ``number``, one without an id or data (which no id can name); a
-        match that has an id is deleted by it (:meth:`delete_match`)."""
+        """Remove match entry ``number``, one without an id or data, or one of the entries holding
+        the same match (which no id can name apart); a match that has an id is deleted by it
+        (:meth:`delete_match`)."""
         with self._writing():
             self.find_entry(number)
             self._matches.remove(doc_ids=[number])
@@ -574,15 +627,16 @@ class Repository:
 
     def find_entry(self, number: int) -> None:
         """Raises :class:`MatchNotFoundError` unless match entry ``number`` is one without an id
-        or data, saying what it is instead."""
+        or data, or one of the entries holding the same match, saying what it is instead."""
         with self._lock:
             self._refresh_index()
-            if number in self._loose:
+            if number in self._loose or number in self._held_twice():
                 return
             owner = next((mid for mid, n in self._index.items() if n == number), None)
             raise MatchNotFoundError(
                 f"match entry #{number} is match {owner[:8]}: delete it by its id" if owner else
-                f"there is no match entry #{number} without an id or data in {self.path}")
+                f"there is no match entry #{number} without an id or data, or holding a match another "
+                f"entry holds too, in {self.path}")
 
     def rename_player(self, match_id: str, name: str, new_name: str) -> Match:
         return self.update(match_id, lambda m: m.rename_player(name, new_name))
@@ -608,6 +662,8 @@ class Repository:
                 if m.id in added:  # the same match twice in one import
                     unchanged.append(m.id)
                     continue
+                if m.id in self._doubled:  # as for a spoilt stored match: nothing is imported
+                    raise DamagedFileError(self._doubled_problem(m.id))
                 if m.id not in self._index:
                     insert(m)
                     added.append(m.id)
@@ -839,6 +895,7 @@ class Repository:
                 if doc.get("summary") != summarize(m):
                     problems.append(f"match {m.id}: its list entry does not match its rounds "
                                     "(hand-edited?); the next change to the match rewrites it")
+            problems.extend(self._doubled_problem(mid) for mid in self._doubled)
             for doc in self._drafts:
                 try:
                     RoundDraft.from_dict(doc["draft"])

@@ -38,6 +38,9 @@ from chickenfoot.rules import jsontext
 from .errors import DamagedFileError, StorageBusyError, StorageError
 
 LOCK_TIMEOUT_S = 15.0
+#: A table key as TinyDB writes one (``str(int)``), so reading it back with ``int`` and writing
+#: it again gives the same key; no longer than a number jsontext lets through.
+_ENTRY_KEY = re.compile(rf"0|[1-9][0-9]{{0,{jsontext.MAX_DIGITS - 1}}}")
 
 Signature = tuple[int, int, int, int]
 
@@ -241,7 +244,14 @@ def decode(raw: bytes, path: Path) -> dict[str, Any]:
         if not isinstance(table, dict):
             raise damaged(path, f"table {name!r} is not an object")
         for key, doc in table.items():
-            if not key.isdigit() or not isinstance(doc, dict):
+            if not _ENTRY_KEY.fullmatch(key):
+                # TinyDB reads a key with int() and writes str() back: "01" beside "1" would
+                # become one entry on the next save (a match gone), "²" a ValueError.
+                free = 1 + max((int(k) for k in table if _ENTRY_KEY.fullmatch(k)), default=0)
+                raise damaged(path, f"table {name!r} has an entry under the key {key[:40]!r}, not an entry "
+                              "number as this program writes one: digits only, no leading zero; hand-edited?",
+                              mend=f"Write its key as \"{free}\", a number no other entry there uses")
+            if not isinstance(doc, dict):
                 raise damaged(path, f"table {name!r} has an entry {key!r} that is not a document")
     return data
 
@@ -250,12 +260,20 @@ def encode(data: dict[str, Any]) -> bytes:
     return json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
 
 
-def damaged(path: Path, why: str) -> DamagedFileError:
+def damaged(path: Path, why: str, mend: str | None = None) -> DamagedFileError:
+    """The file cannot be read as it is: ``why``, then the ways out. ``mend`` (a hand repair that
+    makes the file read again) comes first, since restoring the backup also undoes the last save."""
     bak = backup_path(path)
     if bak.exists():
         when = datetime.fromtimestamp(bak.stat().st_mtime, UTC).strftime("%Y-%m-%d %H:%M UTC")
-        way_out = (f"The last good copy is {bak} (saved {when}); restore it with "
-                   f"`{restore_hint(path)}`, or open another file with --db.")
+        if mend:
+            way_out = (f"{mend}, or restore the last good copy {bak} (saved {when}; it also undoes "
+                       f"the last save) with `{restore_hint(path)}`, or open another file with --db.")
+        else:
+            way_out = (f"The last good copy is {bak} (saved {when}); restore it with "
+                       f"`{restore_hint(path)}`, or open another file with --db.")
+    elif mend:
+        way_out = f"{mend} (there is no backup to restore), or open another file with --db."
     else:
         way_out = ("There is no backup; move the file aside (it is kept for repair) to start a "
                    "new history, or open another file with --db.")

@@ -428,3 +428,46 @@ def test_a_round_number_after_the_penalties_that_int_cannot_read_exits_2(cli: CL
     assert code == 2 and out == "" and "Traceback" not in err
     assert err.strip().splitlines() == ["chickenfoot: error: the round number must be a whole number, not '\u00b2'"]
     assert cli.db.read_bytes() == before
+
+
+def test_hand_edited_entry_keys_are_refused_before_a_save_can_drop_a_match(cli: CLI) -> None:
+    """Keys "1" and "01" used to list both matches and lose one at the next save; "²" was a
+    traceback. Both are a damaged file now: exit 2, one line naming the key and the mend, and
+    nothing written."""
+    a = cli.new("Ann,Bob")
+    cli.new("Cy,Di")
+    data = json.loads(cli.db.read_text())
+    first, second = data["matches"]["1"], data["matches"]["2"]
+    for key in ("01", "\u00b2"):
+        data["matches"] = {"1": first, key: second}
+        cli.db.write_text(json.dumps(data, ensure_ascii=False))
+        before = cli.db.read_bytes()
+        for argv in (("match", "list"), ("db", "check"), ("match", "round", a, "--penalty", "Ann=3", "--out", "Bob")):
+            code, out, err = cli(*argv)
+            assert code == 2 and out == "" and "Traceback" not in err, argv
+            [line] = err.strip().splitlines()
+            assert f"has an entry under the key {key!r}" in line and 'Write its key as "2"' in line
+        assert cli.db.read_bytes() == before
+
+
+def test_one_match_in_two_entries_is_named_by_db_check_and_neither_is_lost(cli: CLI) -> None:
+    good = cli.new("Cy,Di")
+    twice = cli.new("Ann,Bob")
+    data = json.loads(cli.db.read_text())
+    data["matches"]["3"] = data["matches"]["2"]
+    cli.db.write_text(json.dumps(data))
+    code, out, err = cli("match", "list")
+    assert code == 0 and out.startswith(good[:8]) and twice[:8] not in out
+    assert "2 matches cannot be read and are left out (entry #2, entry #3)" in err
+    code, out, _ = cli("db", "check")
+    assert code == 1 and out.startswith(f"match entries #2 and #3 both hold match {twice}")
+    assert f"`chickenfoot match delete --entry 3 --yes --db {cli.db}`" in out
+    before = cli.db.read_bytes()
+    for argv in (("show", twice), ("round", twice[:6], "--penalty", "Ann=3", "--out", "Bob"),
+                 ("delete", twice, "--yes")):
+        code, _, err = cli("match", *argv)
+        assert code == 2 and f"#2 and #3 both hold match {twice}" in err, argv
+    assert cli.db.read_bytes() == before
+    assert cli.json("match", "delete", "--entry", "3", "--yes") == {"deleted_entry": 3}
+    assert cli.json("db", "check")["problems"] == []
+    assert {m["id"] for m in cli.json("match", "list")} == {good, twice}

@@ -13,6 +13,8 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from chickenfoot.match import Match
 from chickenfoot.rules import get_rules
@@ -24,6 +26,7 @@ from chickenfoot.storage import (
     backup_path,
     restore_backup,
 )
+from chickenfoot.storage.safe_json import decode
 
 WORKER = Path(__file__).with_name("_storage_worker.py")
 
@@ -489,3 +492,116 @@ def test_an_entry_without_an_id_is_named_whole_where_ids_are_shortened() -> None
 
     assert short_name(entry_name(123456789)) == "entry #123456789"
     assert short_name("3fa8c1d2e4f5") == "3fa8c1d2"
+
+
+@pytest.mark.parametrize("key", ["01", "\u00b2", "+2", "-2", " 2", "2 ", "\u0663", "1_0", "", "1" * 31])
+def test_an_entry_key_tinydb_would_not_write_back_as_it_is_is_a_damaged_file(tmp_path: Path, key: str) -> None:
+    """TinyDB reads a table key with int() and writes str() back: "01" beside "1" listed both
+    matches and the next save kept one; "²" was a ValueError. Such a key is refused before any
+    read, with the key renumbered as the mend, and the file is left as it is by every save."""
+    db = tmp_path / "m.json"
+    with Repository.open(db) as repo:
+        a = repo.create_match(["Ann", "Bob"])
+        b = repo.create_match(["Cy", "Di"])
+    data = json.loads(db.read_text())
+    data["matches"][key] = data["matches"].pop("2")
+    db.write_text(json.dumps(data, ensure_ascii=False))
+    before = db.read_bytes()
+    for act in (lambda r: r.list_matches(), lambda r: r.check(), lambda r: r.add_round(a.id, penalties={"Bob": 3},
+                                                                                      out="Ann")):
+        with pytest.raises(DamagedFileError) as err, Repository.open(db) as repo:
+            act(repo)
+        msg = str(err.value)
+        assert f"the key {key!r}" in msg and "\n" not in msg
+        assert msg.index('Write its key as "2"') < msg.index(f"`chickenfoot db restore --db {db}`")
+    assert db.read_bytes() == before
+    backup_path(db).unlink()
+    with pytest.raises(DamagedFileError, match=r'"2", a number no other entry there uses \(there is no backup to '
+                                               r"restore\), or open another file with --db\.$"):
+        Repository.open(db)
+    db.write_text(db.read_text().replace(json.dumps(key, ensure_ascii=False) + ":", '"2":'))  # the mend it names
+    with Repository.open(db) as repo:
+        repo.add_round(a.id, penalties={"Bob": 3}, out="Ann")
+        assert {r.id for r in repo.list_matches()} == {a.id, b.id} and repo.check() == []
+
+
+@settings(max_examples=300, deadline=None, derandomize=True, database=None)
+@given(st.one_of(st.text(max_size=4), st.from_regex(r"[0-9\u00b2\u0663+-]{1,4}", fullmatch=True),
+                 st.integers(0, 10**31).map(str)))
+def test_only_a_key_read_and_written_back_unchanged_is_an_entry_number(key: str) -> None:
+    raw = json.dumps({"matches": {key: {}}}).encode()
+    plain = key.isascii() and key.isdigit() and str(int(key)) == key and len(key) <= 30
+    try:
+        decode(raw, Path("/nonexistent/m.json"))
+    except DamagedFileError as exc:
+        assert not plain and f"the key {key[:40]!r}" in str(exc)
+    else:
+        assert plain
+
+
+def _doubled_file(db: Path) -> tuple[Match, Match]:
+    """Match a (with a round) is entry #1 and, as it was before that round, entry #3 (a copy of
+    an older file pasted in); match b is entry #2."""
+    with Repository.open(db) as repo:
+        a = repo.create_match(["Ann", "Bob"])
+        copy = json.loads(db.read_text())["matches"]["1"]
+        a = repo.add_round(a.id, penalties={"Bob": 4}, out="Ann")
+        b = repo.create_match(["Cy", "Di"])
+    data = json.loads(db.read_text())
+    data["matches"]["3"] = copy
+    db.write_text(json.dumps(data))
+    return a, b
+
+
+def test_one_match_in_two_entries_is_left_out_named_by_both_numbers_and_never_overwritten(tmp_path: Path) -> None:
+    """Two entries holding one match id (a copy pasted by hand): the later used to hide the
+    earlier without a word. Which one is the match cannot be told, so both are left out by
+    number, `check` names both and each one's rounds, nothing reads or writes them by the id,
+    and `delete_entry` removes the copy not wanted, leaving the other as the match."""
+    db = tmp_path / "m.json"
+    a, b = _doubled_file(db)
+    with Repository.open(db) as repo:
+        assert [r.id for r in repo.list_matches()] == [b.id]
+        assert repo.listing()[1] == ["entry #1", "entry #3"] and repo.doubled_entries() == {a.id: [1, 3]}
+        good, bad = repo.readable_matches()
+        assert [m.id for m in good] == [b.id] and bad == ["entry #1", "entry #3"]
+        assert len(repo) == 1 and a.id not in repo
+        [problem] = repo.check()
+        assert problem.startswith(f"match entries #1 and #3 both hold match {a.id} (#1: 1 round, last changed ")
+        assert "; #3: 0 rounds, " in problem
+        assert f"`chickenfoot match delete --entry 3 --yes --db {db}`, or restore the backup" in problem
+        before = db.read_bytes()
+        for act in (lambda: repo.get(a.id), lambda: repo.get(a.id[:6].upper()), lambda: repo.delete_match(a.id),
+                    lambda: repo.add_round(a.id, penalties={"Bob": 1}, out="Ann"), lambda: repo.undo(a.id),
+                    lambda: repo.save(a), lambda: repo.import_matches([a]), lambda: repo.drafts(a.id),
+                    lambda: repo.open_draft(a.id)):
+            with pytest.raises(DamagedFileError) as err:
+                act()
+            assert str(err.value) == problem
+        assert db.read_bytes() == before
+        repo.add_round(b.id, penalties={"Di": 2}, out="Cy")  # the other match saves as before
+        c = repo.create_match(["Ed", "Flo"])
+        repo.import_matches([Match.new(["Gus", "Hal"], get_rules())])
+    stored = json.loads(db.read_text())["matches"]
+    assert stored["1"]["id"] == stored["3"]["id"] == a.id and stored["4"]["id"] == c.id and len(stored) == 5
+    assert json.loads(stored["1"]["match"])["rounds"] and not json.loads(stored["3"]["match"])["rounds"]
+    with Repository.open(db) as repo:
+        with pytest.raises(MatchNotFoundError, match=f"entry #2 is match {b.id[:8]}: delete it by its id"):
+            repo.delete_entry(2)
+        repo.delete_entry(3)
+        assert repo.check() == [] and repo.get(a.id).rounds == a.rounds and len(repo) == 4
+
+
+def test_one_match_in_three_entries_names_them_all(tmp_path: Path) -> None:
+    db = tmp_path / "m.json"
+    a, _ = _doubled_file(db)
+    data = json.loads(db.read_text())
+    data["matches"]["7"] = data["matches"]["1"]
+    db.write_text(json.dumps(data))
+    backup_path(db).unlink()
+    with Repository.open(db) as repo:
+        [problem] = repo.check()
+        assert problem.startswith(f"match entries #1, #3 and #7 all hold match {a.id} ")
+        assert problem.endswith(f"`chickenfoot match delete --entry 7 --yes --db {db}` (there is no backup to restore)")
+        repo.delete_entry(7)
+        assert repo.doubled_entries() == {a.id: [1, 3]}
