@@ -365,8 +365,10 @@ class DisputeBuilder:
         return max(1, round(min(PHOTO_LABEL_PX * (box[2] - box[0]) / PHONE_PHOTO_WIDTH, tile / 2)))
 
     def picture(self) -> Picture:
-        """The table drawn as a board (the judged play, if any, in place with its verdict).
-        Laid out again only when the table or the question changes."""
+        """The table drawn as a board (the judged play, if any, in place, in its verdict's
+        colour; the verdict's words are the sheet's, under the board, where a board framed on
+        the play on a phone never cuts them). Laid out again only when the table or the
+        question changes."""
         from chickenfoot import board
 
         lay = self._layout()
@@ -375,7 +377,8 @@ class DisputeBuilder:
         play = None if last is None or last.tile in lay.tiles() else (last.tile, last.on)
         key = (lay, self.rules, self.top, play, self.palette)
         if self._picture is None or self._picture[0] != key:
-            self._picture = (key, board.picture(board.from_report(self.report(), play), palette=self.palette))
+            self._picture = (key, board.picture(board.from_report(self.report(), play), palette=self.palette,
+                                                     caption=False))
         return self._picture[1]
 
     def board_png(self) -> bytes:

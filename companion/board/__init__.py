@@ -99,8 +99,8 @@ class Picture:
         return self.board.end_at(*self.to_board(px, py), reach=reach_px / self.scale)
 
 
-def picture(board: Board, scale: float = SCALE, palette: Palette = LIGHT) -> Picture:
-    return Picture(board, board_scene(board, palette=palette), scale)
+def picture(board: Board, scale: float = SCALE, palette: Palette = LIGHT, caption: bool = True) -> Picture:
+    return Picture(board, board_scene(board, palette=palette, caption=caption), scale)
 
 
 def face_svg(tile: Tile | str, *, zero_zero: int | None = None, taken: bool = False,

@@ -161,15 +161,18 @@ def _wrap(text: str, width: int = 38) -> list[str]:
     return textwrap.wrap(text, width) or [""]
 
 
-def board_scene(board: Board, *, margin: float = 0.8, palette: Palette = LIGHT) -> Scene:
+def board_scene(board: Board, *, margin: float = 0.8, palette: Palette = LIGHT, caption: bool = True) -> Scene:
     """Everything on ``board`` as shapes: tiles, joints, open ends, the judged play and, below
-    the table, the tiles that are not on it and a judged play with no place on it."""
+    the table, the tiles that are not on it and a judged play with no place on it.
+    ``caption``: the judged play's sentence under the table (without it, the play is drawn
+    alone: a screen that says the verdict in its own words, where a window framed on the play
+    would cut the sentence)."""
     c = palette
     x0, y0, x1, y1 = board.bounds()
     shapes: list[Shape] = []
     ghost = board.ghost
     ghost_text: list[str] = []
-    if ghost is not None:
+    if ghost is not None and caption:
         # Wrapped to the table's own width (never under a few words a line): the sentence then
         # lies inside the drawing, where a window fitted to the table shows it whole.
         ghost_text = _wrap(f"{ghost.caption} {ghost.verdict.message}",
@@ -200,8 +203,9 @@ def board_scene(board: Board, *, margin: float = 0.8, palette: Palette = LIGHT) 
         for i, line in enumerate(ghost_text):
             shapes.append(Label(x0, bottom + (i + 0.7) * _CAPTION * 1.2, line, _CAPTION, colour, "start",
                                 bold=i == 0))
-        x1 = max(x1, x0 + max(len(t) for t in ghost_text) * _CAPTION * _CHAR_WIDTH)
-        bottom += len(ghost_text) * _CAPTION * 1.2 + 0.3
+        if ghost_text:
+            x1 = max(x1, x0 + max(len(t) for t in ghost_text) * _CAPTION * _CHAR_WIDTH)
+            bottom += len(ghost_text) * _CAPTION * 1.2 + 0.3
     tray_x = x0
     if board.loose:
         shapes.append(Label(tray_x, bottom + 0.5, "Not on the table:", 0.5, c.flag, "start", True))
@@ -217,7 +221,7 @@ def board_scene(board: Board, *, margin: float = 0.8, palette: Palette = LIGHT) 
                               opacity=0.35, ink=c.ink)
         for i, line in enumerate(ghost_text):
             shapes.append(Label(tray_x + 2.4, bottom + 0.75 + i * 0.6, line, 0.5, colour, "start", i == 0))
-        x1 = max(x1, tray_x + 2.4 + max(len(t) for t in ghost_text) * _CAPTION * _CHAR_WIDTH)
+        x1 = max(x1, tray_x + 2.4 + max((len(t) for t in ghost_text), default=0) * _CAPTION * _CHAR_WIDTH)
         bottom += 1.2 + 0.6 * len(ghost_text)
     return Scene((x0 - margin, y0 - margin, x1 + margin, max(bottom, y1 + margin)), shapes, c.background)
 

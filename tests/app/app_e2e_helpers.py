@@ -306,9 +306,10 @@ BOARD = f"flt-semantics:has(> {BOARD_LABEL})"
 
 def wheel(ui: Ui, dy: float) -> None:
     """Scroll the page with the mouse wheel at its right margin (beside the board: a wheel over
-    the board zooms it)."""
+    the board zooms it), near its top (a sheet fixed at the bottom, as tall as half the
+    screen with a verdict, does not scroll the page)."""
     vp = ui.page.viewport_size
-    ui.page.mouse.move(vp["width"] - 6, vp["height"] / 2)
+    ui.page.mouse.move(vp["width"] - 6, 100)
     ui.page.mouse.wheel(0, dy)
     ui.page.wait_for_timeout(600)
 
@@ -337,6 +338,7 @@ def board_box(ui: Ui, pic: Any, selected: Any = None, max_height: float | None =
         else:  # cut off at the top or at the bottom
             cut = full - box["height"] + 30
             wheel(ui, -cut if box["y"] < vp["height"] / 2 else cut)
+    ui.shot("FAILED-board-out-of-view")
     raise AssertionError(f"the board does not come wholly into view: {box}, {full} px high")
 
 

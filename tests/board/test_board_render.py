@@ -123,6 +123,20 @@ def test_the_verdict_is_written_inside_the_drawing(play):
         assert scene.box[1] <= s.y - s.size and s.y <= scene.box[3], (s.text, s.y, scene.box)
 
 
+@pytest.mark.parametrize("play", [("0-6", "9-0"), ("4-2", "2-4")], ids=["beside", "nowhere"])
+def test_without_its_caption_the_play_is_drawn_alone(play):
+    """A screen that says the verdict in its own words draws the play without the sentence:
+    the same tiles and open ends, no writing of the verdict, and the drawing no taller."""
+    from chickenfoot.board.scene import Label, Poly, board_scene
+
+    board = from_layout(dispute(), play=play)
+    full, bare = board_scene(board), board_scene(board, caption=False)
+    words = board.ghost.verdict.message.split()[0]
+    assert not any(words in s.text for s in bare.shapes if isinstance(s, Label))
+    assert [s for s in full.shapes if isinstance(s, Poly)] == [s for s in bare.shapes if isinstance(s, Poly)]
+    assert bare.box[3] < full.box[3]
+
+
 def _luminance(colour: str) -> float:
     def channel(v: int) -> float:
         c = v / 255

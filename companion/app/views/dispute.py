@@ -21,7 +21,14 @@ from chickenfoot.app.kit import image
 from chickenfoot.app.screens import DisputeState
 from chickenfoot.app.views import Screen, bind
 from chickenfoot.app.views.board import MAX_HEIGHT, available_width, board_view, end_label
-from chickenfoot.app.views.faces import FACE_WIDTH, NUMBERS_SIZE, face_button, sliding_row, suit_row
+from chickenfoot.app.views.faces import (
+    FACE_WIDTH,
+    NUMBERS_SIZE,
+    SCROLLBAR_ROOM,
+    face_button,
+    sliding_row,
+    suit_row,
+)
 from chickenfoot.rules import PRESETS, SETS, Tile
 from chickenfoot.rules.errors import ChickenFootError
 from chickenfoot.rules.words import count
@@ -356,7 +363,7 @@ def sheet_height(b: DisputeBuilder, st: DisputeState, width: float, scale: float
         if b.can_force and room < 380:  # "It is on the table anyway: add it" wraps under Add
             h += 4 + max(40.0, fs(15) + 24)
     if st.picking:
-        h += 6 + max(48.0, fs(16) + 30) + 8 + 6 + FACE_WIDTH * 2.15 + fs(NUMBERS_SIZE) * 1.4 + 8
+        h += 6 + max(48.0, fs(16) + 30) + 8 + 6 + FACE_WIDTH * 2.15 + fs(NUMBERS_SIZE) * 1.4 + 8 + 2 * SCROLLBAR_ROOM
     return h
 
 

@@ -31,6 +31,10 @@ if TYPE_CHECKING:
 FACE_WIDTH = 44.0
 #: The size of the numbers under a face (before the large-text scale).
 NUMBERS_SIZE = 13.0
+#: A sliding row's scrollbar (thickness in logical pixels) and the room under its controls that
+#: keeps it off their labels.
+SCROLLBAR = 4.0
+SCROLLBAR_ROOM = 6.0
 #: Pixels per board unit of the PNG: twice what is shown, so phones' dense screens stay sharp.
 _PNG_SCALE = 96.0
 _ASPECT = (2 + 2 * 0.08) / (1 + 2 * 0.08)  # a face scene: 1 x 2 units and its margin
@@ -101,4 +105,7 @@ def sliding_row(app: App, controls: list[ft.Control], width: float, gap: float =
     room = room or float(app.page.width or 360) - 28
     n = max(1, int((room + gap) // (width + gap)))
     each = (room - gap * (n - 1)) / n
-    return ft.Row([ft.Container(c, width=each) for c in controls], spacing=gap, scroll=ft.ScrollMode.ALWAYS)
+    # The scrollbar, always shown (the line goes on past the screen's edge), is drawn over the
+    # row's bottom edge: thin, and with room under the controls, it stays off their labels.
+    return ft.Row([ft.Container(c, width=each, padding=ft.Padding.only(bottom=SCROLLBAR_ROOM)) for c in controls],
+                  spacing=gap, scroll=ft.Scrollbar(thumb_visibility=True, thickness=SCROLLBAR))
