@@ -82,16 +82,16 @@ def test_four_player_match_two_rounds_edit_and_reload(server: Server, browser) -
     assert ui.button("8-8").count() == 0 and ui.button("8-9").count() == 1
     ui.click(suit(0))
     ui.click("0-0 = 50")
-    ui.see("50 points (0-0)")
+    ui.see("50 points (0-0 = 50)")
     ui.click(suit(3))
     ui.click("3-4")
-    ui.see("57 points (0-0, 3-4)")
+    ui.see("57 points (0-0 = 50, 3-4)")
     ui.click(SEAT_MODES["Went out"], nth=1)
     ui.click(SEAT_MODES["Tiles"], nth=2)
     ui.click(suit(1))
     ui.click("1-2")
     ui.see("3 points (1-2)")
-    ui2.see("57 points (0-0, 3-4)")  # the phone sees the desktop's entries as they are made
+    ui2.see("57 points (0-0 = 50, 3-4)")  # the phone sees the desktop's entries as they are made
     ui2.click(SEAT_MODES["Number"], nth=3)
     _pad(ui2, "Dee", "5")
     ui2.shot("phone-enters-own-hand-360px")

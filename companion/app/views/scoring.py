@@ -109,7 +109,7 @@ def _saved_elsewhere(app: App, ms: MatchSession, d: RoundDraft) -> tuple[str, li
             if rnd.out == seat:
                 lines.append(f"{name}: went out")
             elif tiles:
-                lines.append(f"{name}: {rnd.penalties[seat]} ({', '.join(str(t) for t in tiles)})")
+                lines.append(f"{name}: {rnd.penalties[seat]} ({', '.join(tile_label(ms.match.rules, t) for t in tiles)})")
             else:
                 lines.append(f"{name}: {rnd.penalties[seat]}")
         body.append(app.card(app.text(f"Round {n} as saved · {rnd.double}-{rnd.double}"
@@ -392,7 +392,7 @@ class _Screen:
         h = self.entry.hands[i]
         chosen = set(h.tiles) if h.mode in (Mode.TILES, Mode.PHOTO) else set()
         pen = self.entry.penalty(i)
-        held = ", ".join(str(t) for t in h.tiles) if chosen else "none yet"
+        held = ", ".join(tile_label(self.entry.rules, t) for t in h.tiles) if chosen else "none yet"
         self.picker_intro.value = (f"{h.player}'s hand: {held}. Penalty: {pen if pen is not None else 0}. "
                                    "Tap a tile to add it, again to take it back.")
         for pt in self.entry.suit_tiles(self.picker_suit, i, self.content.photo_tiles()):
@@ -606,7 +606,7 @@ def _status(entry: RoundEntry, i: int, review: PhotoReview | None = None) -> str
     if pen is None:
         return "not entered: a photo is read, not used yet" if review else "not entered"
     if h.mode in (Mode.TILES, Mode.PHOTO):
-        return f"{count(pen, 'point')} ({', '.join(str(t) for t in h.tiles) or 'no tiles'})"
+        return f"{count(pen, 'point')} ({', '.join(tile_label(entry.rules, t) for t in h.tiles) or 'no tiles'})"
     if pen == 0 and not any(x.mode is Mode.OUT for x in entry.hands):
         return f"0 points (if {h.player} went out, tap Went out)"
     if entry.unlikely(i):
