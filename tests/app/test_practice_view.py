@@ -126,3 +126,48 @@ def test_practice_setup_refuses_a_table_of_bots(app: App) -> None:
     texts = _texts(app.page.controls)
     assert "every seat is a bot: keep at least one seat for a person" in texts
     assert not _enabled(app, "Deal")
+
+
+@pytest.mark.parametrize(("scale", "measured"), [(1.0, (215, 242)), (1.3, (264, 298))],
+                         ids=["normal-text", "large-text"])
+def test_the_hand_fixed_at_the_bottom_is_estimated_at_360px(scale: float, measured: tuple[int, int]) -> None:
+    """The footer's height as estimated for a 360 px phone, normal and large text: never under
+    what Chromium drew (``measured``: deal number 2 dealt, then with the hint shown and a tile
+    chosen; see test_e2e_practice), not much over it, and leaving the board at least its least
+    on a 740 px phone whatever the footer says (a long refusal, the hint, the end of the round)."""
+    from chickenfoot.app.practice_session import PracticeSetup
+    from chickenfoot.app.views.dispute import MIN_BOARD_HEIGHT
+    from chickenfoot.app.views.practice import board_height, footer_height
+
+    sess = PracticeSetup("double-chicken-foot", seats=4, seed=2).start()
+    dealt = footer_height(sess, 360, scale)
+    assert measured[0] <= dealt <= measured[0] + 30
+    sess.show_hint()
+    sess.choose(sess.practice.hint()[0].tile)
+    chosen = footer_height(sess, 360, scale)
+    assert measured[1] <= chosen <= measured[1] + 35
+    assert footer_height(sess, 1280, scale) < chosen  # a wide screen wraps nothing
+
+    # a refusal is said whole: each line of it more
+    bad = next(t for t in sess.hand() if not t.has(9))
+    sess.choose(bad)
+    assert not sess.play_on(sess.practice.state.hub) and sess.refusal
+    refused = footer_height(sess, 360, scale)
+    assert refused > footer_height(sess, 1280, scale)
+    for h in (dealt, chosen, refused):
+        assert board_height(h, (360, 740)) == 740 - 56 - 14 - 52 - h >= MIN_BOARD_HEIGHT
+
+    # at the round's end: its line and the next round's buttons, lower than the hand
+    while not sess.over:
+        plays = sess.practice.hint()
+        if plays:
+            sess.choose(plays[0].tile)
+            assert sess.play_on(plays[0].target)
+        elif sess.practice.can_draw:
+            assert sess.draw()
+        else:
+            assert sess.pass_turn()
+    over = footer_height(sess, 360, scale)
+    assert 17 + 2 * 48 < over < dealt
+    assert board_height(over, (360, 740)) >= MIN_BOARD_HEIGHT
+    assert board_height(10_000, (360, 740)) == MIN_BOARD_HEIGHT  # never shorter than its least

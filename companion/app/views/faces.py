@@ -37,7 +37,9 @@ SCROLLBAR = 4.0
 SCROLLBAR_ROOM = 6.0
 #: Pixels per board unit of the PNG: twice what is shown, so phones' dense screens stay sharp.
 _PNG_SCALE = 96.0
-_ASPECT = (2 + 2 * 0.08) / (1 + 2 * 0.08)  # a face scene: 1 x 2 units and its margin
+#: A face's height over its width (a face scene: 1 x 2 units and its margin).
+FACE_ASPECT = (2 + 2 * 0.08) / (1 + 2 * 0.08)
+_ASPECT = FACE_ASPECT
 
 
 @lru_cache(maxsize=2048)

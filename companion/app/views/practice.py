@@ -1,10 +1,17 @@
-"""Practice a round against bots: the choices (rules, seats, bots, deal number), then the round:
-your hand as domino faces, the table as a board (tap a tile, then an open end on the drawing or
-its chip), Hint, Draw, Pass, what the bots did, and at the end the penalties as the scorekeeper
-counts them, with "Play again" and "Continue as a match against the bots"."""
+"""Practice a round against bots: the choices (rules, seats, bots, deal number), then the round.
+
+The round is one working surface on a phone, as the dispute checker is: the table drawn as a
+board on top, fitted to the room left, and the hand fixed at the bottom (the screen's footer):
+what to do now (or the rules' reason a try was refused), the hand as one sliding row of domino
+faces and Hint / Draw / Pass. A play is a tap on a tile, then on an open end of the drawing (or
+its chip, under the board with what the bots did and the seats). At the end the footer holds
+"Play again" and "Continue as a match against the bots", and the penalties as the scorekeeper
+counts them come first under the board. Every rule comes from the practice round's state
+(:class:`~chickenfoot.app.practice_session.PracticeSession`)."""
 
 from __future__ import annotations
 
+import math
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -12,8 +19,16 @@ import flet as ft
 
 from chickenfoot.app.practice_session import BOT_WORDS, MAX_SEATS, MIN_SEATS, PracticeSession
 from chickenfoot.app.views import Screen, bind, bind_event
-from chickenfoot.app.views.board import available_width, board_view, end_label
-from chickenfoot.app.views.faces import face_button, face_row
+from chickenfoot.app.views.board import MAX_HEIGHT, available_width, board_view, end_label
+from chickenfoot.app.views.dispute import FACE_BUTTON_MIN_WIDTH, MIN_BOARD_HEIGHT
+from chickenfoot.app.views.faces import (
+    FACE_ASPECT,
+    FACE_WIDTH,
+    NUMBERS_SIZE,
+    SCROLLBAR_ROOM,
+    face_button,
+    sliding_row,
+)
 from chickenfoot.app.views.setup import options_tile
 from chickenfoot.rules import PRESETS
 from chickenfoot.rules.bots import BOTS
@@ -21,9 +36,6 @@ from chickenfoot.rules.words import count
 
 if TYPE_CHECKING:
     from chickenfoot.app.shell import App
-
-#: The width a tile of the hand is shown at (pixels).
-FACE_W = 30
 
 
 class PracticeScreen(Screen):
@@ -40,7 +52,7 @@ class PracticeScreen(Screen):
         self.session.drafts.practice = sess
         self.app.new_screen()
 
-    def view(self) -> tuple[str, list[Any], str | None]:
+    def view(self) -> tuple[str, list[Any], str | None] | tuple[str, list[Any], str | None, Any]:
         sess = self.session.drafts.practice
         return self.setup_view() if sess is None else self.round_view(sess)
 
@@ -89,87 +101,213 @@ class PracticeScreen(Screen):
         ]
         return "Practise a round", body, "/"
 
-    def round_view(self, sess: PracticeSession) -> tuple[str, list[Any], str | None]:
+    def round_view(self, sess: PracticeSession) -> tuple[str, list[Any], str | None, Any]:
         app, p = self.app, sess.practice
 
         def tapped(px: float, py: float, reach: float) -> None:
             self.act(sess.tap, px, py, reach)
 
         title = f"Practice · round {p.round_index + 1}"
-        info: list[Any] = []
-        recent = sess.recent()
-        if recent:
-            info.append(app.card(*[app.text(e.text, 15, bold=e.kind == "end") for e in recent[-12:]]))
-        info.append(ft.Semantics(live_region=True, content=app.text(sess.status(), 19, bold=True)))
-        if not sess.over:
-            info.extend(app.text(line, 15) for line in sess.needs())
+        page = (float(getattr(app.page, "width", None) or 360), float(getattr(app.page, "height", None) or 780))
         room = available_width(app)
         wide = room >= 900
+        # One working surface: the board on top, fitted to what the hand fixed at the bottom
+        # leaves; the round's story (what happened, the open ends' chips, the seats) under it.
+        footer = (_over_footer(app, sess, lambda _: self.replace(sess.again()),
+                               lambda _: self.replace(sess.next_round()))
+                  if sess.over else
+                  _hand(app, sess, partial(self.act, sess.choose), bind(self.act, sess.draw),
+                        bind(self.act, sess.pass_turn), bind(self.act, sess.show_hint)))
         sess.palette = app.board_palette
         pic, png = sess.picture()
         ends = p.state.table.open_ends()
         words = " · ".join(f"{pl.tile} on {pl.on}" for pl in p.state.layout().plays)
         drawing = board_view(
             app, pic, png, on_tap=None if sess.over else tapped, width=room * 0.55 if wide else None, whole=sess.over,
-            max_height=640 if wide else 520,
+            max_height=board_height(footer_height(sess, page[0], app.scale), page, wide),
             label=f"The table drawn as a board: {p.state.hub} (hub)" + (f" · {words}" if words else "")
             + ". Open ends: " + (", ".join(end_label(e) for e in ends) or "none") + ".")
-        rest: list[Any] = (
-            _results(app, sess, lambda _: self.replace(sess.again()), lambda _: self.replace(sess.next_round()))
-            if sess.over else
-            _hand(app, sess, partial(self.act, sess.choose), partial(self.act, sess.play_on), bind(self.act, sess.draw),
-                  bind(self.act, sess.pass_turn), bind(self.act, sess.show_hint)))
+        rest: list[Any] = []
+        if sess.over:
+            rest.append(_results(app, sess))
+        recent = sess.recent()
+        if recent:
+            rest.append(app.card(*[app.text(e.text, 15, bold=e.kind == "end") for e in recent[-12:]]))
+        if not sess.over:
+            rest.extend(app.text(line, 15) for line in sess.needs())
+        if sess.waiting:
+            rest.extend(_end_chips(app, sess, partial(self.act, sess.play_on)))
         rest.append(app.card(*[app.text(line, 15) for line in sess.seats()]
                              + [app.text(f"Boneyard: {count(p.boneyard, 'tile')}", 15)]))
+        rest.append(app.text(f"{p.rules.title} · deal number {p.seed}", 14, italic=True))
         rest.append(app.button("New practice (change the rules or seats)", bind(self.replace, None), kind="text"))
-        head = app.text(f"{p.rules.title} · deal number {p.seed}", 14, italic=True)
         if wide:  # the board on the left, the rest beside it
-            return title, [head, ft.Row([drawing, ft.Column([*info, *rest], spacing=12, expand=True)],
-                                        spacing=20, vertical_alignment=ft.CrossAxisAlignment.START)], "/"
-        return title, [head, *info, drawing, *rest], "/"
+            return title, [ft.Row([drawing, ft.Column(rest, spacing=12, expand=True)], spacing=20,
+                                  vertical_alignment=ft.CrossAxisAlignment.START)], "/", footer
+        return title, [drawing, *rest], "/", footer
 
 
-def _hand(app: App, sess: PracticeSession, choose: Any, play_on: Any, draw: Any, pass_turn: Any,
-          hint: Any) -> list[Any]:
-    p = sess.practice
-    out: list[Any] = []
-    zero = p.rules.zero_zero
-    drawn = sess.drawn
-    if sess.waiting:
-        whose = "Your" if sess.who == "You" else f"{sess.who}'s"
-        out.append(app.text(f"{whose} hand: tap a tile, then an open end", 17, bold=True))
-        # the chosen tile is filled: its name says so too, for a screen reader
-        out.append(face_row([face_button(app, t, f"{t}, chosen" if sess.selected == t else str(t), bind(choose, t),
-                                         zero_zero=zero, chosen=sess.selected == t, width=FACE_W,
-                                         disabled=drawn is not None and t != drawn)
-                             for t in sess.hand()]))
+#: The app bar, the page's padding above the board, the zoom buttons under it, and the fixed
+#: part's own edge (its border, its named edge, its padding), in pixels: with the footer, what
+#: the board's window leaves of the screen.
+_APP_BAR = 56.0
+_ABOVE_BOARD = 14.0
+_ZOOM_ROW = 52.0
+_FOOTER_EDGE = 17.0
+#: Gaps between the footer's lines and between its buttons (pixels).
+_GAP = 6.0
+#: How wide a letter of the app's font is, about, as a share of its size: in a line of words
+#: (measured: 0.45 in bold, so a line is never guessed shorter than it is) and in a button's
+#: label (a generous guess, as ``App.fitted_size`` makes it).
+_LETTER = 0.5
+_LABEL_LETTER = 0.56
+#: A line of text's height as a share of its size (measured: 1.44 in the offline web font).
+_LINE = 1.45
+#: A button's padding (compact: 12 px each side) and its icon with the gap after it.
+_PAD_X = 24.0
+_ICON = 26.0
+#: The tallest the board is shown on a wide screen (the rest of the round beside it).
+WIDE_MAX_HEIGHT = 640.0
+
+
+def _line_height(chars: int, size: float, room: float) -> float:
+    """How tall ``chars`` letters at ``size`` are drawn in a line ``room`` pixels wide (wrapped)."""
+    return max(1, math.ceil(chars * _LETTER * size / room)) * size * _LINE
+
+
+def _button_width(label: str, size: float, icon: bool) -> float:
+    return max(64.0, len(label) * _LABEL_LETTER * size + _PAD_X + (_ICON if icon else 0.0))
+
+
+def _button_rows_height(labels: list[str], size: float, room: float) -> float:
+    """The height of ``labels`` as compact buttons with icons in a row that wraps in ``room``
+    pixels (a label wider than the row wraps inside its button)."""
+    rows: list[float] = []
+    used = room + 1
+    for label in labels:
+        w = _button_width(label, size, True)
+        lines = max(1, math.ceil((w - _PAD_X - _ICON) / (room - _PAD_X - _ICON))) if w > room else 1
+        h = max(48.0, lines * size * _LINE + 28)
+        if used + _GAP + min(w, room) > room:
+            rows.append(h)
+            used = min(w, room)
+        else:
+            rows[-1] = max(rows[-1], h)
+            used += _GAP + w
+    return sum(rows) + (len(rows) - 1) * _GAP
+
+
+def _said(sess: PracticeSession) -> tuple[str, bool]:
+    """The footer's line: the rules' reason a try was refused (and True), else what to do now."""
     if sess.refusal:
-        out.append(app.card(ft.Semantics(live_region=True, content=app.text(
-            f"Not allowed. {sess.refusal}", 17, bold=True, color=ft.Colors.ERROR))))
-    out.append(ft.Row([
-        app.button("Hide hint" if sess.hint_shown else "Hint", hint, kind="tonal", icon=ft.Icons.LIGHTBULB_OUTLINE,
-                   compact=True),
-        app.button("Draw", draw, kind="outlined", icon=ft.Icons.FILE_DOWNLOAD, disabled=not p.can_draw,
-                   compact=True),
-        app.button("Pass", pass_turn, kind="outlined", icon=ft.Icons.SKIP_NEXT, disabled=not p.can_pass,
-                   compact=True),
-    ], wrap=True, spacing=6, run_spacing=6))
+        return f"Not allowed. {sess.refusal}", True
+    if sess.waiting and sess.selected is not None and sess.drawn is None:
+        return f"Now tap an open end on the board for the {sess.selected}.", False
+    return sess.status(), False
+
+
+def _hint_words(sess: PracticeSession) -> str:
+    plays = sess.hint()
+    if plays:
+        return "You can play: " + ", ".join(plays)
+    return "Nothing in your hand fits: " + ("draw a tile." if sess.practice.can_draw else "pass.")
+
+
+def _icons_fit(size: float, room: float) -> bool:
+    """Whether Hint / Draw / Pass keep their icons on one line ``room`` wide, whichever way Hint
+    is said (large text on a phone leaves them out rather than wrap the row)."""
+    return sum(_button_width(t, size, True) for t in ("Hide hint", "Draw", "Pass")) + 2 * _GAP <= room
+
+
+#: The labels of the buttons at the end of a round.
+OVER_LABELS = ["Play again", "Continue as a match against the bots"]
+
+
+def footer_height(sess: PracticeSession, width: float, scale: float) -> float:
+    """About how tall the part fixed at the bottom is drawn (pixels, its edge included) on a page
+    ``width`` wide at text ``scale``: its line (a refusal may take a few), the hint when shown,
+    the hand's sliding row of faces and Hint / Draw / Pass; at the round's end its line and
+    the buttons for the next round."""
+
+    def fs(size: float) -> float:
+        return round(size * scale, 1)
+
+    room = width - 28
+    said, _ = _said(sess)
+    h = _FOOTER_EDGE + _line_height(len(said), fs(16), room)
+    if sess.over:
+        return h + _GAP + _button_rows_height(OVER_LABELS, fs(15), room)
+    if not sess.waiting:
+        return h
     if sess.hint_shown:
-        plays = sess.hint()
-        out.append(app.card(app.text("You can play: " + ", ".join(plays) if plays else
-                                     "Nothing in your hand fits: " + ("draw a tile." if p.can_draw else "pass."),
-                                     16)))
-    if sess.waiting:
-        chosen = sess.selected
-        out.append(app.text(f"Open ends: put the {chosen} on" if chosen else "Open ends", 17, bold=True))
-        out.append(ft.Row([
-            app.button(end_label(e), bind(play_on, e.target),
-                       kind="outlined", compact=True, tooltip=f"Open end: {end_label(e)}")
-            for e in p.state.table.open_ends()], wrap=True, spacing=6, run_spacing=6))
-    return out
+        h += _GAP + _line_height(len(_hint_words(sess)), fs(15), room)
+    face = 8 + FACE_WIDTH * FACE_ASPECT + fs(NUMBERS_SIZE) * _LINE + SCROLLBAR_ROOM
+    return h + _GAP + face + _GAP + max(48.0, fs(15) * _LINE + 28)
 
 
-def _results(app: App, sess: PracticeSession, again: Any, next_round: Any) -> list[Any]:
+def board_height(footer: float, page: tuple[float, float], wide: bool = False) -> float:
+    """The tallest board window that leaves the zoom buttons and a footer ``footer`` pixels high
+    on a page of ``page`` (width, height); never under the dispute checker's least."""
+    room = page[1] - _APP_BAR - _ABOVE_BOARD - _ZOOM_ROW - footer
+    return max(MIN_BOARD_HEIGHT, min(WIDE_MAX_HEIGHT if wide else MAX_HEIGHT, room))
+
+
+def _hand(app: App, sess: PracticeSession, choose: Any, draw: Any, pass_turn: Any, hint: Any) -> ft.Control:
+    """The part fixed at the bottom while the round is played: what to do now (or the rules'
+    reason a try was refused), the hint when asked, the hand as one sliding row of faces, and
+    Hint / Draw / Pass on one line."""
+    p = sess.practice
+    said, refused = _said(sess)
+    parts: list[Any] = [ft.Semantics(live_region=True, content=app.text(
+        said, 16, bold=True, color=ft.Colors.ERROR if refused else None))]
+    if not sess.waiting:
+        return ft.Column(parts, spacing=_GAP, horizontal_alignment=ft.CrossAxisAlignment.STRETCH)
+    if sess.hint_shown:
+        parts.append(app.text(_hint_words(sess), 15))
+    zero, drawn = p.rules.zero_zero, sess.drawn
+    # the chosen tile is filled: its name says so too, for a screen reader; after a draw only
+    # the tile drawn may be played, and the others are greyed
+    faces = [face_button(app, t, f"{t}, chosen" if sess.selected == t else str(t), bind(choose, t),
+                         zero_zero=zero, chosen=sess.selected == t, width=FACE_WIDTH,
+                         disabled=drawn is not None and t != drawn)
+             for t in sess.hand()]
+    parts.append(sliding_row(app, faces, max(FACE_BUTTON_MIN_WIDTH, FACE_WIDTH + 8), gap=3))
+    icons = _icons_fit(app.fs(15), float(getattr(app.page, "width", None) or 360) - 28)
+    parts.append(ft.Row([
+        app.button("Hide hint" if sess.hint_shown else "Hint", hint, kind="tonal",
+                   icon=ft.Icons.LIGHTBULB_OUTLINE if icons else None, compact=True),
+        app.button("Draw", draw, kind="outlined", icon=ft.Icons.FILE_DOWNLOAD if icons else None,
+                   disabled=not p.can_draw, compact=True),
+        app.button("Pass", pass_turn, kind="outlined", icon=ft.Icons.SKIP_NEXT if icons else None,
+                   disabled=not p.can_pass, compact=True),
+    ], spacing=_GAP))
+    return ft.Column(parts, spacing=_GAP, horizontal_alignment=ft.CrossAxisAlignment.STRETCH)
+
+
+def _end_chips(app: App, sess: PracticeSession, play_on: Any) -> list[Any]:
+    """The open ends as chips (for a screen reader, or a board too small to tap): the chosen
+    tile on the end."""
+    chosen = sess.selected
+    return [
+        app.text(f"Open ends: put the {chosen} on" if chosen else "Open ends", 17, bold=True),
+        ft.Row([app.button(end_label(e), bind(play_on, e.target), kind="outlined", compact=True,
+                           tooltip=f"Open end: {end_label(e)}")
+                for e in sess.open_ends()], wrap=True, spacing=6, run_spacing=6)]
+
+
+def _over_footer(app: App, sess: PracticeSession, again: Any, next_round: Any) -> ft.Control:
+    """The part fixed at the bottom once the round is over: how it ended, and the next round."""
+    return ft.Column([
+        ft.Semantics(live_region=True, content=app.text(sess.status(), 16, bold=True)),
+        ft.Row([
+            app.button(OVER_LABELS[0], again, icon=ft.Icons.REPLAY, compact=True),
+            app.button(OVER_LABELS[1], next_round, kind="tonal", icon=ft.Icons.SKIP_NEXT,
+                       disabled=sess.match_over, compact=True),
+        ], wrap=True, spacing=_GAP, run_spacing=_GAP),
+    ], spacing=_GAP, horizontal_alignment=ft.CrossAxisAlignment.STRETCH)
+
+
+def _results(app: App, sess: PracticeSession) -> ft.Control:
     lines = sess.results()
     rows = [app.text("Penalties, as the scorekeeper counts them", 18, bold=True)]
     for x in lines:
@@ -178,8 +316,4 @@ def _results(app: App, sess: PracticeSession, again: Any, next_round: Any) -> li
         rows.append(app.text(f"{who}: {count(x.penalty, 'point')}, {count(x.tiles_left, 'tile')} "
                              f"left{held} · total {x.total}", 16))
     rows.append(app.text(sess.match_words(), 15, italic=True))
-    return [app.card(*rows), ft.Row([
-        app.button("Play again", again, icon=ft.Icons.REPLAY),
-        app.button("Continue as a match against the bots", next_round, kind="tonal", icon=ft.Icons.SKIP_NEXT,
-                   disabled=sess.match_over),
-    ], wrap=True, spacing=8, run_spacing=8)]
+    return app.card(*rows)
