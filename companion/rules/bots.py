@@ -15,6 +15,7 @@ from .engine import PASS, Action, RoundState, canonical_set, play_out
 from .errors import InvalidOptionError
 from .plays import Play
 from .seeded import below, shuffle
+from .tiles import Tile
 
 
 class Bot(Protocol):
@@ -66,12 +67,7 @@ class GreedyBot:
         best: list[Play] = []
         best_score = -1_000_000
         for p in plays:
-            tile = p.tile
-            lo = tile.low
-            score = 4 * (tile.high + lo if tile.high else zero_zero)  # the 0-0 counts per the rules
-            if lo == tile.high:
-                followers = sum(1 for t in hand if t is not tile and (t.low == tile.low or t.high == tile.low))
-                score += 40 + 4 * followers if followers else -20
+            score = greedy_score(p.tile, hand, zero_zero)
             if score > best_score:
                 best, best_score = [p], score
             elif score == best_score:
@@ -79,12 +75,42 @@ class GreedyBot:
         return best[0] if len(best) == 1 else best[below(self.rng, len(best))]
 
 
+def greedy_score(tile: Tile, hand: Sequence[Tile], zero_zero: int) -> int:
+    """How much the greedy bot wants to play ``tile`` from ``hand``: its pips (the 0-0 as the
+    rules count it), and for a double more when a tile in hand can follow it, less when none can."""
+    lo = tile.low
+    score = 4 * (tile.high + lo if tile.high else zero_zero)
+    if lo == tile.high:
+        followers = sum(1 for t in hand if t is not tile and (t.low == lo or t.high == lo))
+        score += 40 + 4 * followers if followers else -20
+    return score
+
+
+#: Actions (plays, draws, passes) one look-ahead decision may simulate, reckoned before it
+#: starts: about the most a double-9 or double-12 table's decisions ask for, so those are judged
+#: in full, while on a double-15 or double-18 table (hands of 20-30 tiles fitting dozens of open
+#: ends, a boneyard of 100) a turn stays well under a second. Scaled down past double-12.
+LOOKAHEAD_WORK = 12_000
+#: Actions a rollout is played for before its hands are scored as they stand: longer than a
+#: double-9 or double-12 round's rest ever ran in measurement (133), far shorter than a
+#: double-18 round's (up to 480), whose far end says little about the move now.
+LOOKAHEAD_HORIZON = 140
+#: Fewest guesses a bounded decision still makes, so one lucky deal cannot decide it.
+LOOKAHEAD_MIN_GUESSES = 2
+
+
 class LookaheadBot:
     """A short look-ahead: for each legal action, a few guesses at what it cannot see (the
     unseen tiles dealt at random to the other hands and the boneyard, sizes as they are), each
-    played to the round's end by greedy bots; it takes the action whose guesses leave it best
-    off (its own penalty against the others' average). The same guesses judge every action, so
-    the comparison is between actions, not between lucky and unlucky deals."""
+    played on by greedy bots to the round's end or :data:`LOOKAHEAD_HORIZON` actions; it takes
+    the action whose guesses leave it best off (its own penalty against the others' average).
+    The same guesses judge every action, so the comparison is between actions, not between
+    lucky and unlucky deals.
+
+    The work is bounded by :data:`LOOKAHEAD_WORK`: where guesses x actions x rollout length
+    would pass it, fewer guesses are made (not under :data:`LOOKAHEAD_MIN_GUESSES`), then only
+    the actions the greedy bot rates highest are tried. The bound depends only on the state, so
+    a seed still replays a match exactly."""
 
     name = "lookahead"
 
@@ -92,22 +118,42 @@ class LookaheadBot:
         self.rng = rng
         self.guesses = guesses
 
+    def plan(self, state: RoundState, legal: Sequence[Action]) -> tuple[int, list[Action]]:
+        """How many guesses judge which of the ``legal`` actions, within the work bound."""
+        length = min(LOOKAHEAD_HORIZON, sum(map(len, state.hands)) + len(state.boneyard))
+        # An action costs more past double-12 (measured about 4x on double-18: hands of 30 tiles
+        # tried against many more open ends), so a bigger set gets fewer of them.
+        work = LOOKAHEAD_WORK * 169 // max(169, (state.top + 1) ** 2)
+        guesses = self.guesses
+        if guesses * len(legal) * length <= work:
+            return guesses, list(legal)
+        guesses = min(guesses, max(LOOKAHEAD_MIN_GUESSES, work // (len(legal) * length)))
+        keep = max(2, work // (guesses * length))
+        if keep >= len(legal):
+            return guesses, list(legal)
+        hand, zero_zero = state.hands[state.current], state.rules.zero_zero
+        # Draw or pass is always weighed against the plays; the plays by greedy rating, stable.
+        ranked = sorted(range(len(legal)), key=lambda i: -greedy_score(legal[i].tile, hand, zero_zero)
+                        if isinstance(legal[i], Play) else -10_000_000)
+        return guesses, [legal[i] for i in sorted(ranked[:keep])]
+
     def choose(self, state: RoundState, legal: Sequence[Action]) -> Action:
         if len(legal) == 1:
             return legal[0]
+        guesses, tried = self.plan(state, legal)
         seat = state.current
         others = state.players - 1
-        totals = [0.0] * len(legal)
-        for _ in range(self.guesses):
+        totals = [0.0] * len(tried)
+        for _ in range(guesses):
             world = guess_hidden(state, seat, self.rng)
             seed = self.rng.getrandbits(32)
-            for i, action in enumerate(legal):
+            for i, action in enumerate(tried):
                 rollout = world.child(action) if not world.terminal else world
                 bots = [GreedyBot(random.Random(seed + s)) for s in range(state.players)]
-                pens = play_out(rollout, bots).penalties()
+                pens = play_out(rollout, bots, LOOKAHEAD_HORIZON).penalties()
                 totals[i] += pens[seat] - (sum(pens) - pens[seat]) / others
         best = min(totals)
-        picks = [a for a, t in zip(legal, totals, strict=True) if t == best]
+        picks = [a for a, t in zip(tried, totals, strict=True) if t == best]
         return picks[0] if len(picks) == 1 else picks[below(self.rng, len(picks))]
 
 
@@ -138,4 +184,4 @@ def make_bot(name: str, rng: random.Random) -> Bot:
         raise InvalidOptionError(f"unknown bot {name!r}; bots are: {', '.join(BOTS)}") from None
 
 
-__all__ = ["BOTS", "PASS", "Bot", "GreedyBot", "LookaheadBot", "RandomBot", "guess_hidden", "make_bot"]
+__all__ = ["BOTS", "PASS", "Bot", "GreedyBot", "LookaheadBot", "RandomBot", "greedy_score", "guess_hidden", "make_bot"]

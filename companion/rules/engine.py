@@ -509,8 +509,9 @@ def _find_starting_double(
     raise AssertionError("the round's double was neither dealt nor in the boneyard")
 
 
-def play_out(state: RoundState, bots: Sequence[Any]) -> RoundState:
-    """Let ``bots`` (one per seat, each with ``choose(state, legal)``) play the round to its end.
+def play_out(state: RoundState, bots: Sequence[Any], max_actions: int = -1) -> RoundState:
+    """Let ``bots`` (one per seat, each with ``choose(state, legal)``) play the round to its end,
+    or until ``max_actions`` actions (plays, draws, passes) are applied when it is not negative.
     A bot is asked only when there is a choice (more than one legal action)."""
-    state._turns([b.choose for b in bots], -1)
+    state._turns([b.choose for b in bots], max_actions)
     return state
