@@ -271,7 +271,7 @@ def test_a_turn_is_played_on_one_screen_at_360px(tmp_path, browser, large: bool)
         assert face["y"] >= top - 1, (face, top)
         page.mouse.click(face["x"] + face["width"] / 2, face["y"] + face["height"] / 2)
         shadow.choose(tile)
-        ui.see(f"Now tap an open end on the board for the {tile}.")
+        ui.see(f"Now tap an open end for the {tile}.")
         box, top = _surface(ui, shadow, scale)
         _on_screen(ui, ui.button(f"{tile}, chosen"), f"the {tile} chosen")
         for name in ("Hide hint", "Draw", "Pass"):

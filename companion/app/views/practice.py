@@ -156,10 +156,12 @@ _ZOOM_ROW = 52.0
 _FOOTER_EDGE = 17.0
 #: Gaps between the footer's lines and between its buttons (pixels).
 _GAP = 6.0
-#: How wide a letter of the app's font is, about, as a share of its size: in a line of words
-#: (measured: 0.45 in bold, so a line is never guessed shorter than it is) and in a button's
-#: label (a generous guess, as ``App.fitted_size`` makes it).
-_LETTER = 0.5
+#: How wide a letter of the app's font is, about, as a share of its size: in a line of words,
+#: bold and not (measured in the offline web font: about 0.45 in bold, 0.42 not; a little
+#: more here, so a line is not guessed shorter than it is), and in a button's label (a
+#: generous guess, as ``App.fitted_size`` makes it).
+_BOLD_LETTER = 0.48
+_LETTER = 0.46
 _LABEL_LETTER = 0.56
 #: A line of text's height as a share of its size (measured: 1.44 in the offline web font).
 _LINE = 1.45
@@ -170,13 +172,13 @@ _ICON = 26.0
 WIDE_MAX_HEIGHT = 640.0
 
 
-def _line_height(chars: int, size: float, room: float) -> float:
+def _line_height(chars: int, size: float, room: float, bold: bool = False) -> float:
     """How tall ``chars`` letters at ``size`` are drawn in a line ``room`` pixels wide (wrapped)."""
-    return max(1, math.ceil(chars * _LETTER * size / room)) * size * _LINE
+    return max(1, math.ceil(chars * (_BOLD_LETTER if bold else _LETTER) * size / room)) * size * _LINE
 
 
-def _button_width(label: str, size: float, icon: bool) -> float:
-    return max(64.0, len(label) * _LABEL_LETTER * size + _PAD_X + (_ICON if icon else 0.0))
+def _button_width(label: str, size: float, icon: bool, letter: float = _LABEL_LETTER) -> float:
+    return max(64.0, len(label) * letter * size + _PAD_X + (_ICON if icon else 0.0))
 
 
 def _button_rows_height(labels: list[str], size: float, room: float) -> float:
@@ -185,7 +187,7 @@ def _button_rows_height(labels: list[str], size: float, room: float) -> float:
     rows: list[float] = []
     used = room + 1
     for label in labels:
-        w = _button_width(label, size, True)
+        w = _button_width(label, size, True, _LETTER)
         lines = max(1, math.ceil((w - _PAD_X - _ICON) / (room - _PAD_X - _ICON))) if w > room else 1
         h = max(48.0, lines * size * _LINE + 28)
         if used + _GAP + min(w, room) > room:
@@ -202,7 +204,7 @@ def _said(sess: PracticeSession) -> tuple[str, bool]:
     if sess.refusal:
         return f"Not allowed. {sess.refusal}", True
     if sess.waiting and sess.selected is not None and sess.drawn is None:
-        return f"Now tap an open end on the board for the {sess.selected}.", False
+        return f"Now tap an open end for the {sess.selected}.", False
     return sess.status(), False
 
 
@@ -234,7 +236,7 @@ def footer_height(sess: PracticeSession, width: float, scale: float) -> float:
 
     room = width - 28
     said, _ = _said(sess)
-    h = _FOOTER_EDGE + _line_height(len(said), fs(16), room)
+    h = _FOOTER_EDGE + _line_height(len(said), fs(16), room, bold=True)
     if sess.over:
         return h + _GAP + _button_rows_height(OVER_LABELS, fs(15), room)
     if not sess.waiting:
