@@ -22,6 +22,7 @@ from chickenfoot.practice import Practice, seats_for
 from chickenfoot.rules.bots import BOTS
 from chickenfoot.rules.errors import ChickenFootError, IllegalPlayError, InputError
 from chickenfoot.rules.tiles import Tile
+from chickenfoot.rules.words import count
 
 if TYPE_CHECKING:
     from chickenfoot.board import Picture
@@ -209,6 +210,16 @@ class PracticeSession:
             if p.can_pass:
                 return f"Your turn{who}: nothing in your hand fits and the boneyard is empty, so pass."
         return f"Your turn{who}: choose a tile, then an open end."
+
+    def ending(self) -> str:
+        """Once the round is over, what the screen's fixed part says: how it ended and the
+        penalty of each person at this device (the table of every seat lies under the board)."""
+        people = [x for x in self.results() if not x.bot]
+        if len(people) == 1:
+            mine = f"Your penalty: {count(people[0].penalty, 'point')}."
+        else:
+            mine = "Penalties: " + ", ".join(f"{x.name} {x.penalty}" for x in people) + "."
+        return f"{self.status()} {mine}" if people else self.status()
 
     def recent(self) -> list[Event]:
         """What happened since the person last acted (their move and the bots' after it)."""

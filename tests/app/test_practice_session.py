@@ -132,6 +132,10 @@ def test_a_round_against_three_bots_is_played_to_the_end_and_scored_like_a_match
     assert [x.penalty for x in lines] == [get_rules("pagat").penalty(x.tiles) for x in lines]
     assert [x.total for x in lines] == [x.penalty for x in lines]
     assert sess.match_words() == f"Round 1 of {scored.planned_rounds}."
+    # the fixed line at the end: how it ended, then the person's own penalty
+    mine = next(x for x in lines if not x.bot)
+    word = "point" if mine.penalty == 1 else "points"
+    assert sess.ending() == f"{sess.status()} Your penalty: {mine.penalty} {word}."
     # continue as a match: round 2 with this one's totals; play again: round 1 afresh
     nxt = sess.next_round()
     assert nxt.practice.round_index == 1 and not nxt.over
@@ -155,3 +159,14 @@ def test_a_tap_beside_every_open_end_is_refused():
     with pytest.raises(PracticeError, match="not an open end"):
         sess.tap(*pic.to_pixels(0.0, 0.0))
     assert isinstance(sess.practice, Practice)
+
+
+def test_the_end_of_a_round_names_each_persons_penalty():
+    s = PracticeSetup("pagat", seats=4, bot="greedy", seed=11)
+    s.set_bot_seat(2, False)  # two people take turns on one device
+    sess = s.start()
+    _play_round(sess, use_tap=False)
+    people = [x for x in sess.results() if not x.bot]
+    assert [x.name for x in people] == ["Player 0", "Player 2"]
+    assert sess.ending() == (f"{sess.status()} Penalties: Player 0 {people[0].penalty}, "
+                             f"Player 2 {people[1].penalty}.")

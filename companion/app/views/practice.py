@@ -205,7 +205,7 @@ def _said(sess: PracticeSession) -> tuple[str, bool]:
         return f"Not allowed. {sess.refusal}", True
     if sess.waiting and sess.selected is not None and sess.drawn is None:
         return f"Now tap an open end for the {sess.selected}.", False
-    return sess.status(), False
+    return sess.ending() if sess.over else sess.status(), False
 
 
 def _hint_words(sess: PracticeSession) -> str:
@@ -300,7 +300,7 @@ def _end_chips(app: App, sess: PracticeSession, play_on: Any) -> list[Any]:
 def _over_footer(app: App, sess: PracticeSession, again: Any, next_round: Any) -> ft.Control:
     """The part fixed at the bottom once the round is over: how it ended, and the next round."""
     return ft.Column([
-        ft.Semantics(live_region=True, content=app.text(sess.status(), 16, bold=True)),
+        ft.Semantics(live_region=True, content=app.text(_said(sess)[0], 16, bold=True)),
         ft.Row([
             app.button(OVER_LABELS[0], again, icon=ft.Icons.REPLAY, compact=True),
             app.button(OVER_LABELS[1], next_round, kind="tonal", icon=ft.Icons.SKIP_NEXT,
