@@ -242,6 +242,112 @@ def test_connections_that_send_no_request_in_time_are_closed() -> None:
             assert took is not None and took < 1.5, took
 
 
+async def _body_length(scope: dict[str, Any], receive: Any, send: Any) -> None:
+    """An app that reads a request's whole body and answers its length."""
+    if scope["type"] == "lifespan":
+        await _plain(scope, receive, send)
+        return
+    size, more = 0, True
+    while more:
+        message = await receive()
+        size += len(message.get("body", b""))
+        more = message.get("more_body", False)
+    body = str(size).encode()
+    await send({"type": "http.response.start", "status": 200,
+                "headers": [(b"content-length", str(len(body)).encode())]})
+    await send({"type": "http.response.body", "body": body})
+
+
+def _answer(sock: socket.socket, within_s: float) -> bytes:
+    """What the server sent on ``sock`` until it closed it or ``within_s`` passed."""
+    sock.settimeout(0.2)
+    got = b""
+    end = time.monotonic() + within_s
+    while time.monotonic() < end:
+        try:
+            part = sock.recv(65536)
+        except TimeoutError:
+            continue
+        except OSError:
+            break
+        if not part:
+            break
+        got += part
+    return got
+
+
+def _one_response(sock: socket.socket) -> tuple[bytes, bytes]:
+    """The status line and the body of the next answer on ``sock`` (by its content-length)."""
+    sock.settimeout(3)
+    got = b""
+    while b"\r\n\r\n" not in got:
+        got += sock.recv(65536)
+    head, _, body = got.partition(b"\r\n\r\n")
+    length = int(next(line.split(b":")[1] for line in head.split(b"\r\n")
+                      if line.lower().startswith(b"content-length:")))
+    while len(body) < length:
+        body += sock.recv(65536)
+    return head.split(b"\r\n")[0], body
+
+
+def test_headers_past_their_bytes_are_answered_431_and_closed_but_bodies_are_not_headers() -> None:
+    """Headers that never end (the parser would keep them all: 300 MB in half a second on
+    loopback) are answered 431 as soon as they pass their bytes; headers under them, many
+    requests on one connection, and a body far larger than them are served."""
+    limits = web.Limits(headers_bytes=16 * 1024)
+    with _served(_body_length, limits) as port:
+        host = b"Host: 127.0.0.1:%d\r\n" % port
+        with socket.create_connection(("127.0.0.1", port)) as flood:
+            flood.sendall(b"GET / HTTP/1.1\r\n" + host)
+            start = time.monotonic()
+            with contextlib.suppress(OSError):  # the server stops reading: the send may fail
+                for _ in range(64):
+                    flood.sendall(b"X-Flood: " + b"a" * 8000 + b"\r\n")
+            got = _answer(flood, 3)
+            assert got.startswith(b"HTTP/1.1 431 "), got[:80]
+            assert b"headers are too large" in got and time.monotonic() - start < 3
+        with socket.create_connection(("127.0.0.1", port)) as long_url:
+            with contextlib.suppress(OSError):
+                long_url.sendall(b"GET /" + b"a" * (64 * 1024))
+            assert _answer(long_url, 3).startswith(b"HTTP/1.1 431 ")
+        with socket.create_connection(("127.0.0.1", port)) as kept:
+            big_but_fine = b"Cookie: other=" + b"c" * (12 * 1024) + b"\r\n"
+            for _ in range(4):  # each request's headers count afresh
+                kept.sendall(b"GET / HTTP/1.1\r\n" + host + big_but_fine + b"\r\n")
+                assert _one_response(kept) == (b"HTTP/1.1 200 OK", b"0")
+            body = b"b" * (1024 * 1024)
+            kept.sendall(b"PUT / HTTP/1.1\r\n" + host + b"Content-Length: %d\r\n\r\n" % len(body) + body)
+            assert _one_response(kept) == (b"HTTP/1.1 200 OK", b"%d" % len(body))
+
+
+def test_bad_requests_from_a_stranger_do_not_flood_the_terminal() -> None:
+    """uvicorn warns of each invalid request and each upgrade it does not speak: 600 of them
+    from a stranger log each warning once, then its count at the 100th, not 600 lines that
+    would scroll the table code out of the host's terminal."""
+    import logging
+
+    lines: list[str] = []
+
+    class Kept(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            lines.append(record.getMessage())
+
+    kept = Kept()
+    with _served(_plain) as port:
+        logging.getLogger("uvicorn.error").addHandler(kept)
+        try:
+            for k in range(600):
+                with socket.create_connection(("127.0.0.1", port), source_address=(f"127.0.5.{k % 200 + 1}", 0)) as s:
+                    s.sendall(b"GARBAGE\x00\r\n\r\n" if k % 2 else
+                              b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: h2c\r\nConnection: Upgrade\r\n\r\n")
+                    s.settimeout(3)
+                    assert s.recv(4096).startswith(b"HTTP/1.1 ")
+        finally:
+            logging.getLogger("uvicorn.error").removeHandler(kept)
+    assert sorted(lines) == ["Invalid HTTP request received.", "Invalid HTTP request received. (100 so far)",
+                             "Unsupported upgrade request.", "Unsupported upgrade request. (100 so far)"], lines
+
+
 def test_one_address_cannot_hold_more_than_its_share_nor_strangers_keep_a_newcomer_out() -> None:
     """Past its share an address's new connection is closed; once the strangers' slots are
     full, a newcomer takes the longest-held slot of the address holding the most, and an

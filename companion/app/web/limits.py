@@ -44,6 +44,13 @@ JOINED_ADDRESSES = 1024
 #: Seconds a connection has to send a request's headers, from connecting or from the end of its
 #: previous answer: a connection that sends nothing, or its headers a byte at a time, is closed.
 HEADERS_WITHIN_S = 10.0
+#: Bytes a request's line and headers may take: past them the connection is answered 431 and
+#: closed. The HTTP parser keeps whatever headers it is sent until they end, so without a cap
+#: one connection made the server hold 300 MB in half a second on loopback, and an address's
+#: 32 connections would exhaust the machine's memory well within HEADERS_WITHIN_S. A browser's
+#: request to the table takes under 2 kB; cookies of other servers on the same host (cookies
+#: ignore the port) get the rest.
+HEADERS_MOST_BYTES = 64 * 1024
 #: Seconds an idle connection is kept open between two requests (uvicorn's keep-alive).
 KEEP_ALIVE_S = 5
 #: Seconds from SIGTERM to the process being gone at the latest: uvicorn gets STOP_GRACE_S to
@@ -61,6 +68,7 @@ class Limits:
     strangers: int = CONNECTIONS_OF_STRANGERS
     headers_s: float = HEADERS_WITHIN_S
     keep_alive_s: int = KEEP_ALIVE_S
+    headers_bytes: int = HEADERS_MOST_BYTES
 
 
 class Joined:
@@ -194,6 +202,10 @@ def _guarded_protocols(conns: Connections, http: type, ws: type) -> tuple[type, 
     class GuardedHTTP(Slotted, http):  # type: ignore[misc, valid-type]
         _refused = False
         _headers_timer: asyncio.TimerHandle | None = None
+        #: Bytes received since the last request's headers ended (outside its body), and
+        #: whether the connection was cut for them.
+        _head_bytes = 0
+        _cut = False
 
         def connection_made(self, transport: Any) -> None:
             peer = transport.get_extra_info("peername")
@@ -206,6 +218,26 @@ def _guarded_protocols(conns: Connections, http: type, ws: type) -> tuple[type, 
                 return
             super().connection_made(transport)
             self._expect_headers()
+
+        def data_received(self, data: bytes) -> None:
+            if self._cut:
+                return
+            before = self.cycle
+            in_body = before is not None and before.more_body
+            super().data_received(data)
+            if self.cycle is not before:  # a request's headers ended: the next ones count afresh
+                self._head_bytes = 0
+                return
+            if in_body or self.transport.get_protocol() is not self:
+                return
+            self._head_bytes += len(data)
+            if self._head_bytes > conns.limits.headers_bytes and not self.transport.is_closing():
+                self._cut = True  # what else it sends is not read
+                body = b"The request's headers are too large.\n"
+                self.transport.write(b"HTTP/1.1 431 Request Header Fields Too Large\r\n"
+                                     b"content-type: text/plain; charset=utf-8\r\n"
+                                     b"content-length: %d\r\nconnection: close\r\n\r\n%s" % (len(body), body))
+                self.transport.close()
 
         def connection_lost(self, exc: Exception | None) -> None:
             if self._refused:
@@ -258,10 +290,41 @@ def _guarded_protocols(conns: Connections, http: type, ws: type) -> tuple[type, 
     return GuardedHTTP, GuardedWS
 
 
+class _Repeats(logging.Filter):
+    """Lets through the first of each of uvicorn's warnings (an invalid request, an upgrade it
+    does not speak), then only every so often with its count: a stranger makes one with each
+    connection (1,000 lines in 0.6 s), which would scroll the table code and the QR code printed
+    at start, and a new code printed later, out of the host's terminal."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen: dict[str, int] = {}
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.levelno > logging.WARNING:
+            return True
+        key = str(record.msg)  # the format, not its arguments: those may be the client's
+        n = self.seen[key] = self.seen.get(key, 0) + 1
+        if n in (1, 100) or n % 10_000 == 0:
+            if n > 1:
+                record.msg, record.args = f"{record.getMessage()} ({n} so far)", None
+            return True
+        return False
+
+
+def _quiet_repeats() -> None:
+    """A new count for the server being configured (one filter at a time)."""
+    logger = logging.getLogger("uvicorn.error")
+    for old in [f for f in logger.filters if isinstance(f, _Repeats)]:
+        logger.removeFilter(old)
+    logger.addFilter(_Repeats())
+
+
 def server_config(app: ASGIApp, limits: Limits | None = None, joined: Joined | None = None) -> Any:
     """The ``uvicorn.Config`` the app is served with: connections limited per address and in
     all (strangers apart from ``joined`` addresses: the gate's own when ``app`` is a gate),
-    headers and idle connections timed out, WebSocket messages capped."""
+    headers and idle connections timed out, WebSocket messages capped, uvicorn's warnings about
+    bad requests logged once and then only counted."""
     import uvicorn
     from uvicorn.protocols.http.auto import AutoHTTPProtocol
     from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
@@ -269,10 +332,12 @@ def server_config(app: ASGIApp, limits: Limits | None = None, joined: Joined | N
     limits = limits or Limits()
     joined = joined if joined is not None else getattr(app, "joined", None)
     http, ws = _guarded_protocols(Connections(limits, joined), AutoHTTPProtocol, WebSocketsSansIOProtocol)
-    return uvicorn.Config(
+    config = uvicorn.Config(
         app, log_level="warning", access_log=False, proxy_headers=False, server_header=False,
         http=http, ws=ws, ws_max_size=WS_MAX_BYTES, timeout_graceful_shutdown=STOP_GRACE_S,
         timeout_keep_alive=limits.keep_alive_s, lifespan="on", limit_concurrency=limits.in_all + 1)
+    _quiet_repeats()  # after the Config: it sets uvicorn's loggers up
+    return config
 
 
 def _room_for_connections(limits: Limits) -> None:
