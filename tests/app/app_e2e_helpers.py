@@ -289,11 +289,12 @@ class Ui:
         return path
 
 
-def shots_dir(name: str) -> Path:
-    """``artifacts/e2e/NAME``, emptied of the screenshots of an earlier run."""
+def shots_dir(name: str, prefix: str = "") -> Path:
+    """``artifacts/e2e/NAME``, emptied of an earlier run's screenshots whose names start with
+    ``prefix`` (those of another case of the same test stay)."""
     d = ARTIFACTS / name
     d.mkdir(parents=True, exist_ok=True)
-    for old in d.glob("*.png"):
+    for old in d.glob(f"{prefix}*.png"):
         old.unlink()
     return d
 

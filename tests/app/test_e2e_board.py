@@ -247,7 +247,6 @@ def test_the_dispute_checker_is_one_surface_at_360px(tmp_path: Path, browser, la
     """A tap on an open end of the board chooses it (said beside the finger), a face in the sheet
     under the board asks about its tile, and the verdict shows on the same screen without
     scrolling; after Add the verdict is gone. Screenshots: artifacts/e2e/issue-47."""
-    from app_e2e_helpers import ARTIFACTS
 
     from chickenfoot.app.settings import Settings, SettingsStore
 
@@ -260,10 +259,7 @@ def test_the_dispute_checker_is_one_surface_at_360px(tmp_path: Path, browser, la
     layout.write_text(b.to_json())
     b = DisputeBuilder()
     b.load(layout.read_text(), "table.json")  # as the app has it: no end chosen yet
-    shots = ARTIFACTS / "issue-47"
-    shots.mkdir(parents=True, exist_ok=True)
-    for old in shots.glob(f"after-dispute-{text}-*.png"):
-        old.unlink()
+    shots = shots_dir("issue-47", f"after-dispute-{text}-")
     srv = Server(tmp_path / "matches.json", tmp_path / "app.log")
     try:
         page = browser.new_page(viewport=PHONE)

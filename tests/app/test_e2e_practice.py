@@ -227,17 +227,13 @@ def test_a_turn_is_played_on_one_screen_at_360px(tmp_path, browser, large: bool)
     whole turn (Hint, a tile of the hand, then an open end on the drawing) is played with the
     tile, the open end and the buttons all on the screen, without scrolling; then the same at
     desktop width. Screenshots: artifacts/e2e/practice-surface."""
-    from app_e2e_helpers import ARTIFACTS
 
     from chickenfoot.app.settings import SettingsStore
 
     text = "large" if large else "normal"
     scale = 1.3 if large else 1.0
     SettingsStore(tmp_path / "matches-settings.json").save(Settings(large_text=large))
-    shots = ARTIFACTS / "practice-surface"
-    shots.mkdir(parents=True, exist_ok=True)
-    for old in shots.glob(f"{text}-*.png"):
-        old.unlink()
+    shots = shots_dir("practice-surface", f"{text}-")
     srv = Server(tmp_path / "matches.json", tmp_path / "app.log")
     try:
         page = browser.new_page(viewport=SHORT_PHONE)

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from app_e2e_helpers import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, Server, Ui, require_browser, reveal, shots_dir
+from app_e2e_helpers import CHROMIUM, CHROMIUM_ARGS, Server, Ui, require_browser, reveal, shots_dir
 
 from chickenfoot.storage import Repository
 
@@ -43,10 +43,7 @@ def test_a_second_device_joins_the_table_with_its_code(table: Server) -> None:
     from playwright.sync_api import sync_playwright
 
     assert table.code
-    shots = ARTIFACTS / "table-code"
-    shots.mkdir(parents=True, exist_ok=True)
-    for old in shots.glob("*.png"):
-        old.unlink()
+    shots = shots_dir("table-code")
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         try:
