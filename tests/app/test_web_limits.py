@@ -320,6 +320,103 @@ def test_headers_past_their_bytes_are_answered_431_and_closed_but_bodies_are_not
             assert _one_response(kept) == (b"HTTP/1.1 200 OK", b"%d" % len(body))
 
 
+def _rss_kb(pid: int) -> int:
+    """Resident memory of process ``pid``, kB."""
+    line = next(x for x in Path(f"/proc/{pid}/status").read_text().splitlines() if x.startswith("VmRSS:"))
+    return int(line.split()[1])
+
+
+def _tcp_state(sock: socket.socket) -> int:
+    """The kernel's state of ``sock`` (1 established, 7 closed: reset by the server), read
+    without reading what the server sent (Linux's TCP_INFO)."""
+    return sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 1)[0]
+
+
+def test_a_stranger_that_pipelines_and_reads_nothing_is_cut_at_once(table: Server) -> None:
+    """20,000 pipelined ``GET /`` (800 kB) on one connection from a stranger that never reads:
+    the server parsed every request it had read into a waiting answer (46 MB held, the
+    connection open as long as the client liked); it is cut as soon as it gets ahead of its
+    answers by more than STRANGERS_AHEAD, holding nothing, and the phones are served."""
+    cookie = _joined_cookie(table)
+    _timed_phone(table.port, cookie)  # the phone has the app open (Flet sets its files up once)
+    rss_before = _rss_kb(table.proc.pid)
+    flood = (b"GET / HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n\r\n" % table.port) * 20_000
+    with socket.create_connection(("127.0.0.1", table.port), source_address=("127.0.0.2", 0)) as s:
+        s.setblocking(False)
+        sent, start, cut_after = 0, time.monotonic(), None
+        while cut_after is None and time.monotonic() - start < 8:
+            try:
+                sent += s.send(flood[sent:sent + 65536]) if sent < len(flood) else 0
+            except BlockingIOError:
+                pass
+            except OSError:  # reset by the server
+                cut_after = time.monotonic() - start
+            if _tcp_state(s) == 7:
+                cut_after = time.monotonic() - start
+            time.sleep(0.01)
+        grew = _rss_kb(table.proc.pid) - rss_before
+    took = "never" if cut_after is None else f"after {cut_after:.3f} s"
+    print(f"20,000 pipelined requests: cut {took}, {sent} bytes of them sent; "
+          f"the server's memory grew {grew} kB")
+    assert cut_after is not None and cut_after < 2.0, cut_after
+    assert grew < 8 * 1024, f"the server's memory grew {grew} kB"
+    joined, new = _timed_phone(table.port, cookie)
+    assert joined < 1.0 and new < 1.0
+    assert "Traceback" not in table.log.read_text()
+
+
+_BIG = b"x" * (256 * 1024)
+
+
+async def _big_answer(scope: dict[str, Any], receive: Any, send: Any) -> None:
+    """An app that answers 24 MB, as Flet's files are sent: in parts, each once the last is
+    taken."""
+    if scope["type"] == "lifespan":
+        await _plain(scope, receive, send)
+        return
+    await send({"type": "http.response.start", "status": 200,
+                "headers": [(b"content-length", b"%d" % (96 * len(_BIG)))]})
+    for k in range(96):
+        await send({"type": "http.response.body", "body": _BIG, "more_body": k < 95})
+
+
+def test_a_stranger_that_leaves_its_answer_unread_is_cut_but_a_joined_slow_download_is_not() -> None:
+    """A stranger asks for 24 MB and reads nothing: once the kernel's buffers are full, what
+    waits in the server is dropped and the connection reset within ``strangers_unread_s`` (it
+    was held for as long as the client liked). A joined device that does the same is left
+    alone, reads its answer whole after three times as long, and may pipeline."""
+    limits = web.Limits(strangers_unread_s=1.0)
+    joined = web.Joined()
+    joined.add("127.0.0.7")
+    with _served(_big_answer, limits, joined) as port:
+        ask = b"GET / HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n\r\n" % port
+        stranger = socket.create_connection(("127.0.0.1", port), source_address=("127.0.0.2", 0))
+        phone = socket.create_connection(("127.0.0.1", port), source_address=("127.0.0.7", 0))
+        with stranger, phone:
+            stranger.sendall(ask)
+            phone.sendall(ask)
+            start = time.monotonic()
+            while _tcp_state(stranger) != 7 and time.monotonic() - start < 5:
+                time.sleep(0.05)
+            took = time.monotonic() - start
+            assert _tcp_state(stranger) == 7, f"the stranger's connection is still open after {took:.1f} s"
+            assert took < 3.0, took
+            time.sleep(max(0.0, 3 * limits.strangers_unread_s - took))
+            assert _tcp_state(phone) == 1
+            phone.settimeout(0.5)
+            got = b""
+            while len(got) < 96 * len(_BIG):
+                got += phone.recv(1024 * 1024)
+                time.sleep(0.001)  # a slow reader
+            assert got.startswith(b"HTTP/1.1 200 OK") and got.count(b"x") == 96 * len(_BIG)
+            print(f"a stranger's unread 24 MB: reset after {took:.2f} s; the joined phone read its own "
+                  f"after {time.monotonic() - start:.1f} s")
+        with socket.create_connection(("127.0.0.1", port), source_address=("127.0.0.7", 0)) as piped:
+            piped.sendall(b"HEAD / HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n\r\n" % port * 20)
+            answers = _answer(piped, 1.0)
+            assert answers.count(b"HTTP/1.1 200 OK") == 20
+
+
 def test_bad_requests_from_a_stranger_do_not_flood_the_terminal() -> None:
     """uvicorn warns of each invalid request and each upgrade it does not speak: 600 of them
     from a stranger log each warning once, then its count at the 100th, not 600 lines that

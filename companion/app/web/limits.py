@@ -15,6 +15,7 @@ import contextlib
 import logging
 import os
 import socket
+import struct
 import sys
 import threading
 from collections import OrderedDict
@@ -51,6 +52,19 @@ HEADERS_WITHIN_S = 10.0
 #: request to the table takes under 2 kB; cookies of other servers on the same host (cookies
 #: ignore the port) get the rest.
 HEADERS_MOST_BYTES = 64 * 1024
+#: Requests a stranger's connection may send ahead of an answer not yet finished; one more and
+#: the connection is cut. uvicorn pauses reading while an answer is pending, but parses all it
+#: has read (up to 256 kB at a time, 6,000 small requests) and reads on after each answer
+#: however many still wait: 20,000 pipelined ``GET /`` on one connection that read nothing had
+#: the server hold 17,400 of them (46 MB) for as long as the client liked. Browsers do not
+#: pipeline.
+STRANGERS_AHEAD = 4
+#: Seconds a stranger's answers may wait in the server for its client to take them, before the
+#: connection is cut and its buffers (the kernel's too) dropped. The kernel takes megabytes of
+#: a connection's answers first and strangers' answers take about 1 kB (the join page, refusals),
+#: so only a client that reads nothing or next to nothing is ever cut; joined devices, which
+#: download Flet's files of megabytes over slow Wi-Fi, are never held to it.
+STRANGERS_UNREAD_S = 5.0
 #: Seconds an idle connection is kept open between two requests (uvicorn's keep-alive).
 KEEP_ALIVE_S = 5
 #: Seconds from SIGTERM to the process being gone at the latest: uvicorn gets STOP_GRACE_S to
@@ -69,6 +83,8 @@ class Limits:
     headers_s: float = HEADERS_WITHIN_S
     keep_alive_s: int = KEEP_ALIVE_S
     headers_bytes: int = HEADERS_MOST_BYTES
+    strangers_ahead: int = STRANGERS_AHEAD
+    strangers_unread_s: float = STRANGERS_UNREAD_S
 
 
 class Joined:
@@ -180,11 +196,25 @@ class Connections:
         return False
 
 
+#: SO_LINGER on, for 0 s: closing the socket resets the connection and frees its buffer.
+_LINGER_0 = struct.pack("HH" if sys.platform == "win32" else "ii", 1, 0)
+
+
+def _reset(transport: Any) -> None:
+    """Close at once, dropping what waits to be sent. A plain close waits for the client to
+    read it all; even an abort leaves the kernel sending the socket's buffer to a client that
+    reads nothing (3.8 MB held after the process let go, the socket still in FIN-WAIT-1)."""
+    with contextlib.suppress(OSError, AttributeError, TypeError):
+        transport.get_extra_info("socket").setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, _LINGER_0)
+    transport.abort()
+
+
 def _guarded_protocols(conns: Connections, http: type, ws: type) -> tuple[type, type]:
     """uvicorn's HTTP and WebSocket protocols, counting each connection under its address
     from accepting it to closing it (an upgraded one hands its count to the WebSocket), and
     closing one that has not sent a request's headers within ``headers_s`` of connecting or of
-    its previous answer."""
+    its previous answer, and cutting a stranger's that pipelines past ``strangers_ahead`` or
+    leaves its answers unread for ``strangers_unread_s``."""
 
     class Slotted:
         """A connection counted under its address until it closes; evicted, it gives its slot
@@ -197,7 +227,7 @@ def _guarded_protocols(conns: Connections, http: type, ws: type) -> tuple[type, 
             if self._slot is not None:
                 conns.release(self._slot, self)
                 self._slot = None
-            self.transport.abort()
+            _reset(self.transport)
 
     class GuardedHTTP(Slotted, http):  # type: ignore[misc, valid-type]
         _refused = False
@@ -206,6 +236,7 @@ def _guarded_protocols(conns: Connections, http: type, ws: type) -> tuple[type, 
         #: whether the connection was cut for them.
         _head_bytes = 0
         _cut = False
+        _unread_timer: asyncio.TimerHandle | None = None
 
         def connection_made(self, transport: Any) -> None:
             peer = transport.get_extra_info("peername")
@@ -239,11 +270,55 @@ def _guarded_protocols(conns: Connections, http: type, ws: type) -> tuple[type, 
                                      b"content-length: %d\r\nconnection: close\r\n\r\n%s" % (len(body), body))
                 self.transport.close()
 
+        # httptools' parser calls these for each request in what was read, so a stranger is cut
+        # inside one read, before the rest of it is parsed into waiting answers.
+        def on_headers_complete(self) -> None:
+            if self._cut:
+                return
+            super().on_headers_complete()
+            if len(self.pipeline) > conns.limits.strangers_ahead and self._stranger():
+                self._cut_off()
+
+        def on_body(self, body: bytes) -> None:
+            if not self._cut:
+                super().on_body(body)
+
+        def on_message_complete(self) -> None:
+            if not self._cut:
+                super().on_message_complete()
+
+        def pause_writing(self) -> None:
+            super().pause_writing()
+            self._watch_unread()
+
+        def _stranger(self) -> bool:
+            return self._slot is not None and self._slot not in conns.joined
+
+        def _watch_unread(self) -> None:
+            """Cut a stranger's connection if answers still wait in the server for it
+            ``strangers_unread_s`` from now."""
+            if self._unread_timer is not None or not self._stranger():
+                return
+
+            def check() -> None:
+                self._unread_timer = None
+                t = self.transport
+                if t.get_protocol() is self and self._stranger() and t.get_write_buffer_size():
+                    self._cut_off()
+
+            self._unread_timer = self.loop.call_later(conns.limits.strangers_unread_s, check)
+
+        def _cut_off(self) -> None:
+            self._cut = True
+            _reset(self.transport)
+
         def connection_lost(self, exc: Exception | None) -> None:
             if self._refused:
                 return
             if self._headers_timer is not None:
                 self._headers_timer.cancel()
+            if self._unread_timer is not None:
+                self._unread_timer.cancel()
             if self._slot is not None:
                 conns.release(self._slot, self)
                 self._slot = None
@@ -255,6 +330,8 @@ def _guarded_protocols(conns: Connections, http: type, ws: type) -> tuple[type, 
                 conns.promote(self._slot, self)
             if not self.transport.is_closing():
                 self._expect_headers()
+            if self.transport.get_write_buffer_size():
+                self._watch_unread()
 
         def _expect_headers(self) -> None:
             if self._headers_timer is not None:
@@ -277,8 +354,9 @@ def _guarded_protocols(conns: Connections, http: type, ws: type) -> tuple[type, 
             if self._slot is not None:
                 conns.move(self._slot, upgraded, self)
                 upgraded._slot = None
-                if upgraded._headers_timer is not None:
-                    upgraded._headers_timer.cancel()
+                for timer in (upgraded._headers_timer, upgraded._unread_timer):
+                    if timer is not None:
+                        timer.cancel()
             super().connection_made(transport)
 
         def connection_lost(self, exc: Exception | None) -> None:
