@@ -427,13 +427,13 @@ def cmd_stats(args: argparse.Namespace) -> int:
 def _left_out(unreadable: list[str], args: argparse.Namespace) -> None:
     """Says on stderr which matches a command over all of them left out, unreadable (hand-edited)."""
     if unreadable:
-        from chickenfoot.storage.repository import short_name
+        from chickenfoot.storage.repository import left_out_words, short_name
 
         ids = ", ".join(short_name(mid) for mid in unreadable)
         db = f" --db {args.db}" if args.db else ""
-        sys.stderr.write(f"chickenfoot: note: {count(len(unreadable), 'match', 'matches')} cannot be read and "
-                         f"{'is' if len(unreadable) == 1 else 'are'} left out ({ids}): `chickenfoot db check{db}` "
-                         "says why\n")
+        what, verb = left_out_words(unreadable)
+        sys.stderr.write(f"chickenfoot: note: {what} cannot be read and {verb} left out ({ids}): "
+                         f"`chickenfoot db check{db}` says why\n")
 
 
 def cmd_db_info(args: argparse.Namespace) -> int:

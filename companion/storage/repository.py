@@ -928,6 +928,16 @@ def entry_name(number: int) -> str:
 _ENTRY_NAME = re.compile(r"entry #\d+")
 
 
+def left_out_words(names: list[str]) -> tuple[str, str]:
+    """What was left out, counted as people read it ("1 match", "2 entries", "1 match and 2
+    entries": a match held by two entries is two entries, not two matches), and its verb."""
+    entries = sum(1 for name in names if _ENTRY_NAME.fullmatch(name))
+    matches = len(names) - entries
+    parts = [count(n, word, plural) for n, word, plural in ((matches, "match", "matches"), (entries, "entry", "entries"))
+             if n]
+    return " and ".join(parts), "is" if len(names) == 1 else "are"
+
+
 def short_name(name: str) -> str:
     """A listed match as people read it: an id's first 8 characters, an entry's name whole."""
     return name if _ENTRY_NAME.fullmatch(name) else name[:8]

@@ -1328,7 +1328,8 @@ def test_one_hand_edited_match_never_hides_the_others(tmp_path, spoilt: str) -> 
     ctx = AppContext(db)
     app = App(FakePage(), ctx)  # type: ignore[arg-type]
     try:
-        note = ("1 match in the scorekeeper file cannot be read (changed by hand?) and is left out here. On the "
+        what = "1 match" if spoilt == "data" else "1 entry"  # an entry without its id names no match
+        note = (f"{what} in the scorekeeper file cannot be read (changed by hand?) and is left out here. On the "
                 "computer the companion runs on, `chickenfoot db check` says what is wrong.")
         texts = _go(app, "/")
         assert note in " ".join(texts) and "Resume match" in texts

@@ -393,7 +393,7 @@ def test_an_entry_without_an_id_blocks_nothing_and_is_deleted_by_its_number(cli:
     data = json.loads(cli.db.read_text())
     data["matches"]["2"] = {"match": "spoilt by hand"}
     cli.db.write_text(json.dumps(data))
-    note = "1 match cannot be read and is left out (entry #2): `chickenfoot db check"
+    note = "1 entry cannot be read and is left out (entry #2): `chickenfoot db check"
     code, out, err = cli("match", "list")
     assert code == 0 and out.startswith(good[:8]) and note in err
     assert cli.json("match", "round", good, "--penalty", "Di=5", "--out", "Cy")["rounds_played"] == 1
@@ -458,7 +458,7 @@ def test_one_match_in_two_entries_is_named_by_db_check_and_neither_is_lost(cli: 
     cli.db.write_text(json.dumps(data))
     code, out, err = cli("match", "list")
     assert code == 0 and out.startswith(good[:8]) and twice[:8] not in out
-    assert "2 matches cannot be read and are left out (entry #2, entry #3)" in err
+    assert "2 entries cannot be read and are left out (entry #2, entry #3)" in err
     code, out, _ = cli("db", "check")
     assert code == 1 and out.startswith(f"match entries #2 and #3 both hold match {twice}")
     assert f"`chickenfoot match delete --entry 3 --yes --db {cli.db}`" in out

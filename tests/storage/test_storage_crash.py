@@ -494,6 +494,15 @@ def test_an_entry_without_an_id_is_named_whole_where_ids_are_shortened() -> None
     assert short_name("3fa8c1d2e4f5") == "3fa8c1d2"
 
 
+def test_what_was_left_out_counts_entries_apart_from_matches() -> None:
+    """A match held by two entries is left out as two entries, not as two matches."""
+    from chickenfoot.storage.repository import entry_name, left_out_words
+
+    assert left_out_words(["3fa8c1d2e4f5"]) == ("1 match", "is")
+    assert left_out_words([entry_name(2), entry_name(3)]) == ("2 entries", "are")
+    assert left_out_words(["3fa8c1d2e4f5", "77aa", entry_name(4)]) == ("2 matches and 1 entry", "are")
+
+
 @pytest.mark.parametrize("key", ["01", "\u00b2", "+2", "-2", " 2", "2 ", "\u0663", "1_0", "", "1" * 31])
 def test_an_entry_key_tinydb_would_not_write_back_as_it_is_is_a_damaged_file(tmp_path: Path, key: str) -> None:
     """TinyDB reads a table key with int() and writes str() back: "01" beside "1" listed both

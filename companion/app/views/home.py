@@ -13,6 +13,7 @@ from chickenfoot.app.settings import THEMES
 from chickenfoot.app.views import Screen, bind
 from chickenfoot.rules import PRESETS
 from chickenfoot.rules.words import count
+from chickenfoot.storage.repository import left_out_words
 
 if TYPE_CHECKING:
     from chickenfoot.app.shell import App
@@ -70,12 +71,12 @@ def unreadable_note(app: App) -> list[Any]:
     """A warning when the scorekeeper file holds matches that cannot be read (hand-edited): the
     rest are shown, and the computer the companion runs on is told what to do (never a path on
     it: the screen may be a phone's)."""
-    n = len(app.session.store.unreadable)
-    if not n:
+    if not app.session.store.unreadable:
         return []
-    return [app.warning(f"{count(n, 'match', 'matches')} in the scorekeeper file cannot be read (changed by "
-                        f"hand?) and {'is' if n == 1 else 'are'} left out here. On the computer the companion "
-                        "runs on, `chickenfoot db check` says what is wrong.")]
+    what, verb = left_out_words(app.session.store.unreadable)
+    return [app.warning(f"{what} in the scorekeeper file cannot be read (changed by hand?) and {verb} left "
+                        "out here. On the computer the companion runs on, `chickenfoot db check` says what "
+                        "is wrong.")]
 
 
 class InviteScreen(Screen):
