@@ -178,10 +178,10 @@ def test_done_with_this_hand_stays_in_reach_with_many_faces_picked(tmp_path: Pat
         assert sorted(_draft_hands(db, mid)[0]) == sorted(picked)
         # the faces carry their numbers: a face's button is taller than the face by a line of text
         face = ui.button("0-9").first.bounding_box()
-        from chickenfoot.app.views.faces import _ASPECT, FACE_WIDTH
+        from chickenfoot.app.views.faces import FACE_ASPECT, FACE_WIDTH
 
         scale = 1.3 if large else 1.0
-        assert face and face["height"] >= FACE_WIDTH * scale * _ASPECT + 12 * scale, face
+        assert face and face["height"] >= FACE_WIDTH * scale * FACE_ASPECT + 12 * scale, face
         done = ui.button("Done with this hand").first
         done.wait_for(state="visible", timeout=20_000)
         box = done.bounding_box()

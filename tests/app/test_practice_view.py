@@ -136,7 +136,7 @@ def test_the_hand_fixed_at_the_bottom_is_estimated_at_360px(scale: float, measur
     chosen; see test_e2e_practice), not much over it, and leaving the board at least its least
     on a 740 px phone whatever the footer says (a long refusal, the hint, the end of the round)."""
     from chickenfoot.app.practice_session import PracticeSetup
-    from chickenfoot.app.views.dispute import MIN_BOARD_HEIGHT
+    from chickenfoot.app.views.board import MIN_BOARD_HEIGHT
     from chickenfoot.app.views.practice import board_height, footer_height
 
     sess = PracticeSetup("double-chicken-foot", seats=4, seed=2).start()

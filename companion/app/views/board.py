@@ -36,6 +36,13 @@ READABLE_PX = 12.0
 CENTRE_DELAY_S = 0.15
 #: Tallest the board is shown before zooming (pixels).
 MAX_HEIGHT = 520
+#: The board's window is never shorter than this (pixels), whatever a screen fixes under it.
+MIN_BOARD_HEIGHT = 200.0
+#: Height of the app bar and of the page's padding above the board (pixels), and of the zoom
+#: buttons under it: with what a screen fixes at its bottom, what the board's window leaves.
+_APP_BAR = 56.0
+_ABOVE_BOARD = 14.0
+_ZOOM_ROW = 52.0
 #: The note beside a chosen open end (width, height in pixels).
 SELECTED_NOTE_SIZE = (112.0, 24.0)
 #: How far a tap may miss an open end, in screen pixels: a 44 px target around each one (the
@@ -137,6 +144,14 @@ def focus_of(pic: Picture, selected: Tile | None = None) -> tuple[float, float] 
         hub = board.piece(board.hub)
         spot = hub.spot if hub is not None else None
     return None if spot is None else pic.to_pixels(spot.x, spot.y)
+
+
+def fitted_height(page_height: float, fixed: float, most: float = MAX_HEIGHT) -> float:
+    """The tallest board window that leaves the app bar, the zoom buttons and the part a screen
+    fixes at its bottom (``fixed`` pixels) on a page ``page_height`` tall, from
+    :data:`MIN_BOARD_HEIGHT` to ``most``."""
+    room = page_height - _APP_BAR - _ABOVE_BOARD - _ZOOM_ROW - fixed
+    return max(MIN_BOARD_HEIGHT, min(most, room))
 
 
 def available_width(app: App) -> float:

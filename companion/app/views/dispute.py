@@ -20,7 +20,13 @@ from chickenfoot.app.dispute import DisputeBuilder
 from chickenfoot.app.kit import image
 from chickenfoot.app.screens import DisputeState
 from chickenfoot.app.views import Screen, bind
-from chickenfoot.app.views.board import MAX_HEIGHT, available_width, board_view, end_label
+from chickenfoot.app.views.board import (
+    MAX_HEIGHT,
+    available_width,
+    board_view,
+    end_label,
+    fitted_height,
+)
 from chickenfoot.app.views.faces import (
     FACE_WIDTH,
     NUMBERS_SIZE,
@@ -40,8 +46,6 @@ log = logging.getLogger(__name__)
 
 #: Where a device keeps its dispute table between sessions.
 KEPT_KEY = "chickenfoot.dispute-table"
-#: The board's window is never shorter than this (pixels), whatever the sheet leaves.
-MIN_BOARD_HEIGHT = 200.0
 #: The narrowest a face's button is drawn (Material's least button width, pixels).
 FACE_BUTTON_MIN_WIDTH = 64.0
 
@@ -332,13 +336,6 @@ class DisputeScreen(Screen):
         return "Dispute checker", body, "/", sheet
 
 
-#: Height of the app bar and of the page's padding above the board (pixels), and of the zoom
-#: buttons under it: what the board's window leaves of the screen with the sheet.
-_APP_BAR = 56.0
-_ABOVE_BOARD = 14.0
-_ZOOM_ROW = 52.0
-
-
 def sheet_height(b: DisputeBuilder, st: DisputeState, width: float, scale: float) -> float:
     """About how tall the sheet is drawn (pixels) on a page ``width`` wide at text ``scale``:
     its handle, what it says (the verdict may take a few lines), Add, and the suits and the
@@ -370,8 +367,7 @@ def sheet_height(b: DisputeBuilder, st: DisputeState, width: float, scale: float
 def board_height(b: DisputeBuilder, st: DisputeState, page: tuple[float, float], scale: float) -> float:
     """The tallest board window that leaves the sheet and the zoom buttons on a page of ``page``
     (width, height) at text ``scale``."""
-    room = page[1] - _APP_BAR - _ABOVE_BOARD - _ZOOM_ROW - sheet_height(b, st, page[0], scale)
-    return max(MIN_BOARD_HEIGHT, min(MAX_HEIGHT, room))
+    return fitted_height(page[1], sheet_height(b, st, page[0], scale))
 
 
 def end_tapped(b: DisputeBuilder, st: DisputeState, target: Tile) -> None:

@@ -39,7 +39,6 @@ SCROLLBAR_ROOM = 6.0
 _PNG_SCALE = 96.0
 #: A face's height over its width (a face scene: 1 x 2 units and its margin).
 FACE_ASPECT = (2 + 2 * 0.08) / (1 + 2 * 0.08)
-_ASPECT = FACE_ASPECT
 
 
 @lru_cache(maxsize=2048)
@@ -62,7 +61,7 @@ def face_button(app: App, tile: Tile, label: str, on_click: Callable[[Any], Any]
     node of its own inside a nameless button). ``width``: the face's width (default
     :data:`FACE_WIDTH` at the text scale)."""
     w = width or app.fs(FACE_WIDTH)
-    img = image(face_bytes(tile, zero_zero, taken, app.board_palette), width=w, height=round(w * _ASPECT, 1),
+    img = image(face_bytes(tile, zero_zero, taken, app.board_palette), width=w, height=round(w * FACE_ASPECT, 1),
                    fit=ft.BoxFit.CONTAIN, exclude_from_semantics=True)
     numbers = ft.Text(str(tile), size=app.fs(NUMBERS_SIZE), weight=ft.FontWeight.BOLD, no_wrap=True,
                       semantics_label=label, color=ft.Colors.OUTLINE if taken else None,

@@ -19,8 +19,8 @@ import flet as ft
 
 from chickenfoot.app.practice_session import BOT_WORDS, MAX_SEATS, MIN_SEATS, PracticeSession
 from chickenfoot.app.views import Screen, bind, bind_event
-from chickenfoot.app.views.board import MAX_HEIGHT, available_width, board_view, end_label
-from chickenfoot.app.views.dispute import FACE_BUTTON_MIN_WIDTH, MIN_BOARD_HEIGHT
+from chickenfoot.app.views.board import MAX_HEIGHT, available_width, board_view, end_label, fitted_height
+from chickenfoot.app.views.dispute import FACE_BUTTON_MIN_WIDTH
 from chickenfoot.app.views.faces import (
     FACE_ASPECT,
     FACE_WIDTH,
@@ -147,12 +147,7 @@ class PracticeScreen(Screen):
         return title, [drawing, *rest], "/", footer
 
 
-#: The app bar, the page's padding above the board, the zoom buttons under it, and the fixed
-#: part's own edge (its border, its named edge, its padding), in pixels: with the footer, what
-#: the board's window leaves of the screen.
-_APP_BAR = 56.0
-_ABOVE_BOARD = 14.0
-_ZOOM_ROW = 52.0
+#: The fixed part's own edge (its border, its named edge, its padding), in pixels.
 _FOOTER_EDGE = 17.0
 #: Gaps between the footer's lines and between its buttons (pixels).
 _GAP = 6.0
@@ -249,9 +244,8 @@ def footer_height(sess: PracticeSession, width: float, scale: float) -> float:
 
 def board_height(footer: float, page: tuple[float, float], wide: bool = False) -> float:
     """The tallest board window that leaves the zoom buttons and a footer ``footer`` pixels high
-    on a page of ``page`` (width, height); never under the dispute checker's least."""
-    room = page[1] - _APP_BAR - _ABOVE_BOARD - _ZOOM_ROW - footer
-    return max(MIN_BOARD_HEIGHT, min(WIDE_MAX_HEIGHT if wide else MAX_HEIGHT, room))
+    on a page of ``page`` (width, height) (:func:`~chickenfoot.app.views.board.fitted_height`)."""
+    return fitted_height(page[1], footer, WIDE_MAX_HEIGHT if wide else MAX_HEIGHT)
 
 
 def _hand(app: App, sess: PracticeSession, choose: Any, draw: Any, pass_turn: Any, hint: Any) -> ft.Control:
